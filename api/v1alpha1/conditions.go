@@ -1,0 +1,50 @@
+package v1alpha1
+
+// Condition types. Ready is the summary every kind reports; the others say
+// which part of the effective configuration is (not) in place.
+const (
+	// ConditionReady is True when the object can be used by what depends on it.
+	ConditionReady = "Ready"
+
+	// ConditionConnected (KnowledgeStore) is True when Milvus answered.
+	ConditionConnected = "Connected"
+	// ConditionSchemaReady (KnowledgeStore) is True when the collection exists
+	// with the expected schema and indexes. Set by the ingestion controller.
+	ConditionSchemaReady = "SchemaReady"
+	// ConditionIndexed (KnowledgeStore) is True when the last ingestion built
+	// a complete generation and the alias points at it. Set by the ingestion
+	// controller.
+	ConditionIndexed = "Indexed"
+
+	// ConditionProgressing (QueryRoute) is True while the Deployment rolls out.
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded (QueryRoute) is True when the route cannot serve its
+	// effective configuration; the reason names the broken part.
+	ConditionDegraded = "Degraded"
+)
+
+// Condition reasons, shared across kinds so tools can match on them.
+const (
+	ReasonAvailable              = "Available"
+	ReasonValid                  = "Valid"
+	ReasonConnected              = "Connected"
+	ReasonMilvusUnreachable      = "MilvusUnreachable"
+	ReasonSecretNotFound         = "SecretNotFound"
+	ReasonSecretKeyNotFound      = "SecretKeyNotFound"
+	ReasonConfigMapNotFound      = "ConfigMapNotFound"
+	ReasonConfigMapKeyNotFound   = "ConfigMapKeyNotFound"
+	ReasonKnowledgeStoreMissing  = "KnowledgeStoreNotFound"
+	ReasonKnowledgeStoreNotReady = "KnowledgeStoreNotReady"
+	ReasonPlatformPromptMissing  = "PlatformPromptNotFound"
+	ReasonPlatformPromptNotReady = "PlatformPromptNotReady"
+	ReasonRenderFailed           = "RenderFailed"
+	ReasonApplyFailed            = "ApplyFailed"
+	ReasonRollingOut             = "RollingOut"
+	ReasonRolledOut              = "RolledOut"
+	ReasonNoReadyReplicas        = "NoReadyReplicas"
+	ReasonScaledToZero           = "ScaledToZero"
+	ReasonReferencesResolved     = "ReferencesResolved"
+	ReasonIngestionPending       = "IngestionPending"
+	ReasonInvalidPrompt          = "InvalidPrompt"
+	ReasonChildConflict          = "ChildConflict"
+)

@@ -1,0 +1,373 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KnowledgeStoreSpec describes a Milvus collection of Markdown chunks, the
+// embedder that built it, how it is searched and how it is filled.
+// +kubebuilder:validation:XValidation:rule="!has(self.ingestion) || !has(self.ingestion.chunking) || !has(self.ingestion.chunking.maxTokens) || !has(self.embedding.maxInputTokens) || self.ingestion.chunking.maxTokens <= self.embedding.maxInputTokens",message="ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens"
+type KnowledgeStoreSpec struct {
+	// Milvus is where the chunks live.
+	// +required
+	Milvus MilvusConnection `json:"milvus"`
+
+	// Embedding is the model that embeds chunks at ingestion and queries at
+	// search time; both must use the same model.
+	// +required
+	Embedding EmbeddingModel `json:"embedding"`
+
+	// Search tunes the hybrid search routes run against this store.
+	// +optional
+	Search *SearchSettings `json:"search,omitempty"`
+
+	// Access maps documents to the principals allowed to see them.
+	// +optional
+	Access *AccessSettings `json:"access,omitempty"`
+
+	// Ingestion declares the Markdown sources and how they are chunked.
+	// +optional
+	Ingestion *IngestionSettings `json:"ingestion,omitempty"`
+}
+
+// MilvusConnection says how to reach Milvus.
+type MilvusConnection struct {
+	// URI of the Milvus server, e.g. http://milvus.milvus.svc:19530.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^(https?|tcp)://[^\s]+$`
+	URI string `json:"uri"`
+
+	// Database within Milvus.
+	// +optional
+	// +kubebuilder:default=default
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	Database string `json:"database,omitempty"`
+
+	// Collection is the alias routes query; each index generation lives in
+	// a collection named <collection>_g<N> behind it.
+	// +required
+	// +kubebuilder:validation:MaxLength=200
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	Collection string `json:"collection"`
+
+	// TokenSecretRef selects the Milvus token ("user:password" or an API key).
+	// +optional
+	TokenSecretRef *SecretKeyRef `json:"tokenSecretRef,omitempty"`
+
+	// TLS settings for https:// URIs.
+	// +optional
+	TLS *MilvusTLS `json:"tls,omitempty"`
+}
+
+// MilvusTLS configures TLS towards Milvus.
+type MilvusTLS struct {
+	// ServerName overrides the name checked in the server certificate.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServerName string `json:"serverName,omitempty"`
+
+	// InsecureSkipVerify disables certificate checks. For tests only.
+	// +optional
+	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
+}
+
+// EmbeddingModel is an OpenAI-compatible embeddings endpoint.
+type EmbeddingModel struct {
+	// BaseURL of the OpenAI-compatible API, e.g. http://embedder.models.svc/v1.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	BaseURL string `json:"baseURL"`
+
+	// Model name as the endpoint knows it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model"`
+
+	// Dimensions of the vectors the model returns.
+	// +required
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=32768
+	Dimensions int32 `json:"dimensions"`
+
+	// MaxInputTokens is the model's true input limit; chunks are kept well
+	// under it.
+	// +optional
+	// +kubebuilder:default=512
+	// +kubebuilder:validation:Minimum=16
+	// +kubebuilder:validation:Maximum=1048576
+	MaxInputTokens int32 `json:"maxInputTokens,omitempty"`
+
+	// APIKeySecretRef selects the endpoint's API key, if it needs one.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+}
+
+// SearchPrimitive is one of the four searches fused by RRF.
+// +kubebuilder:validation:Enum=textDense;textSparse;titleDense;titleSparse
+type SearchPrimitive string
+
+// The four search primitives: dense vectors and BM25, over text and titles.
+const (
+	PrimitiveTextDense   SearchPrimitive = "textDense"
+	PrimitiveTextSparse  SearchPrimitive = "textSparse"
+	PrimitiveTitleDense  SearchPrimitive = "titleDense"
+	PrimitiveTitleSparse SearchPrimitive = "titleSparse"
+)
+
+// SearchSettings tunes the hybrid search.
+type SearchSettings struct {
+	// Primitives to fuse; all four when unset.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	Primitives []SearchPrimitive `json:"primitives,omitempty"`
+
+	// Candidates is how many fused candidates one search returns.
+	// +optional
+	// +kubebuilder:default=12
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=200
+	Candidates int32 `json:"candidates,omitempty"`
+
+	// RRFK is the k constant of reciprocal rank fusion.
+	// +optional
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	RRFK int32 `json:"rrfK,omitempty"`
+}
+
+// AccessSettings maps documents to principals (user:…, group:…, public).
+type AccessSettings struct {
+	// DefaultPrincipals may see documents that name no principals of their
+	// own (in front matter or on their source). Unset means nobody may.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s]+)$`
+	DefaultPrincipals []string `json:"defaultPrincipals,omitempty"`
+
+	// FrontMatterKey is the front-matter field listing a document's principals.
+	// +optional
+	// +kubebuilder:default=acl
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_-]*$`
+	FrontMatterKey string `json:"frontMatterKey,omitempty"`
+}
+
+// IngestionSettings declares what is ingested, when and how it is chunked.
+type IngestionSettings struct {
+	// Schedule re-ingests on a cron schedule, e.g. "0 */6 * * *".
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	Schedule string `json:"schedule,omitempty"`
+
+	// Chunking thresholds, in tokens of the embedder.
+	// +optional
+	Chunking *ChunkingSettings `json:"chunking,omitempty"`
+
+	// Sources of Markdown documents.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Sources []IngestionSource `json:"sources,omitempty"`
+}
+
+// ChunkingSettings sets the chunker's thresholds.
+// +kubebuilder:validation:XValidation:rule="!has(self.overlapTokens) || !has(self.maxTokens) || self.overlapTokens < self.maxTokens",message="overlapTokens must be less than maxTokens"
+type ChunkingSettings struct {
+	// MaxTokens is the largest chunk; larger sections are split into parts.
+	// +optional
+	// +kubebuilder:default=200
+	// +kubebuilder:validation:Minimum=32
+	// +kubebuilder:validation:Maximum=1048576
+	MaxTokens int32 `json:"maxTokens,omitempty"`
+
+	// OverlapTokens repeat between consecutive parts of a split section.
+	// +optional
+	// +kubebuilder:default=24
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4096
+	OverlapTokens int32 `json:"overlapTokens,omitempty"`
+
+	// MergeBelowTokens merges a subsection this short into its parent.
+	// +optional
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4096
+	MergeBelowTokens int32 `json:"mergeBelowTokens,omitempty"`
+}
+
+// IngestionSource is one place Markdown is read from: exactly one of
+// configMap, pvc or git.
+// +kubebuilder:validation:XValidation:rule="[has(self.configMap), has(self.pvc), has(self.git)].filter(x, x).size() == 1",message="exactly one of configMap, pvc or git must be set"
+type IngestionSource struct {
+	// Name identifies the source within the store.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// ConfigMap whose keys are Markdown files.
+	// +optional
+	ConfigMap *LocalObjectRef `json:"configMap,omitempty"`
+
+	// PVC path holding Markdown files.
+	// +optional
+	PVC *PVCSource `json:"pvc,omitempty"`
+
+	// Git repository holding Markdown files.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
+
+	// Principals may see this source's documents unless a document's front
+	// matter says otherwise.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s]+)$`
+	Principals []string `json:"principals,omitempty"`
+}
+
+// PVCSource is a folder on a PersistentVolumeClaim.
+type PVCSource struct {
+	// ClaimName of the PersistentVolumeClaim.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClaimName string `json:"claimName"`
+
+	// Path within the volume.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'"
+	Path string `json:"path,omitempty"`
+}
+
+// GitSource is a folder in a Git repository.
+type GitSource struct {
+	// URL of the repository (https:// or ssh://).
+	// +required
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^(https?|ssh)://[^\s]+$`
+	URL string `json:"url"`
+
+	// Ref is the branch, tag or commit to read.
+	// +optional
+	// +kubebuilder:default=main
+	// +kubebuilder:validation:MaxLength=255
+	Ref string `json:"ref,omitempty"`
+
+	// Path within the repository.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'"
+	Path string `json:"path,omitempty"`
+
+	// SecretRef names a Secret with "username"/"password" or "ssh-privatekey".
+	// +optional
+	SecretRef *LocalObjectRef `json:"secretRef,omitempty"`
+}
+
+// KnowledgeStoreStatus is what the operator observed of a KnowledgeStore.
+type KnowledgeStoreStatus struct {
+	// ObservedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Connected, SchemaReady, Indexed, Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ServerVersion Milvus reported at the last successful connection.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	ServerVersion string `json:"serverVersion,omitempty"`
+
+	// LastConnectedTime is when Milvus last answered.
+	// +optional
+	LastConnectedTime *metav1.Time `json:"lastConnectedTime,omitempty"`
+
+	// EmbedderFingerprint identifies the embedder (model, dimensions, base
+	// URL) the current index generation was built with.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	EmbedderFingerprint string `json:"embedderFingerprint,omitempty"`
+
+	// IndexGeneration counts completed index builds; routes key their cache
+	// on it.
+	// +optional
+	IndexGeneration int64 `json:"indexGeneration,omitempty"`
+
+	// Rows in the collection the alias points at.
+	// +optional
+	Rows int64 `json:"rows,omitempty"`
+
+	// LastIngestion records the most recent ingestion run.
+	// +optional
+	LastIngestion *IngestionRecord `json:"lastIngestion,omitempty"`
+}
+
+// IngestionRecord describes one ingestion run.
+type IngestionRecord struct {
+	// Time the run finished.
+	// +optional
+	Time *metav1.Time `json:"time,omitempty"`
+
+	// Result of the run.
+	// +optional
+	// +kubebuilder:validation:Enum=Succeeded;Failed;Running
+	Result string `json:"result,omitempty"`
+
+	// Message gives details, e.g. the failure.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	Message string `json:"message,omitempty"`
+}
+
+// KnowledgeStore is a Milvus-backed collection of an organisation's Markdown
+// knowledge, with its embedder, search settings, ACL mapping and ingestion.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ks,categories=ragroute
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.rows`
+// +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.indexGeneration`
+// +kubebuilder:printcolumn:name="Last-Ingest",type=date,JSONPath=`.status.lastIngestion.time`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type KnowledgeStore struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec KnowledgeStoreSpec `json:"spec"`
+	// +optional
+	Status KnowledgeStoreStatus `json:"status,omitempty"`
+}
+
+// KnowledgeStoreList is a list of KnowledgeStores.
+// +kubebuilder:object:root=true
+type KnowledgeStoreList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KnowledgeStore `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KnowledgeStore{}, &KnowledgeStoreList{})
+}

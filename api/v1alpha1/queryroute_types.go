@@ -1,0 +1,428 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// QueryRouteSpec assigns a chat model, a KnowledgeStore and a PlatformPrompt
+// to a served route, with its context budget and retrieval settings.
+// +kubebuilder:validation:XValidation:rule="self.window.answerReserveTokens < self.window.contextTokens",message="window.answerReserveTokens must be less than window.contextTokens"
+// +kubebuilder:validation:XValidation:rule="!has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="more than one replica needs turns.backend redis, so any replica can stream any turn"
+// +kubebuilder:validation:XValidation:rule="(!has(self.turns) || self.turns.backend != 'redis') && (!has(self.cache) || self.cache.backend != 'redis') || has(self.redis)",message="redis must be set when cache.backend or turns.backend is redis"
+type QueryRouteSpec struct {
+	// KnowledgeStoreRef names the KnowledgeStore searched by this route.
+	// +required
+	KnowledgeStoreRef LocalObjectRef `json:"knowledgeStoreRef"`
+
+	// PlatformPromptRef names the PlatformPrompt on top of every answer.
+	// +required
+	PlatformPromptRef LocalObjectRef `json:"platformPromptRef"`
+
+	// Model is the chat model that decides to search and writes the answer.
+	// +required
+	Model ChatModel `json:"model"`
+
+	// WebSearch offers the model a web_search tool next to search_knowledge.
+	// +optional
+	WebSearch *WebSearch `json:"webSearch,omitempty"`
+
+	// Window is the model's context budget.
+	// +required
+	Window ContextWindow `json:"window"`
+
+	// Retrieval filters the fused candidates.
+	// +optional
+	Retrieval *RetrievalSettings `json:"retrieval,omitempty"`
+
+	// Rerank orders the candidates that passed the similarity floor.
+	// +optional
+	Rerank *RerankSettings `json:"rerank,omitempty"`
+
+	// Cache is the exact cache in front of embed and retrieve.
+	// +optional
+	Cache *CacheSettings `json:"cache,omitempty"`
+
+	// Turns says where the event log of each turn lives.
+	// +optional
+	Turns *TurnSettings `json:"turns,omitempty"`
+
+	// Redis is the shared store used by the redis cache and turn backends.
+	// +optional
+	Redis *RedisConnection `json:"redis,omitempty"`
+
+	// Mode is singleRound (one round of tools) or agentic (multi-round harness).
+	// +optional
+	// +kubebuilder:default=singleRound
+	Mode RouteMode `json:"mode,omitempty"`
+
+	// Auth says how a request's identity is established. Requests without
+	// an identity are refused; there is no unfiltered search.
+	// +required
+	Auth RouteAuth `json:"auth"`
+
+	// Replicas of the route Deployment.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Resources of the serving container.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Image overrides the operator's default route image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+}
+
+// SearchPolicy says who decides whether a turn searches.
+// +kubebuilder:validation:Enum=modelDecides;always
+type SearchPolicy string
+
+// Search policies.
+const (
+	SearchPolicyModelDecides SearchPolicy = "modelDecides"
+	SearchPolicyAlways       SearchPolicy = "always"
+)
+
+// RouteMode is the turn's shape.
+// +kubebuilder:validation:Enum=singleRound;agentic
+type RouteMode string
+
+// Route modes.
+const (
+	ModeSingleRound RouteMode = "singleRound"
+	ModeAgentic     RouteMode = "agentic"
+)
+
+// ChatModel is an OpenAI-compatible chat completions endpoint.
+type ChatModel struct {
+	// BaseURL of the OpenAI-compatible API, e.g. http://vllm.models.svc/v1.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	BaseURL string `json:"baseURL"`
+
+	// Name of the model as the endpoint knows it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// APIKeySecretRef selects the endpoint's API key, if it needs one.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+
+	// Temperature of sampling.
+	// +optional
+	// +kubebuilder:default=0.2
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2
+	Temperature *float64 `json:"temperature,omitempty"`
+
+	// MaxTokens caps the answer; it must fit the window's answer reserve.
+	// +optional
+	// +kubebuilder:validation:Minimum=16
+	// +kubebuilder:validation:Maximum=1048576
+	MaxTokens int32 `json:"maxTokens,omitempty"`
+
+	// SearchPolicy: modelDecides offers search_knowledge as a tool; always
+	// searches on every turn, for small models without reliable tool calls.
+	// +optional
+	// +kubebuilder:default=modelDecides
+	SearchPolicy SearchPolicy `json:"searchPolicy,omitempty"`
+}
+
+// WebSearch is an HTTP search endpoint offered as the web_search tool.
+type WebSearch struct {
+	// BaseURL of the search endpoint.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	BaseURL string `json:"baseURL"`
+
+	// APIKeySecretRef selects the endpoint's API key, if it needs one.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+}
+
+// ContextWindow is the token budget of one model call.
+type ContextWindow struct {
+	// ContextTokens is the model's context window.
+	// +required
+	// +kubebuilder:validation:Minimum=512
+	// +kubebuilder:validation:Maximum=2097152
+	ContextTokens int32 `json:"contextTokens"`
+
+	// AnswerReserveTokens are kept free for the answer.
+	// +required
+	// +kubebuilder:validation:Minimum=64
+	// +kubebuilder:validation:Maximum=1048576
+	AnswerReserveTokens int32 `json:"answerReserveTokens"`
+}
+
+// RetrievalSettings filter the fused candidates before packing.
+// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.strictFloor) || self.similarityFloor <= self.strictFloor",message="similarityFloor must not exceed strictFloor"
+type RetrievalSettings struct {
+	// SimilarityFloor drops candidates below it before reranking.
+	// +optional
+	// +kubebuilder:default=0.2
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	SimilarityFloor *float64 `json:"similarityFloor,omitempty"`
+
+	// StrictFloor drops candidates below it after reranking.
+	// +optional
+	// +kubebuilder:default=0.35
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	StrictFloor *float64 `json:"strictFloor,omitempty"`
+
+	// MaxFragments is the hard maximum of fragments packed into a turn.
+	// +optional
+	// +kubebuilder:default=6
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	MaxFragments int32 `json:"maxFragments,omitempty"`
+}
+
+// RerankMode orders candidates.
+// +kubebuilder:validation:Enum=rrf;crossEncoder
+type RerankMode string
+
+// Rerank modes.
+const (
+	RerankRRF          RerankMode = "rrf"
+	RerankCrossEncoder RerankMode = "crossEncoder"
+)
+
+// RerankSettings chooses the reranker.
+// +kubebuilder:validation:XValidation:rule="self.mode != 'crossEncoder' || has(self.crossEncoder)",message="crossEncoder must be set when mode is crossEncoder"
+type RerankSettings struct {
+	// Mode: rrf keeps the fused order; crossEncoder rescores the top N.
+	// +optional
+	// +kubebuilder:default=rrf
+	Mode RerankMode `json:"mode,omitempty"`
+
+	// CrossEncoder is the rerank endpoint used when mode is crossEncoder.
+	// +optional
+	CrossEncoder *CrossEncoder `json:"crossEncoder,omitempty"`
+}
+
+// CrossEncoder is a rerank endpoint scoring (query, fragment) pairs.
+type CrossEncoder struct {
+	// BaseURL of the rerank API.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	BaseURL string `json:"baseURL"`
+
+	// Model name as the endpoint knows it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model"`
+
+	// TopN candidates are rescored.
+	// +optional
+	// +kubebuilder:default=12
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=200
+	TopN int32 `json:"topN,omitempty"`
+
+	// APIKeySecretRef selects the endpoint's API key, if it needs one.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+}
+
+// StateBackend is where per-route state lives.
+// +kubebuilder:validation:Enum=memory;redis
+type StateBackend string
+
+// State backends.
+const (
+	BackendMemory StateBackend = "memory"
+	BackendRedis  StateBackend = "redis"
+)
+
+// CacheSettings configure the exact cache.
+type CacheSettings struct {
+	// Backend memory (per replica) or redis (shared).
+	// +optional
+	// +kubebuilder:default=memory
+	Backend StateBackend `json:"backend,omitempty"`
+
+	// TTL of an entry.
+	// +optional
+	// +kubebuilder:default="10m"
+	TTL *metav1.Duration `json:"ttl,omitempty"`
+
+	// MaxEntries bounds the cache; 0 disables it.
+	// +optional
+	// +kubebuilder:default=10000
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000000
+	MaxEntries *int32 `json:"maxEntries,omitempty"`
+}
+
+// TurnSettings configure the turn event log.
+type TurnSettings struct {
+	// Backend memory (one replica) or redis (any replica serves any turn).
+	// +optional
+	// +kubebuilder:default=memory
+	Backend StateBackend `json:"backend,omitempty"`
+
+	// Retention keeps a finished turn's events for reconnects.
+	// +optional
+	// +kubebuilder:default="10m"
+	Retention *metav1.Duration `json:"retention,omitempty"`
+}
+
+// RedisConnection says how to reach Redis.
+type RedisConnection struct {
+	// Address host:port.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Address string `json:"address"`
+
+	// DB number.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=255
+	DB int32 `json:"db,omitempty"`
+
+	// PasswordSecretRef selects the Redis password.
+	// +optional
+	PasswordSecretRef *SecretKeyRef `json:"passwordSecretRef,omitempty"`
+}
+
+// RouteAuth establishes a request's identity: exactly one of jwt or
+// trustedProxy.
+// +kubebuilder:validation:XValidation:rule="has(self.jwt) != has(self.trustedProxy)",message="exactly one of jwt or trustedProxy must be set"
+type RouteAuth struct {
+	// JWT verifies bearer tokens.
+	// +optional
+	JWT *JWTAuth `json:"jwt,omitempty"`
+
+	// TrustedProxy reads identity headers set by a proxy in front of the route.
+	// +optional
+	TrustedProxy *TrustedProxyAuth `json:"trustedProxy,omitempty"`
+}
+
+// JWTAuth verifies bearer JWTs and maps their claims to principals.
+type JWTAuth struct {
+	// Issuer the token's iss must equal.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	Issuer string `json:"issuer"`
+
+	// Audience the token's aud must contain.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Audience string `json:"audience"`
+
+	// JWKSURL serves the signing keys; <issuer>/.well-known/jwks.json when unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	JWKSURL string `json:"jwksURL,omitempty"`
+
+	// UserClaim names the user (principal user:<value>).
+	// +optional
+	// +kubebuilder:default=sub
+	// +kubebuilder:validation:MaxLength=128
+	UserClaim string `json:"userClaim,omitempty"`
+
+	// GroupsClaim lists the groups (principals group:<value>).
+	// +optional
+	// +kubebuilder:default=groups
+	// +kubebuilder:validation:MaxLength=128
+	GroupsClaim string `json:"groupsClaim,omitempty"`
+}
+
+// TrustedProxyAuth reads the identity from headers set by a trusted proxy.
+type TrustedProxyAuth struct {
+	// UserHeader carries the user name.
+	// +optional
+	// +kubebuilder:default=X-Forwarded-User
+	// +kubebuilder:validation:MaxLength=128
+	UserHeader string `json:"userHeader,omitempty"`
+
+	// GroupsHeader carries comma-separated groups.
+	// +optional
+	// +kubebuilder:default=X-Forwarded-Groups
+	// +kubebuilder:validation:MaxLength=128
+	GroupsHeader string `json:"groupsHeader,omitempty"`
+}
+
+// QueryRouteStatus is what the operator observed of a QueryRoute.
+type QueryRouteStatus struct {
+	// ObservedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Ready, Progressing, Degraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Endpoint is the in-cluster URL of the route's query API.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// ConfigHash identifies the effective configuration the pods run.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash,omitempty"`
+
+	// Replicas the Deployment has.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// ReadyReplicas the Deployment reports.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+}
+
+// QueryRoute is a served RAG route: a Deployment and Service answering
+// questions from a KnowledgeStore under a PlatformPrompt.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=qr,categories=ragroute
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.status.endpoint`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type QueryRoute struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec QueryRouteSpec `json:"spec"`
+	// +optional
+	Status QueryRouteStatus `json:"status,omitempty"`
+}
+
+// QueryRouteList is a list of QueryRoutes.
+// +kubebuilder:object:root=true
+type QueryRouteList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []QueryRoute `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&QueryRoute{}, &QueryRouteList{})
+}

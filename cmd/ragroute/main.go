@@ -1,0 +1,52 @@
+// Command ragroute is the one binary of ragroute. Subcommands:
+//
+//	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute)
+//
+// `serve` (the route runtime) and `ingest` (Markdown → Milvus) arrive with
+// their issues.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "manager":
+		return runManager(args[1:], stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, version)
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "ragroute: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Usage: ragroute <command> [flags]
+
+Commands:
+  manager   run the operator
+  version   print the version
+
+Run 'ragroute <command> -h' for a command's flags.
+`)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/controller"
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
+
+// managerOptions are the operator's flags.
+type managerOptions struct {
+	metricsAddr   string
+	secureMetrics bool
+	probeAddr     string
+	leaderElect   bool
+	routeImage    string
+	milvusTimeout time.Duration
+	milvusRecheck time.Duration
+	milvusRetry   time.Duration
+	zap           zap.Options
+}
+
+func runManager(args []string, stderr io.Writer) int {
+	opts := managerOptions{}
+	fs := flag.NewFlagSet("ragroute manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opts.metricsAddr, "metrics-bind-address", "0", "address of the metrics endpoint (:8443 for HTTPS, :8080 for HTTP, 0 to disable)")
+	fs.BoolVar(&opts.secureMetrics, "metrics-secure", true, "serve metrics over HTTPS with authentication and authorization")
+	fs.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the health probe endpoint")
+	fs.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so only one manager reconciles")
+	fs.StringVar(&opts.routeImage, "route-image", "ragroute/ragroute:"+version, "image of route pods, unless a QueryRoute names its own")
+	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
+	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
+	fs.DurationVar(&opts.milvusRetry, "milvus-retry-interval", 30*time.Second, "how soon an unreachable KnowledgeStore is checked again")
+	opts.zap.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts.zap)))
+	if err := startManager(ctrl.SetupSignalHandler(), opts); err != nil {
+		ctrl.Log.Error(err, "manager stopped")
+		return 1
+	}
+	return 0
+}
+
+// newScheme knows the built-in kinds and ragroute's.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+func startManager(ctx context.Context, opts managerOptions) error {
+	scheme, err := newScheme()
+	if err != nil {
+		return fmt.Errorf("build scheme: %w", err)
+	}
+	metricsOpts := metricsserver.Options{
+		BindAddress:   opts.metricsAddr,
+		SecureServing: opts.secureMetrics,
+		// HTTP/2 stays off: it is open to stream-reset and rapid-reset attacks.
+		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
+	}
+	if opts.secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsOpts,
+		HealthProbeBindAddress: opts.probeAddr,
+		LeaderElection:         opts.leaderElect,
+		LeaderElectionID:       "ragroute-operator.ragroute.io",
+	})
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	if err := controller.Setup(ctx, mgr, controller.Options{
+		Clock:              clock.RealClock{},
+		RouteImage:         opts.routeImage,
+		MilvusProbe:        knowledge.Probe,
+		MilvusProbeTimeout: opts.milvusTimeout,
+		MilvusRecheck:      opts.milvusRecheck,
+		MilvusRetry:        opts.milvusRetry,
+	}); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("add ready check: %w", err)
+	}
+	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage)
+	return mgr.Start(ctx)
+}

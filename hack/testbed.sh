@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the envtest test bed under bin/k8s and prints its path (for
+# KUBEBUILDER_ASSETS): etcd from Debian, kube-apiserver and
+# kube-controller-manager built from the Go module proxy (pinned in
+# hack/testbed/go.mod), kubectl from the machine or built the same way.
+# Built binaries are cached; a change of the pin rebuilds them.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dest="$root/bin/k8s"
+mkdir -p "$dest"
+log() { echo "testbed: $*" >&2; }
+
+apt_install() {
+  if [ -z "${RAGROUTE_APT_UPDATED:-}" ]; then
+    log "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    export RAGROUTE_APT_UPDATED=1
+  fi
+  log "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+# etcd: Debian's etcd-server. Its service is not started here; envtest runs
+# its own etcd on a free port with a temporary data dir.
+if ! command -v etcd >/dev/null 2>&1; then
+  apt_install etcd-server
+fi
+ln -sf "$(command -v etcd)" "$dest/etcd"
+
+# kube-apiserver, kube-controller-manager (and kubectl if the machine has
+# none): one pinned module, one build cache, one stamp.
+stamp="$(sha256sum "$root/hack/testbed/go.mod" "$root/hack/testbed/go.sum" | sha256sum | cut -c1-16)"
+version="$(sed -n 's/^require k8s.io\/kubernetes \(v[^ ]*\)$/\1/p' "$root/hack/testbed/go.mod")"
+wanted=(kube-apiserver kube-controller-manager)
+command -v kubectl >/dev/null 2>&1 || wanted+=(kubectl)
+for bin in "${wanted[@]}"; do
+  if [ -x "$dest/$bin" ] && [ "$(cat "$dest/.$bin.stamp" 2>/dev/null)" = "$stamp" ]; then
+    continue
+  fi
+  log "building $bin $version from the Go module proxy (several minutes on first run; cached in bin/k8s)"
+  start=$SECONDS
+  (cd "$root/hack/testbed" && go build -trimpath \
+    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$version" | cut -d. -f2)" \
+    -o "$dest/$bin" "k8s.io/kubernetes/cmd/$bin")
+  echo "$stamp" > "$dest/.$bin.stamp"
+  log "built $bin in $((SECONDS - start))s"
+done
+if [ ! -x "$dest/kubectl" ]; then
+  ln -sf "$(command -v kubectl)" "$dest/kubectl"
+fi
+
+echo "$dest"

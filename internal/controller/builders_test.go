@@ -1,0 +1,122 @@
+package controller
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// fullInputs uses every optional part of the API, so the goldens show how
+// each one renders.
+func fullInputs() routeInputs {
+	route := newRoute("acme-rag", "support", "docs", "default")
+	route.UID = "6c1d5a0e-0000-4000-8000-000000000001"
+	route.Spec.Model.Temperature = ptr.To(0.1)
+	route.Spec.Model.SearchPolicy = v1alpha1.SearchPolicyAlways
+	route.Spec.WebSearch = &v1alpha1.WebSearch{BaseURL: "http://search.tools.svc/v1",
+		APIKeySecretRef: &v1alpha1.SecretKeyRef{Name: "search", Key: "apiKey"}}
+	route.Spec.Retrieval = &v1alpha1.RetrievalSettings{SimilarityFloor: ptr.To(0.25), MaxFragments: 4}
+	route.Spec.Rerank = &v1alpha1.RerankSettings{Mode: v1alpha1.RerankCrossEncoder, CrossEncoder: &v1alpha1.CrossEncoder{
+		BaseURL: "http://rerank.models.svc/v1", Model: "bge-reranker-v2-m3"}}
+	route.Spec.Cache = &v1alpha1.CacheSettings{Backend: v1alpha1.BackendRedis, TTL: &metav1.Duration{Duration: 90e9}}
+	route.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
+	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379",
+		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"}}
+	route.Spec.Replicas = ptr.To[int32](3)
+
+	store := newStore("acme-rag", "docs", "https://milvus.milvus.svc:19530")
+	store.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
+	store.Spec.Milvus.TLS = &v1alpha1.MilvusTLS{ServerName: "milvus.internal"}
+	store.Spec.Search = &v1alpha1.SearchSettings{Primitives: []v1alpha1.SearchPrimitive{"titleSparse", "textDense"}, RRFK: 40}
+
+	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
+	return routeInputs{
+		route: route, store: store, promptName: "default", env: uses,
+		prompt: promptContent{Platform: "You are ACME's internal assistant.", NotFound: "Not in ACME's docs.",
+			Styles: map[string]string{"screen": "Be brief.", "concept": "Explain why."}},
+	}
+}
+
+func TestRenderedConfigGolden(t *testing.T) {
+	data, err := marshalRouteConfig(renderRouteConfig(fullInputs()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "route-config.golden.json", data)
+}
+
+func TestChildrenGolden(t *testing.T) {
+	in := fullInputs()
+	data, err := marshalRouteConfig(renderRouteConfig(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := routeConfigHash(data, nil)
+	for name, obj := range map[string]any{
+		"deployment.golden.yaml": buildRouteDeployment(in.route, "ragroute/ragroute:v0.1.0", hash, in.env),
+		"service.golden.yaml":    buildRouteService(in.route),
+	} {
+		compareGolden(t, name, toYAML(t, obj))
+	}
+}
+
+func toYAML(t *testing.T, obj any) []byte {
+	t.Helper()
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.JSONToYAML(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestConfigMapHoldsOnlyTheConfig(t *testing.T) {
+	in := fullInputs()
+	data, err := marshalRouteConfig(renderRouteConfig(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := buildRouteConfigMap(in.route, data)
+	if len(cm.Data) != 1 || cm.Data["route.json"] != string(data) {
+		t.Errorf("ConfigMap data keys %v", cm.Data)
+	}
+	if owner := cm.OwnerReferences[0]; !*owner.Controller || *owner.Kind != "QueryRoute" || *owner.UID != in.route.UID {
+		t.Errorf("owner %+v", owner)
+	}
+}
+
+func TestConfigHashFollowsWhatPodsRun(t *testing.T) {
+	in := fullInputs()
+	base, _ := marshalRouteConfig(renderRouteConfig(in))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "llm", UID: "u1", ResourceVersion: "10"}}
+	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "embedder", UID: "u2", ResourceVersion: "11"}}
+	hash := routeConfigHash(base, []*corev1.Secret{secret, other})
+
+	if routeConfigHash(base, []*corev1.Secret{other, secret}) != hash {
+		t.Error("the order Secrets were listed in changed the hash")
+	}
+	rotated := secret.DeepCopy()
+	rotated.ResourceVersion = "12"
+	if routeConfigHash(base, []*corev1.Secret{rotated, other}) == hash {
+		t.Error("rotating a Secret did not change the hash")
+	}
+	reordered := fullInputs()
+	reordered.store.Spec.Search.Primitives = []v1alpha1.SearchPrimitive{"textDense", "titleSparse"}
+	if data, _ := marshalRouteConfig(renderRouteConfig(reordered)); !bytes.Equal(data, base) {
+		t.Error("the order of a set (search primitives) changed the config")
+	}
+	in.prompt.Platform += " Never reveal credentials."
+	if data, _ := marshalRouteConfig(renderRouteConfig(in)); routeConfigHash(data, nil) == routeConfigHash(base, nil) {
+		t.Error("a prompt change did not change the hash")
+	}
+}

@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// Field indexes over referenced names, so a change to a referenced object
+// reaches exactly the objects that use it.
+const (
+	indexRouteByStore      = "spec.knowledgeStoreRef.name"
+	indexRouteByPrompt     = "spec.platformPromptRef.name"
+	indexRouteBySecret     = ".secretRefs"
+	indexStoreBySecret     = ".secretRefs"
+	indexPromptByConfigMap = "spec.textFrom.configMapKeyRef.name"
+)
+
+// SetupIndexes registers the field indexes all reconcilers rely on.
+func SetupIndexes(ctx context.Context, mgr manager.Manager) error {
+	indexer := mgr.GetFieldIndexer()
+	indexes := []struct {
+		obj     client.Object
+		field   string
+		extract client.IndexerFunc
+	}{
+		{&v1alpha1.QueryRoute{}, indexRouteByStore, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.QueryRoute).Spec.KnowledgeStoreRef.Name}
+		}},
+		{&v1alpha1.QueryRoute{}, indexRouteByPrompt, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.QueryRoute).Spec.PlatformPromptRef.Name}
+		}},
+		{&v1alpha1.QueryRoute{}, indexRouteBySecret, func(o client.Object) []string {
+			var names []string
+			for _, use := range routeSecretKeys(&o.(*v1alpha1.QueryRoute).Spec) {
+				names = append(names, use.ref.Name)
+			}
+			return names
+		}},
+		{&v1alpha1.KnowledgeStore{}, indexStoreBySecret, func(o client.Object) []string {
+			return storeSecretNames(&o.(*v1alpha1.KnowledgeStore).Spec)
+		}},
+		{&v1alpha1.PlatformPrompt{}, indexPromptByConfigMap, func(o client.Object) []string {
+			if from := o.(*v1alpha1.PlatformPrompt).Spec.TextFrom; from != nil {
+				return []string{from.ConfigMapKeyRef.Name}
+			}
+			return nil
+		}},
+	}
+	for _, index := range indexes {
+		if err := indexer.IndexField(ctx, index.obj, index.field, index.extract); err != nil {
+			return fmt.Errorf("index %T by %s: %w", index.obj, index.field, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// maxPromptBytes bounds prompt text read from a ConfigMap, as the CRD
+// schema bounds inline text.
+const maxPromptBytes = 64 * 1024
+
+// promptContent is the effective content of a PlatformPrompt.
+type promptContent struct {
+	Platform string            `json:"platform"`
+	NotFound string            `json:"notFound"`
+	Styles   map[string]string `json:"styles,omitempty"`
+}
+
+// Hash identifies the content; it changes whenever a route's prompt would.
+func (p promptContent) Hash() string {
+	data, _ := json.Marshal(p) // a struct of strings always marshals
+	return shortHash(data)
+}
+
+// shortHash is the first 16 hex digits of SHA-256: plenty to detect change,
+// short enough to read in `kubectl get`.
+func shortHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// resolvePrompt reads the effective content of a prompt, following textFrom.
+func resolvePrompt(ctx context.Context, c client.Reader, prompt *v1alpha1.PlatformPrompt) (promptContent, error) {
+	content := promptContent{Platform: prompt.Spec.Text, NotFound: prompt.Spec.NotFound}
+	if from := prompt.Spec.TextFrom; from != nil {
+		text, err := getConfigMapKey(ctx, c, prompt.Namespace, "spec.textFrom.configMapKeyRef", from.ConfigMapKeyRef)
+		if err != nil {
+			return promptContent{}, err
+		}
+		content.Platform = text
+	}
+	if err := validatePromptText(content.Platform); err != nil {
+		return promptContent{}, err
+	}
+	if s := prompt.Spec.Styles; s != nil {
+		content.Styles = map[string]string{}
+		if s.Concept != "" {
+			content.Styles["concept"] = s.Concept
+		}
+		if s.Screen != "" {
+			content.Styles["screen"] = s.Screen
+		}
+	}
+	return content, nil
+}
+
+// validatePromptText applies to ConfigMap text the rules the CRD schema
+// applies to inline text.
+func validatePromptText(text string) error {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return &referenceError{Reason: v1alpha1.ReasonInvalidPrompt, Message: "platform prompt text is empty"}
+	case len(text) > maxPromptBytes:
+		return &referenceError{Reason: v1alpha1.ReasonInvalidPrompt,
+			Message: fmt.Sprintf("platform prompt text is %d bytes; the limit is %d", len(text), maxPromptBytes)}
+	}
+	return nil
+}
+
+// promptReadyCondition is Ready for a prompt: its text resolved and valid.
+func promptReadyCondition(refErr *referenceError, hash string) metav1.Condition {
+	if refErr != nil {
+		return condition(v1alpha1.ConditionReady, false, refErr.Reason, refErr.Message)
+	}
+	return condition(v1alpha1.ConditionReady, true, v1alpha1.ReasonValid, "prompt content hash "+hash)
+}

@@ -1,0 +1,102 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// PlatformPromptReconciler validates PlatformPrompts, resolves text kept in
+// ConfigMaps, and publishes the content hash and how many routes use it.
+type PlatformPromptReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=ragroute.io,resources=platformprompts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ragroute.io,resources=platformprompts/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one PlatformPrompt's status in line with its spec.
+func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	prompt := &v1alpha1.PlatformPrompt{}
+	if err := r.Get(ctx, req.NamespacedName, prompt); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !prompt.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	status := prompt.Status.DeepCopy()
+	defer func() {
+		reterr = r.finish(ctx, prompt, status, reterr)
+	}()
+
+	content, err := resolvePrompt(ctx, r.Client, prompt)
+	routes, countErr := r.countRoutes(ctx, prompt)
+	if countErr != nil {
+		return ctrl.Result{}, countErr
+	}
+	status.Routes = routes
+	if err != nil {
+		if refErr, ok := asReferenceError(err); ok {
+			setCondition(&status.Conditions, promptReadyCondition(refErr, ""), prompt.Generation, r.Clock.Now())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	status.Hash = content.Hash()
+	setCondition(&status.Conditions, promptReadyCondition(nil, status.Hash), prompt.Generation, r.Clock.Now())
+	return ctrl.Result{}, nil
+}
+
+// finish applies the status and records an event when readiness changed.
+func (r *PlatformPromptReconciler) finish(ctx context.Context, prompt *v1alpha1.PlatformPrompt, status *v1alpha1.PlatformPromptStatus, reterr error) error {
+	if reterr != nil {
+		return reterr
+	}
+	status.ObservedGeneration = prompt.Generation
+	recordReadyTransition(r.Recorder, prompt, prompt.Status.Conditions, status.Conditions)
+	return applyStatus(ctx, r.Client, prompt, status)
+}
+
+func (r *PlatformPromptReconciler) countRoutes(ctx context.Context, prompt *v1alpha1.PlatformPrompt) (int32, error) {
+	routes := &v1alpha1.QueryRouteList{}
+	if err := r.List(ctx, routes, client.InNamespace(prompt.Namespace),
+		client.MatchingFields{indexRouteByPrompt: prompt.Name}); err != nil {
+		return 0, fmt.Errorf("list routes using PlatformPrompt %q: %w", prompt.Name, err)
+	}
+	return int32(len(routes.Items)), nil
+}
+
+// SetupWithManager registers the reconciler: prompts, the ConfigMaps their
+// text comes from, and the routes they count.
+func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.PlatformPrompt{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(
+			func(ctx context.Context, o client.Object) []reconcile.Request {
+				return requestsFor(ctx, r.Client, &v1alpha1.PlatformPromptList{}, o.GetNamespace(), indexPromptByConfigMap, o.GetName())
+			})).
+		Watches(&v1alpha1.QueryRoute{}, handler.EnqueueRequestsFromMapFunc(
+			func(_ context.Context, o client.Object) []reconcile.Request {
+				route := o.(*v1alpha1.QueryRoute)
+				return []reconcile.Request{{NamespacedName: client.ObjectKey{
+					Namespace: route.Namespace, Name: route.Spec.PlatformPromptRef.Name}}}
+			}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("platformprompt").
+		Complete(r)
+}

@@ -1,0 +1,201 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// QueryRouteReconciler turns a QueryRoute into a ConfigMap (the effective
+// route config), a Deployment running `ragroute serve` and a Service.
+type QueryRouteReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+	// RouteImage runs route pods unless a route names its own image.
+	RouteImage string
+}
+
+// +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores;platformprompts,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+
+// routeScope carries what one reconcile of a route found, phase to phase.
+type routeScope struct {
+	route      *v1alpha1.QueryRoute
+	inputs     routeInputs
+	configData []byte
+	configHash string
+	applied    bool
+	deployment *appsv1.Deployment
+	refErr     *referenceError
+	applyErr   error
+}
+
+// Reconcile brings one route's children and status in line with its spec
+// and the objects it references.
+func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	route := &v1alpha1.QueryRoute{}
+	if err := r.Get(ctx, req.NamespacedName, route); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !route.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // children go with their owner
+	}
+
+	s := &routeScope{route: route}
+	defer func() {
+		if err := r.applyRouteStatus(ctx, s); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	phases := []func(context.Context, *routeScope) error{
+		r.resolveReferences,
+		r.renderConfig,
+		r.applyChildren,
+	}
+	var phaseErr error
+	for _, phase := range phases {
+		if phaseErr = phase(ctx, s); phaseErr != nil {
+			break
+		}
+	}
+	if refErr, ok := asReferenceError(phaseErr); ok {
+		s.refErr, phaseErr = refErr, nil // reported in conditions; a watch brings us back
+	}
+	if err := r.observeDeployment(ctx, s); err != nil {
+		return ctrl.Result{}, errors.Join(phaseErr, err)
+	}
+	return ctrl.Result{}, phaseErr
+}
+
+// applyRouteStatus derives the status from what the phases found.
+func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeScope) error {
+	route := s.route
+	status := route.Status.DeepCopy()
+	status.ObservedGeneration = route.Generation
+	if s.applied {
+		status.ConfigHash = s.configHash
+		status.Endpoint = routeEndpoint(route)
+	}
+	if s.deployment != nil {
+		status.Replicas = s.deployment.Status.Replicas
+		status.ReadyReplicas = s.deployment.Status.ReadyReplicas
+	}
+	now := r.Clock.Now()
+	for _, c := range routeConditions(routeFactsOf(s)) {
+		setCondition(&status.Conditions, c, route.Generation, now)
+	}
+	recordReadyTransition(r.Recorder, route, route.Status.Conditions, status.Conditions)
+	return applyStatus(ctx, r.Client, route, status)
+}
+
+// renderConfig renders the effective config and its hash.
+func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) error {
+	data, err := marshalRouteConfig(renderRouteConfig(s.inputs))
+	if err != nil {
+		return err
+	}
+	s.configData = data
+	s.configHash = routeConfigHash(data, s.inputs.secrets)
+	return nil
+}
+
+// applyChildren server-side applies ConfigMap, Deployment and Service. The
+// ConfigMap goes first so new pods never start on an old config.
+func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
+	route := s.route
+	children := []struct {
+		existing client.Object
+		name     string
+		apply    applyConfiguration
+	}{
+		{&corev1.ConfigMap{}, routeConfigMapName(route), buildRouteConfigMap(route, s.configData)},
+		{&appsv1.Deployment{}, route.Name, buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)},
+		{&corev1.Service{}, route.Name, buildRouteService(route)},
+	}
+	for _, child := range children {
+		if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
+			return err
+		}
+		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
+			s.applyErr = fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
+			return s.applyErr
+		}
+	}
+	s.applied = true
+	return nil
+}
+
+// checkNotForeign refuses to take over an object of the same name that the
+// route does not own: applying with force would silently adopt it.
+func (r *QueryRouteReconciler) checkNotForeign(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, name string) error {
+	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("get %T %s: %w", obj, name, err)
+	}
+	if err == nil && !isOwnedBy(obj, route) {
+		return &referenceError{Reason: v1alpha1.ReasonChildConflict,
+			Message: fmt.Sprintf("%T %q exists and is not owned by this route; rename the route or remove it", obj, name)}
+	}
+	return nil
+}
+
+// observeDeployment reads the Deployment's rollout state, if it exists.
+func (r *QueryRouteReconciler) observeDeployment(ctx context.Context, s *routeScope) error {
+	deployment := &appsv1.Deployment{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.route.Namespace, Name: s.route.Name}, deployment)
+	switch {
+	case err == nil && isOwnedBy(deployment, s.route):
+		s.deployment = deployment
+	case client.IgnoreNotFound(err) != nil:
+		return fmt.Errorf("get Deployment %s: %w", s.route.Name, err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler: routes, their children, and
+// the stores, prompts and Secrets they reference (through field indexes).
+func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byIndex := func(field string) handler.EventHandler {
+		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, o.GetNamespace(), field, o.GetName())
+		})
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.QueryRoute{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&corev1.ConfigMap{}).
+		Owns(&corev1.Service{}).
+		Owns(&appsv1.Deployment{}).
+		Watches(&v1alpha1.KnowledgeStore{}, byIndex(indexRouteByStore), builder.WithPredicates(referencedFactsChanged)).
+		Watches(&v1alpha1.PlatformPrompt{}, byIndex(indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).
+		Named("queryroute").
+		Complete(r)
+}
+
+// routesUsingSecret maps a Secret to the routes that read it, directly or
+// through their KnowledgeStore.
+func (r *QueryRouteReconciler) routesUsingSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	requests := requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, secret.GetNamespace(), indexRouteBySecret, secret.GetName())
+	for _, store := range requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, secret.GetNamespace(), indexStoreBySecret, secret.GetName()) {
+		requests = append(requests, requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, store.Namespace, indexRouteByStore, store.Name)...)
+	}
+	return requests
+}

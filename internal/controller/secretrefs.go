@@ -1,0 +1,64 @@
+package controller
+
+import (
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/routeconfig"
+)
+
+// secretUse is one Secret key a spec references: where (field), what (ref),
+// and the environment variable that carries it into route pods (env; empty
+// when the value never reaches a route pod).
+type secretUse struct {
+	field string
+	ref   v1alpha1.SecretKeyRef
+	env   string
+}
+
+// storeSecretKeys lists the Secret keys a KnowledgeStore spec references.
+func storeSecretKeys(spec *v1alpha1.KnowledgeStoreSpec) []secretUse {
+	var uses []secretUse
+	if ref := spec.Milvus.TokenSecretRef; ref != nil {
+		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, routeconfig.EnvMilvusToken})
+	}
+	if ref := spec.Embedding.APIKeySecretRef; ref != nil {
+		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, routeconfig.EnvEmbeddingAPIKey})
+	}
+	return uses
+}
+
+// storeSecretNames lists every Secret a KnowledgeStore spec references,
+// whole Secrets (git credentials) included.
+func storeSecretNames(spec *v1alpha1.KnowledgeStoreSpec) []string {
+	var names []string
+	for _, use := range storeSecretKeys(spec) {
+		names = append(names, use.ref.Name)
+	}
+	if spec.Ingestion != nil {
+		for _, source := range spec.Ingestion.Sources {
+			if source.Git != nil && source.Git.SecretRef != nil {
+				names = append(names, source.Git.SecretRef.Name)
+			}
+		}
+	}
+	return names
+}
+
+// routeSecretKeys lists the Secret keys a QueryRoute spec references itself
+// (its store's keys come from storeSecretKeys).
+func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
+	var uses []secretUse
+	if ref := spec.Model.APIKeySecretRef; ref != nil {
+		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *ref, routeconfig.EnvModelAPIKey})
+	}
+	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
+		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, routeconfig.EnvWebSearchAPIKey})
+	}
+	// The cross-encoder's key only matters when it is the rerank mode in use.
+	if r := spec.Rerank; r != nil && r.Mode == v1alpha1.RerankCrossEncoder && r.CrossEncoder != nil && r.CrossEncoder.APIKeySecretRef != nil {
+		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, routeconfig.EnvRerankAPIKey})
+	}
+	if spec.Redis != nil && spec.Redis.PasswordSecretRef != nil {
+		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *spec.Redis.PasswordSecretRef, routeconfig.EnvRedisPassword})
+	}
+	return uses
+}

@@ -1,0 +1,42 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Options wire the reconcilers to the world outside the API server.
+type Options struct {
+	Clock              clock.PassiveClock
+	RouteImage         string
+	MilvusProbe        MilvusProbe
+	MilvusProbeTimeout time.Duration
+	MilvusRecheck      time.Duration
+	MilvusRetry        time.Duration
+}
+
+// Setup registers the field indexes and all three reconcilers with mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if err := SetupIndexes(ctx, mgr); err != nil {
+		return err
+	}
+	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
+		&PlatformPromptReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock},
+		&KnowledgeStoreReconciler{
+			Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
+			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
+			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
+		},
+		&QueryRouteReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock, RouteImage: opts.RouteImage},
+	}
+	for _, r := range reconcilers {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up %T: %w", r, err)
+		}
+	}
+	return nil
+}

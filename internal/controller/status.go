@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// fieldOwner is the server-side apply field manager of everything the
+// operator writes: children and the status fields it owns.
+const fieldOwner = client.FieldOwner("ragroute-operator")
+
+// applyStatus server-side applies status as the status of obj. Only the
+// fields in status are claimed, so other writers (e.g. the ingestion
+// controller's conditions) keep theirs.
+func applyStatus(ctx context.Context, c client.Client, obj client.Object, status any) error {
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return fmt.Errorf("status of %s: %w", obj.GetName(), err)
+	}
+	fields, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status)
+	if err != nil {
+		return fmt.Errorf("status of %s: %w", obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetName(obj.GetName())
+	u.SetNamespace(obj.GetNamespace())
+	u.Object["status"] = fields
+	if err := c.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), fieldOwner, client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply status of %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return nil
+}
+
+// setCondition records a condition, keeping its transition time while its
+// status does not change.
+func setCondition(conditions *[]metav1.Condition, c metav1.Condition, generation int64, now time.Time) {
+	c.ObservedGeneration = generation
+	c.LastTransitionTime = metav1.NewTime(now)
+	meta.SetStatusCondition(conditions, c)
+}
+
+// condition builds a condition from the facts a pure check found.
+func condition(conditionType string, ok bool, reason, message string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: conditionType, Status: status, Reason: reason, Message: message}
+}

@@ -1,0 +1,134 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// TestAPIServerRefusesBadYAML applies YAML an admin could write and checks
+// the API server refuses it with a message that names the field.
+func TestAPIServerRefusesBadYAML(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+
+	route := func(mutate string) string {
+		return `
+apiVersion: ragroute.io/v1alpha1
+kind: QueryRoute
+metadata: {name: support}
+spec:
+  knowledgeStoreRef: {name: docs}
+  platformPromptRef: {name: default}
+  model: {baseURL: "http://llm/v1", name: llm}
+  auth: {trustedProxy: {}}
+` + mutate
+	}
+	cases := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"missing required field", route(""), []string{"spec.window", "Required value"}},
+		{"out-of-range budget", route("  window: {contextTokens: 100, answerReserveTokens: 64}\n"),
+			[]string{"spec.window.contextTokens", "greater than or equal to 512"}},
+		{"answer reserve not below context (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 4096}\n"),
+			[]string{"window.answerReserveTokens must be less than window.contextTokens"}},
+		{"crossEncoder mode without endpoint (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  rerank: {mode: crossEncoder}\n"),
+			[]string{"spec.rerank", "crossEncoder must be set when mode is crossEncoder"}},
+		{"two replicas on in-memory turns (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  replicas: 2\n"),
+			[]string{"more than one replica needs turns.backend redis"}},
+		{"unknown enum", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  mode: loop\n"),
+			[]string{"spec.mode", `supported values: "singleRound", "agentic"`}},
+		{"both auth kinds (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
+			"auth: {trustedProxy: {}}", "auth: {trustedProxy: {}, jwt: {issuer: 'https://sso', audience: a}}", 1),
+			[]string{"spec.auth", "exactly one of jwt or trustedProxy"}},
+		{"source with two kinds (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion:
+    sources:
+    - name: faq
+      configMap: {name: faq}
+      pvc: {claimName: docs}
+`, []string{"spec.ingestion.sources[0]", "exactly one of configMap, pvc or git"}},
+		{"chunk larger than the embedder takes (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, maxInputTokens: 256}
+  ingestion: {chunking: {maxTokens: 400}}
+`, []string{"ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens"}},
+		{"prompt with text and textFrom (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: PlatformPrompt
+metadata: {name: default}
+spec:
+  text: rules
+  textFrom: {configMapKeyRef: {name: prompts, key: platform.md}}
+  notFound: not found
+`, []string{"exactly one of text or textFrom must be set"}},
+		{"secret key with a path", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs, tokenSecretRef: {name: milvus, key: "../token"}}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+`, []string{"spec.milvus.tokenSecretRef.key"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(tc.yaml), &obj.Object); err != nil {
+				t.Fatalf("test YAML: %v", err)
+			}
+			obj.SetNamespace(ns)
+			err := s.client.Create(context.Background(), obj)
+			if err == nil {
+				t.Fatalf("API server accepted %s", tc.name)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not mention %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSamplesAreAccepted: the samples an admin copies from must pass the
+// schema as they are.
+func TestSamplesAreAccepted(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	paths, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "v1alpha1_*.yaml"))
+	if err != nil || len(paths) < 3 {
+		t.Fatalf("samples: %v %v", paths, err)
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		obj.SetNamespace(ns)
+		if err := s.client.Create(context.Background(), obj); err != nil {
+			t.Errorf("%s refused: %v", path, err)
+		}
+	}
+}

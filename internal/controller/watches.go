@@ -1,0 +1,57 @@
+package controller
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// requestsFor lists the objects of list's kind in namespace whose field
+// index holds value, as reconcile requests.
+func requestsFor(ctx context.Context, c client.Client, list client.ObjectList, namespace, field, value string) []reconcile.Request {
+	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{field: value}); err != nil {
+		log.FromContext(ctx).Error(err, "list referrers", "field", field, "value", value)
+		return nil
+	}
+	var requests []reconcile.Request
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		obj := o.(client.Object)
+		requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{
+			Namespace: obj.GetNamespace(), Name: obj.GetName()}})
+		return nil
+	})
+	return requests
+}
+
+// facts are the parts of a referenced object's status that referrers use.
+// An update that changes none of them (nor the spec) is not worth a
+// reconcile of every referrer.
+func facts(obj client.Object) (int64, metav1.ConditionStatus, string) {
+	switch o := obj.(type) {
+	case *v1alpha1.KnowledgeStore:
+		return o.Generation, readyStatus(o.Status.Conditions), ""
+	case *v1alpha1.PlatformPrompt:
+		return o.Generation, readyStatus(o.Status.Conditions), o.Status.Hash
+	}
+	return obj.GetGeneration(), "", ""
+}
+
+// referencedFactsChanged passes creates and deletes, and updates that change
+// the spec or the facts referrers consume; status-only noise is dropped.
+var referencedFactsChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		oldGen, oldReady, oldHash := facts(e.ObjectOld)
+		newGen, newReady, newHash := facts(e.ObjectNew)
+		return oldGen != newGen || oldReady != newReady || oldHash != newHash
+	},
+}

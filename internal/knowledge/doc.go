@@ -1,0 +1,5 @@
+// Package knowledge talks to Milvus: connections, the chunk collection's
+// schema, hybrid search under the ACL filter, upserts and the alias swap
+// between index generations. It imports nothing from Kubernetes; the
+// operator and the route runtime both use it.
+package knowledge

@@ -1,0 +1,92 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Process is a server a test started.
+type Process struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error
+	// LogPath holds the process' stdout and stderr.
+	LogPath string
+}
+
+// start runs name with args, logging to dir/<name>.log.
+func start(dir, name string, args ...string) (*Process, error) {
+	logPath := filepath.Join(dir, filepath.Base(name)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group, so a child it spawns is stopped with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &Process{name: filepath.Base(name), cmd: cmd, done: make(chan error, 1), LogPath: logPath}
+	go func() {
+		p.done <- cmd.Wait()
+		_ = logFile.Close()
+	}()
+	return p, nil
+}
+
+// Stop ends the process group (TERM, then KILL after a grace period).
+func (p *Process) Stop() {
+	if p == nil {
+		return
+	}
+	pgid := -p.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// waitForPort waits until addr accepts TCP connections or the process exits.
+func (p *Process) waitForPort(ctx context.Context, addr string) error {
+	for {
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			return conn.Close()
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return fmt.Errorf("%s exited before listening on %s (%v); see %s", p.name, addr, err, p.LogPath)
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not listen on %s: %w; see %s", p.name, addr, ctx.Err(), p.LogPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find free port: %w", err)
+	}
+	defer l.Close()
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, errors.New("find free port: not a TCP address")
+	}
+	return addr.Port, nil
+}

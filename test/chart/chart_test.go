@@ -1,0 +1,171 @@
+// Package chart checks the Helm chart: it renders, it installs the same
+// CRDs and RBAC rules as config/, and its switches do what they say.
+package chart
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+const chartDir = "../../charts/ragroute"
+
+// helmTemplate renders the chart with extra --set flags.
+func helmTemplate(t *testing.T, sets ...string) []*unstructured.Unstructured {
+	t.Helper()
+	helm := os.Getenv("RAGROUTE_HELM")
+	if helm == "" {
+		t.Fatal("RAGROUTE_HELM is unset: run `make test`, which installs Helm under bin/")
+	}
+	args := []string{"template", "rr", chartDir, "--namespace", "ragroute-system"}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(helm, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	return decodeAll(t, &stdout)
+}
+
+func decodeAll(t *testing.T, r io.Reader) []*unstructured.Unstructured {
+	t.Helper()
+	var objs []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs
+			}
+			t.Fatalf("decode rendered YAML: %v", err)
+		}
+		if len(obj.Object) > 0 {
+			objs = append(objs, obj)
+		}
+	}
+}
+
+func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func readYAML(t *testing.T, path string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return obj
+}
+
+func TestChartCRDsEqualConfigCRDs(t *testing.T) {
+	rendered := map[string]*unstructured.Unstructured{}
+	for _, crd := range ofKind(helmTemplate(t), "CustomResourceDefinition") {
+		if crd.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD %s lacks the keep policy", crd.GetName())
+		}
+		annotations := crd.GetAnnotations()
+		delete(annotations, "helm.sh/resource-policy")
+		crd.SetAnnotations(annotations)
+		rendered[crd.GetName()] = crd
+	}
+	paths, _ := filepath.Glob("../../config/crd/bases/*.yaml")
+	if len(paths) != 3 || len(rendered) != len(paths) {
+		t.Fatalf("config has %d CRDs, the chart renders %d", len(paths), len(rendered))
+	}
+	for _, path := range paths {
+		want := readYAML(t, path)
+		got, ok := rendered[want.GetName()]
+		if !ok {
+			t.Errorf("chart lacks CRD %s", want.GetName())
+			continue
+		}
+		if !reflect.DeepEqual(got.Object, want.Object) {
+			t.Errorf("chart CRD %s differs from %s: run make manifests", want.GetName(), path)
+		}
+	}
+}
+
+func TestChartSwitches(t *testing.T) {
+	if crds := ofKind(helmTemplate(t, "crds.install=false"), "CustomResourceDefinition"); len(crds) != 0 {
+		t.Errorf("crds.install=false still renders %d CRDs", len(crds))
+	}
+	for _, crd := range ofKind(helmTemplate(t, "crds.keep=false"), "CustomResourceDefinition") {
+		if _, ok := crd.GetAnnotations()["helm.sh/resource-policy"]; ok {
+			t.Errorf("crds.keep=false still keeps %s", crd.GetName())
+		}
+	}
+	objs := helmTemplate(t, "metrics.enabled=false", "image.tag=v9.9.9")
+	if svcs := ofKind(objs, "Service"); len(svcs) != 0 {
+		t.Errorf("metrics.enabled=false still renders a metrics Service")
+	}
+	args := managerArgs(t, objs)
+	if !strings.Contains(args, "--route-image=ragroute/ragroute:v9.9.9") || strings.Contains(args, "--metrics-bind-address") {
+		t.Errorf("manager args %s", args)
+	}
+}
+
+func TestChartInstallsTheOperator(t *testing.T) {
+	objs := helmTemplate(t)
+	for kind, n := range map[string]int{"Deployment": 1, "ServiceAccount": 1, "Service": 1, "ClusterRole": 3, "ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1} {
+		if got := len(ofKind(objs, kind)); got != n {
+			t.Errorf("%d %s, want %d", got, kind, n)
+		}
+	}
+	args := managerArgs(t, objs)
+	if !strings.HasPrefix(args, "manager ") || !strings.Contains(args, "--leader-elect=true") {
+		t.Errorf("manager args %s", args)
+	}
+
+	want := readYAML(t, "../../config/rbac/role.yaml").Object["rules"]
+	for _, role := range ofKind(objs, "ClusterRole") {
+		if strings.HasSuffix(role.GetName(), "-manager") && !reflect.DeepEqual(role.Object["rules"], want) {
+			t.Errorf("chart manager rules differ from config/rbac/role.yaml: run make manifests")
+		}
+	}
+}
+
+func managerArgs(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	deployments := ofKind(objs, "Deployment")
+	if len(deployments) != 1 {
+		t.Fatalf("%d Deployments", len(deployments))
+	}
+	containers, _, _ := unstructured.NestedSlice(deployments[0].Object, "spec", "template", "spec", "containers")
+	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+	return strings.Join(args, " ")
+}
+
+func TestChartLints(t *testing.T) {
+	helm := os.Getenv("RAGROUTE_HELM")
+	if helm == "" {
+		t.Fatal("RAGROUTE_HELM is unset: run `make test`")
+	}
+	out, err := exec.Command(helm, "lint", "--strict", chartDir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm lint --strict: %v\n%s", err, out)
+	}
+}

@@ -397,6 +397,7 @@ type QueryRouteStatus struct {
 // QueryRoute is a served RAG route: a Deployment and Service answering
 // questions from a KnowledgeStore under a PlatformPrompt.
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (at most 63 characters, lower case, starting with a letter): it names the route's Service"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=qr,categories=ragroute
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

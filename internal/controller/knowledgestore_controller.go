@@ -56,8 +56,7 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	defer func() {
 		if reterr == nil {
 			status.ObservedGeneration = store.Generation
-			recordReadyTransition(r.Recorder, store, store.Status.Conditions, status.Conditions)
-			reterr = applyStatus(ctx, r.Client, store, status)
+			reterr = publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
 		}
 	}()
 

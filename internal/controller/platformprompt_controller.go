@@ -42,7 +42,10 @@ func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 	status := prompt.Status.DeepCopy()
 	defer func() {
-		reterr = r.finish(ctx, prompt, status, reterr)
+		if reterr == nil {
+			status.ObservedGeneration = prompt.Generation
+			reterr = publishStatus(ctx, r.Client, r.Recorder, prompt, prompt.Status.Conditions, status.Conditions, status)
+		}
 	}()
 
 	content, err := resolvePrompt(ctx, r.Client, prompt)
@@ -61,16 +64,6 @@ func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	status.Hash = content.Hash()
 	setCondition(&status.Conditions, promptReadyCondition(nil, status.Hash), prompt.Generation, r.Clock.Now())
 	return ctrl.Result{}, nil
-}
-
-// finish applies the status and records an event when readiness changed.
-func (r *PlatformPromptReconciler) finish(ctx context.Context, prompt *v1alpha1.PlatformPrompt, status *v1alpha1.PlatformPromptStatus, reterr error) error {
-	if reterr != nil {
-		return reterr
-	}
-	status.ObservedGeneration = prompt.Generation
-	recordReadyTransition(r.Recorder, prompt, prompt.Status.Conditions, status.Conditions)
-	return applyStatus(ctx, r.Client, prompt, status)
 }
 
 func (r *PlatformPromptReconciler) countRoutes(ctx context.Context, prompt *v1alpha1.PlatformPrompt) (int32, error) {

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,6 +61,11 @@ func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 
 	s := &routeScope{route: route}
 	defer func() {
+		// A failed read says nothing about the route: keep its status and
+		// retry. A refused apply is news the admin needs.
+		if reterr != nil && s.applyErr == nil {
+			return
+		}
 		if err := r.applyRouteStatus(ctx, s); err != nil {
 			reterr = errors.Join(reterr, err)
 		}
@@ -102,8 +108,7 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 	for _, c := range routeConditions(routeFactsOf(s)) {
 		setCondition(&status.Conditions, c, route.Generation, now)
 	}
-	recordReadyTransition(r.Recorder, route, route.Status.Conditions, status.Conditions)
-	return applyStatus(ctx, r.Client, route, status)
+	return publishStatus(ctx, r.Client, r.Recorder, route, route.Status.Conditions, status.Conditions, status)
 }
 
 // renderConfig renders the effective config and its hash.
@@ -124,7 +129,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 	children := []struct {
 		existing client.Object
 		name     string
-		apply    applyConfiguration
+		apply    runtime.ApplyConfiguration
 	}{
 		{&corev1.ConfigMap{}, routeConfigMapName(route), buildRouteConfigMap(route, s.configData)},
 		{&appsv1.Deployment{}, route.Name, buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)},

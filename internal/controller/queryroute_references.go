@@ -7,15 +7,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/routeconfig"
 )
-
-// applyConfiguration is what server-side apply sends.
-type applyConfiguration = runtime.ApplyConfiguration
 
 // resolveReferences fetches the route's KnowledgeStore, PlatformPrompt and
 // Secrets. The first broken reference stops the reconcile with a reason

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
@@ -38,6 +39,13 @@ func applyStatus(ctx context.Context, c client.Client, obj client.Object, status
 		return fmt.Errorf("apply status of %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// publishStatus records a Ready transition as an event and applies status.
+func publishStatus(ctx context.Context, c client.Client, recorder events.EventRecorder, obj client.Object,
+	before, after []metav1.Condition, status any) error {
+	recordReadyTransition(recorder, obj, before, after)
+	return applyStatus(ctx, c, obj, status)
 }
 
 // setCondition records a condition, keeping its transition time while its

@@ -48,6 +48,9 @@ spec:
 		{"both auth kinds (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
 			"auth: {trustedProxy: {}}", "auth: {trustedProxy: {}, jwt: {issuer: 'https://sso', audience: a}}", 1),
 			[]string{"spec.auth", "exactly one of jwt or trustedProxy"}},
+		{"route name that cannot name a Service (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
+			"metadata: {name: support}", "metadata: {name: 1st-support}", 1),
+			[]string{"metadata.name must be a DNS-1035 label"}},
 		{"source with two kinds (CEL)", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore

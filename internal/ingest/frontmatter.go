@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// frontMatter is what a document's YAML header may set.
+type frontMatter struct {
+	title string
+	// principals is nil when the header names none.
+	principals []string
+	kind       Kind
+}
+
+var principalPattern = regexp.MustCompile(`^(public|(user|group):\S+)$`)
+
+// splitFrontMatter separates a leading YAML header (between "---" lines)
+// from the body. A header that never closes is not a header: the "---" is
+// then a thematic break and stays in the body. skipped is the number of
+// lines the header took.
+func splitFrontMatter(content, aclKey string) (fm frontMatter, body string, skipped int, err error) {
+	content = strings.TrimPrefix(content, "\ufeff")
+	if !strings.HasPrefix(content, "---\n") && !strings.HasPrefix(content, "---\r\n") {
+		return frontMatter{}, content, 0, nil
+	}
+	lines := strings.SplitAfter(content, "\n")
+	for i := 1; i < len(lines); i++ {
+		if end := strings.TrimRight(lines[i], "\r\n"); end == "---" || end == "..." {
+			header := strings.Join(lines[1:i], "")
+			fm, err := parseFrontMatter(header, aclKey)
+			if err != nil {
+				return frontMatter{}, "", 0, err
+			}
+			return fm, strings.Join(lines[i+1:], ""), i + 1, nil
+		}
+	}
+	return frontMatter{}, content, 0, nil
+}
+
+func parseFrontMatter(header, aclKey string) (frontMatter, error) {
+	var fields map[string]any
+	if err := yaml.Unmarshal([]byte(header), &fields); err != nil {
+		return frontMatter{}, fmt.Errorf("front matter is not valid YAML: %w", err)
+	}
+	var fm frontMatter
+	if title, ok := fields["title"]; ok {
+		fm.title = strings.TrimSpace(fmt.Sprint(title))
+	}
+	if kind, ok := fields["kind"]; ok {
+		switch k := Kind(fmt.Sprint(kind)); k {
+		case KindProse, KindScreen:
+			fm.kind = k
+		default:
+			return frontMatter{}, fmt.Errorf("front matter kind %q: want %q or %q", k, KindProse, KindScreen)
+		}
+	}
+	if acl, ok := fields[aclKey]; ok {
+		principals, err := parsePrincipals(acl)
+		if err != nil {
+			return frontMatter{}, fmt.Errorf("front matter %s: %w", aclKey, err)
+		}
+		fm.principals = principals
+	}
+	return fm, nil
+}
+
+// parsePrincipals accepts a YAML list or a comma-separated string.
+func parsePrincipals(value any) ([]string, error) {
+	var raw []string
+	switch v := value.(type) {
+	case string:
+		raw = strings.Split(v, ",")
+	case []any:
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				return nil, fmt.Errorf("principal %v is not a string", item)
+			}
+			raw = append(raw, s)
+		}
+	default:
+		return nil, fmt.Errorf("want a list of principals, got %T", value)
+	}
+	principals := []string{}
+	for _, p := range raw {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !principalPattern.MatchString(p) {
+			return nil, fmt.Errorf("principal %q: want public, user:<name> or group:<name>", p)
+		}
+		principals = append(principals, p)
+	}
+	return principals, nil
+}

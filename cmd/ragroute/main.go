@@ -1,6 +1,7 @@
 // Command ragroute is the one binary of ragroute. Subcommands:
 //
 //	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute)
+//	chunk     print the chunks of Markdown files as JSON lines (no Milvus)
 //
 // `serve` (the route runtime) and `ingest` (Markdown → Milvus) arrive with
 // their issues.
@@ -27,6 +28,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "manager":
 		return runManager(args[1:], stderr)
+	case "chunk":
+		return runChunk(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -45,6 +48,7 @@ func usage(w io.Writer) {
 
 Commands:
   manager   run the operator
+  chunk     print the chunks of Markdown files and folders as JSON lines
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

@@ -1,29 +1,46 @@
 package ingest
 
 import (
-	"regexp"
 	"strings"
+	"unicode"
 )
 
 var (
-	// screenHeading: headings that name a UI surface.
-	screenHeading = regexp.MustCompile(`(?i)\b(screen|page|tab|dialog|modal|panel|menu|button|form|sidebar|toolbar|dashboard|web ?ui|user interface|ui)\b`)
-	// screenCue: wording that points at UI elements.
-	screenCue = regexp.MustCompile(`(?i)\b(click|clicking|select|tab|button|menu|dropdown|drop-down|checkbox|toggle|field|panel|dialog|sidebar|navigate to|page|screen|icon|ui)\b`)
+	// screenHeadingWords name a UI surface in a heading.
+	screenHeadingWords = wordSet("screen page tab dialog modal panel menu button form sidebar toolbar dashboard ui")
+	// screenCueWords point at UI elements in text.
+	screenCueWords = wordSet("click clicking select tab button menu dropdown drop-down checkbox toggle field panel dialog sidebar page screen icon ui")
 )
+
+func wordSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
+	}
+	return set
+}
+
+// countWords counts the words of text that are in set, and all words.
+func countWords(text string, set map[string]bool) (hits, words int) {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		words++
+		if set[strings.ToLower(w)] {
+			hits++
+		}
+	}
+	return hits, words
+}
 
 // detectKind calls a chunk a screen description when its headings name a UI
 // surface and its text points at UI elements, or when UI cues are dense.
 // Front matter `kind:` overrides it.
 func detectKind(path []string, text string) Kind {
-	cues := len(screenCue.FindAllStringIndex(text, -1))
-	words := len(strings.Fields(text))
+	cues, words := countWords(text, screenCueWords)
 	if words == 0 {
 		return KindProse
 	}
-	density := float64(cues) / float64(words)
-	headingSaysUI := len(path) > 0 && screenHeading.MatchString(strings.Join(path, " "))
-	if (headingSaysUI && cues >= 2) || (density >= 0.04 && cues >= 4) {
+	headingHits, _ := countWords(strings.Join(path, " "), screenHeadingWords)
+	if (headingHits > 0 && cues >= 2) || (float64(cues)/float64(words) >= 0.04 && cues >= 4) {
 		return KindScreen
 	}
 	return KindProse

@@ -225,32 +225,39 @@ func (s splitter) fine(p piece) []piece {
 	return out
 }
 
-// runes cuts a word too long for a part (a key, a URL, base64) by characters.
+// runes cuts a word too long for a part (a key, a URL, base64) by
+// characters, each cut the longest prefix that fits (binary search).
 func (s splitter) runes(p piece) []piece {
 	if p.tokens = s.c.opts.Tokens.Count(p.text); p.tokens <= s.budget {
 		return []piece{p}
 	}
 	var out []piece
-	start := 0
-	for start < len(p.text) {
-		end := start
-		for end < len(p.text) {
-			_, size := utf8.DecodeRuneInString(p.text[end:])
-			if s.c.opts.Tokens.Count(p.text[start:end+size]) > s.budget {
+	for start := 0; start < len(p.text); {
+		rest := p.text[start:]
+		lo, hi := 0, len(rest) // the fitting prefix length lies in [lo, hi]
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			for mid < len(rest) && mid > lo && !utf8.RuneStart(rest[mid]) {
+				mid-- // cut between characters, never inside one
+			}
+			if mid == lo {
 				break
 			}
-			end += size
+			if s.c.opts.Tokens.Count(rest[:mid]) <= s.budget {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
 		}
-		if end == start { // one rune over budget cannot happen with a sane budget; move on
-			_, size := utf8.DecodeRuneInString(p.text[start:])
-			end += size
+		if lo == 0 { // not even one character fits a sane budget; take one anyway
+			_, lo = utf8.DecodeRuneInString(rest)
 		}
 		sep := ""
 		if start == 0 {
 			sep = p.sep
 		}
-		out = append(out, piece{text: p.text[start:end], sep: sep, kind: blockText, tokens: s.c.opts.Tokens.Count(p.text[start:end])})
-		start = end
+		out = append(out, piece{text: rest[:lo], sep: sep, kind: blockText, tokens: s.c.opts.Tokens.Count(rest[:lo])})
+		start += lo
 	}
 	return out
 }
@@ -275,21 +282,32 @@ type packedPart struct {
 	last blockKind
 }
 
-// pack fills parts greedily with pieces in order.
+// pack fills parts greedily with pieces in order. Token counts add up
+// across whitespace, so only a piece glued on without a separator (a cut
+// word) needs a recount.
 func (s splitter) pack(pieces []piece) []packedPart {
 	var parts []packedPart
 	var b strings.Builder
 	var last blockKind
+	tokens := 0
 	for _, p := range pieces {
-		if b.Len() > 0 && s.c.opts.Tokens.Count(b.String()+p.sep+p.text) > s.budget {
-			parts = append(parts, packedPart{b.String(), last})
-			b.Reset()
-		}
 		if b.Len() > 0 {
-			b.WriteString(p.sep)
+			next := tokens + p.tokens
+			if p.sep == "" {
+				next = s.c.opts.Tokens.Count(b.String() + p.text)
+			}
+			if next > s.budget {
+				parts = append(parts, packedPart{b.String(), last})
+				b.Reset()
+			} else {
+				b.WriteString(p.sep)
+				b.WriteString(p.text)
+				tokens, last = next, p.kind
+				continue
+			}
 		}
 		b.WriteString(p.text)
-		last = p.kind
+		tokens, last = p.tokens, p.kind
 	}
 	if b.Len() > 0 {
 		parts = append(parts, packedPart{b.String(), last})

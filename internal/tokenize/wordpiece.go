@@ -50,14 +50,56 @@ func NewBERTUncased() *WordPiece {
 
 // Count returns the number of WordPiece tokens of text.
 func (w *WordPiece) Count(text string) int {
+	if isASCII(text) {
+		return w.countASCII(text)
+	}
 	n := 0
-	forEachBasicToken(text, func(word string) { n += w.countWord(word) })
+	forEachBasicToken(text, func(word string) { n += w.countWord([]byte(word)) })
 	return n
 }
 
+// countASCII is Count for ASCII text, which needs no Unicode
+// normalisation: the common case for documentation, done without
+// allocating per word.
+func (w *WordPiece) countASCII(text string) int {
+	n := 0
+	word := make([]byte, 0, 64)
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			n += w.countWord(word)
+			word = word[:0]
+		case c == 0 || c < 32 || c == 127:
+			// control characters are dropped
+		case isPunctuation(rune(c)):
+			n += w.countWord(word) + 1
+			word = word[:0]
+		default:
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			word = append(word, c)
+		}
+	}
+	return n + w.countWord(word)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // countWord applies greedy longest-match-first WordPiece to one word.
-func (w *WordPiece) countWord(word string) int {
-	if utf8.RuneCountInString(word) > maxWordRunes {
+func (w *WordPiece) countWord(word []byte) int {
+	if len(word) == 0 {
+		return 0
+	}
+	if utf8.RuneCount(word) > maxWordRunes {
 		return 1
 	}
 	pieces := 0
@@ -71,7 +113,7 @@ func (w *WordPiece) countWord(word string) int {
 			if end < len(word) && !utf8.RuneStart(word[end]) {
 				continue
 			}
-			if _, ok := vocab[word[start:end]]; ok {
+			if _, ok := vocab[string(word[start:end])]; ok {
 				break
 			}
 		}

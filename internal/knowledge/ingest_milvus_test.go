@@ -1,0 +1,134 @@
+package knowledge
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/ingest/source"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+const testDim = 64
+
+// corpusRows chunks the eval corpus (SOURCE.md is metadata, left out).
+func corpusRows(t *testing.T, edit func(map[string]string)) []Row {
+	t.Helper()
+	docs, err := source.ReadMarkdown(filepath.Join("..", "..", "test", "eval", "corpus", "argocd"), []string{"group:staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := map[string]string{}
+	for _, d := range docs {
+		if d.Source != "SOURCE.md" {
+			contents[d.Source] = d.Content
+		}
+	}
+	if edit != nil {
+		edit(contents)
+	}
+	var rows []Row
+	for _, d := range docs {
+		content, ok := contents[d.Source]
+		if !ok {
+			continue
+		}
+		d.Content = content
+		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chunks {
+			rows = append(rows, RowFromChunk(ch))
+		}
+	}
+	return rows
+}
+
+func TestCorpusIngestIsIdempotentAndIncremental(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+
+	rows := corpusRows(t, nil)
+	first, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.NewGeneration || first.Written != len(rows) || first.Rows != int64(len(rows)) {
+		t.Fatalf("first ingest %+v, want a new generation holding all %d chunks", first, len(rows))
+	}
+	t.Logf("corpus: %d chunks in %s", len(rows), first.Generation.Collection)
+
+	calls := embedder.Calls
+	second, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Written != 0 || second.Deleted != 0 || second.NewGeneration || embedder.Calls != calls {
+		t.Fatalf("second ingest %+v (%d embed calls): want nothing written or embedded", second, embedder.Calls-calls)
+	}
+
+	// Editing one file rewrites only that file's changed chunks.
+	edited := corpusRows(t, func(c map[string]string) {
+		c["faq.md"] = strings.Replace(c["faq.md"], "\n## ", "\n\nThis sentence was added by an editor.\n\n## ", 1)
+	})
+	changed := changedIDs(rows, edited)
+	third, err := store.Ingest(ctx, edited, embedder, "hash-64", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Written == 0 || third.Written != len(changed.written) || third.Deleted != len(changed.deleted) {
+		t.Fatalf("edit ingest %+v, want %d written and %d deleted", third, len(changed.written), len(changed.deleted))
+	}
+	for _, src := range changed.sources {
+		if src != "faq.md" {
+			t.Errorf("editing faq.md rewrote a chunk of %s", src)
+		}
+	}
+
+	// Deleting a file deletes its chunks.
+	var gone int
+	for _, r := range edited {
+		if r.Source == "faq.md" {
+			gone++
+		}
+	}
+	fourth, err := store.Ingest(ctx, corpusRows(t, func(c map[string]string) { delete(c, "faq.md") }), embedder, "hash-64", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fourth.Deleted != gone || fourth.Written != 0 || fourth.Rows != int64(len(edited)-gone) {
+		t.Fatalf("delete ingest %+v, want %d deleted and %d rows left", fourth, gone, len(edited)-gone)
+	}
+}
+
+type diff struct {
+	written, deleted, sources []string
+}
+
+func changedIDs(before, after []Row) diff {
+	old := map[string]string{}
+	for _, r := range before {
+		old[r.ID] = r.ContentHash
+	}
+	var d diff
+	seen := map[string]bool{}
+	for _, r := range after {
+		seen[r.ID] = true
+		if old[r.ID] != r.ContentHash {
+			d.written = append(d.written, r.ID)
+			d.sources = append(d.sources, r.Source)
+		}
+	}
+	for id := range old {
+		if !seen[id] {
+			d.deleted = append(d.deleted, id)
+		}
+	}
+	return d
+}

@@ -1,0 +1,185 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/milvus-io/milvus/client/v2/column"
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+)
+
+// Row is one chunk as stored: its fields and its two dense vectors (the
+// sparse ones are computed by Milvus' BM25 functions).
+type Row struct {
+	ID          string
+	DocID       string
+	Source      string
+	SourceURI   string
+	Title       string
+	HeadingPath []string
+	ChunkType   string
+	Kind        string
+	PartIndex   int64
+	PartCount   int64
+	ParentID    string
+	ImageURLs   []string
+	ACL         []string
+	ContentHash string
+	Text        string
+	TextVector  []float32
+	TitleVector []float32
+}
+
+// TitlePath is the text the title BM25 function indexes.
+func (r Row) TitlePath() string {
+	return strings.Join(append([]string{r.Title}, r.HeadingPath...), " › ")
+}
+
+// check refuses a row the schema would refuse, naming the row and field.
+func (r Row) check(dim int) error {
+	var problems []string
+	over := func(field string, got, limit int) {
+		if got > limit {
+			problems = append(problems, fmt.Sprintf("%s is %d long, limit %d", field, got, limit))
+		}
+	}
+	over(FieldID, len(r.ID), maxIDLength)
+	over(FieldSource, len(r.Source), maxPathLength)
+	over(FieldSourceURI, len(r.SourceURI), maxPathLength)
+	over(FieldTitle, len(r.Title), maxTitleLength)
+	over(FieldHeadingPath, len(r.HeadingPath), maxHeadings)
+	over(FieldTitlePath, len(r.TitlePath()), maxTitlePath)
+	over(FieldText, len(r.Text), maxTextLength)
+	over(FieldImageURLs, len(r.ImageURLs), maxImageURLs)
+	over(FieldACL, len(r.ACL), maxPrincipals)
+	for _, h := range r.HeadingPath {
+		over("a heading", len(h), maxHeadingLength)
+	}
+	for _, u := range r.ImageURLs {
+		over("an image URL", len(u), maxPathLength)
+	}
+	for _, p := range r.ACL {
+		over("a principal", len(p), maxPrincipalBytes)
+	}
+	if r.ID == "" {
+		problems = append(problems, "id is empty")
+	}
+	if len(r.TextVector) != dim || len(r.TitleVector) != dim {
+		problems = append(problems, fmt.Sprintf("vectors have %d and %d dimensions, want %d", len(r.TextVector), len(r.TitleVector), dim))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("chunk %s (%s): %s", r.ID, r.Source, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Upsert writes rows (insert or replace by id).
+func (s *Store) Upsert(ctx context.Context, collection string, rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, r := range rows {
+		errs = append(errs, r.check(s.dim))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	str := func(field string, get func(Row) string) column.Column {
+		values := make([]string, len(rows))
+		for i, r := range rows {
+			values[i] = get(r)
+		}
+		return column.NewColumnVarChar(field, values)
+	}
+	strs := func(field string, get func(Row) []string) column.Column {
+		values := make([][]string, len(rows))
+		for i, r := range rows {
+			values[i] = append([]string{}, get(r)...)
+		}
+		return column.NewColumnVarCharArray(field, values)
+	}
+	ints := func(field string, get func(Row) int64) column.Column {
+		values := make([]int64, len(rows))
+		for i, r := range rows {
+			values[i] = get(r)
+		}
+		return column.NewColumnInt64(field, values)
+	}
+	vectors := func(field string, get func(Row) []float32) column.Column {
+		values := make([][]float32, len(rows))
+		for i, r := range rows {
+			values[i] = get(r)
+		}
+		return column.NewColumnFloatVector(field, s.dim, values)
+	}
+	_, err := s.client.Upsert(ctx, milvusclient.NewColumnBasedInsertOption(collection,
+		str(FieldID, func(r Row) string { return r.ID }),
+		str(FieldDocID, func(r Row) string { return r.DocID }),
+		str(FieldSource, func(r Row) string { return r.Source }),
+		str(FieldSourceURI, func(r Row) string { return r.SourceURI }),
+		str(FieldTitle, func(r Row) string { return r.Title }),
+		strs(FieldHeadingPath, func(r Row) []string { return r.HeadingPath }),
+		str(FieldTitlePath, Row.TitlePath),
+		str(FieldChunkType, func(r Row) string { return r.ChunkType }),
+		str(FieldKind, func(r Row) string { return r.Kind }),
+		ints(FieldPartIndex, func(r Row) int64 { return r.PartIndex }),
+		ints(FieldPartCount, func(r Row) int64 { return r.PartCount }),
+		str(FieldParentID, func(r Row) string { return r.ParentID }),
+		strs(FieldImageURLs, func(r Row) []string { return r.ImageURLs }),
+		strs(FieldACL, func(r Row) []string { return r.ACL }),
+		str(FieldContentHash, func(r Row) string { return r.ContentHash }),
+		str(FieldText, func(r Row) string { return r.Text }),
+		vectors(FieldTextDense, func(r Row) []float32 { return r.TextVector }),
+		vectors(FieldTitleDense, func(r Row) []float32 { return r.TitleVector }),
+	))
+	if err != nil {
+		return fmt.Errorf("upsert %d chunks into %s: %w", len(rows), collection, err)
+	}
+	return nil
+}
+
+// ContentHashes maps every stored chunk id to its content hash, read in
+// batches so a large collection never comes back in one response.
+func (s *Store) ContentHashes(ctx context.Context, collection string) (map[string]string, error) {
+	it, err := s.client.QueryIterator(ctx, milvusclient.NewQueryIteratorOption(collection).
+		WithBatchSize(1000).WithOutputFields(FieldID, FieldContentHash))
+	if err != nil {
+		return nil, fmt.Errorf("read chunk hashes of %s: %w", collection, err)
+	}
+	hashes := map[string]string{}
+	for {
+		rs, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return hashes, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read chunk hashes of %s: %w", collection, err)
+		}
+		for i := 0; i < rs.ResultCount; i++ {
+			id, err := rs.GetColumn(FieldID).GetAsString(i)
+			if err != nil {
+				return nil, err
+			}
+			hash, err := rs.GetColumn(FieldContentHash).GetAsString(i)
+			if err != nil {
+				return nil, err
+			}
+			hashes[id] = hash
+		}
+	}
+}
+
+// Delete removes chunks by id.
+func (s *Store) Delete(ctx context.Context, collection string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.client.Delete(ctx, milvusclient.NewDeleteOption(collection).WithStringIDs(FieldID, ids)); err != nil {
+		return fmt.Errorf("delete %d chunks from %s: %w", len(ids), collection, err)
+	}
+	return nil
+}

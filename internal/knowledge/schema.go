@@ -1,0 +1,118 @@
+package knowledge
+
+import (
+	"fmt"
+
+	"github.com/milvus-io/milvus/client/v2/entity"
+	"github.com/milvus-io/milvus/client/v2/index"
+)
+
+// Field names of the chunk collection (DESIGN.md, "Knowledge: chunks in
+// Milvus"). title_path is title and heading path as one analysed text, the
+// input of the title BM25 function.
+const (
+	FieldID          = "id"
+	FieldDocID       = "doc_id"
+	FieldSource      = "source"
+	FieldSourceURI   = "source_uri"
+	FieldTitle       = "title"
+	FieldHeadingPath = "heading_path"
+	FieldTitlePath   = "title_path"
+	FieldChunkType   = "chunk_type"
+	FieldKind        = "kind"
+	FieldPartIndex   = "part_index"
+	FieldPartCount   = "part_count"
+	FieldParentID    = "parent_id"
+	FieldImageURLs   = "image_urls"
+	FieldACL         = "acl"
+	FieldContentHash = "content_hash"
+	FieldText        = "text"
+	FieldTextDense   = "text_dense"
+	FieldTextSparse  = "text_sparse"
+	FieldTitleDense  = "title_dense"
+	FieldTitleSparse = "title_sparse"
+)
+
+// Limits of the schema; chunks beyond them are refused with a clear error
+// before they reach Milvus.
+const (
+	maxIDLength       = 64
+	maxPathLength     = 2048
+	maxTitleLength    = 1024
+	maxHeadingLength  = 512
+	maxHeadings       = 16
+	maxTitlePath      = 8192
+	maxTextLength     = 65535
+	maxImageURLs      = 64
+	maxPrincipals     = 64
+	maxPrincipalBytes = 256
+)
+
+// Schema is the chunk collection for vectors of dim dimensions.
+func Schema(name string, dim int) *entity.Schema {
+	varchar := func(field string, maxLen int64) *entity.Field {
+		return entity.NewField().WithName(field).WithDataType(entity.FieldTypeVarChar).WithMaxLength(maxLen)
+	}
+	array := func(field string, capacity, maxLen int64) *entity.Field {
+		return entity.NewField().WithName(field).WithDataType(entity.FieldTypeArray).
+			WithElementType(entity.FieldTypeVarChar).WithMaxCapacity(capacity).WithMaxLength(maxLen)
+	}
+	dense := func(field string) *entity.Field {
+		return entity.NewField().WithName(field).WithDataType(entity.FieldTypeFloatVector).WithDim(int64(dim))
+	}
+	sparse := func(field string) *entity.Field {
+		return entity.NewField().WithName(field).WithDataType(entity.FieldTypeSparseVector)
+	}
+	int64Field := func(field string) *entity.Field {
+		return entity.NewField().WithName(field).WithDataType(entity.FieldTypeInt64)
+	}
+	bm25 := func(input, output string) *entity.Function {
+		return entity.NewFunction().WithName(input + "_bm25").WithType(entity.FunctionTypeBM25).
+			WithInputFields(input).WithOutputFields(output)
+	}
+	return entity.NewSchema().WithName(name).
+		WithDescription("ragroute chunks").
+		WithField(varchar(FieldID, maxIDLength).WithIsPrimaryKey(true)).
+		WithField(varchar(FieldDocID, maxIDLength)).
+		WithField(varchar(FieldSource, maxPathLength)).
+		WithField(varchar(FieldSourceURI, maxPathLength)).
+		WithField(varchar(FieldTitle, maxTitleLength)).
+		WithField(array(FieldHeadingPath, maxHeadings, maxHeadingLength)).
+		WithField(varchar(FieldTitlePath, maxTitlePath).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldChunkType, 16)).
+		WithField(varchar(FieldKind, 16)).
+		WithField(int64Field(FieldPartIndex)).
+		WithField(int64Field(FieldPartCount)).
+		WithField(varchar(FieldParentID, maxIDLength)).
+		WithField(array(FieldImageURLs, maxImageURLs, maxPathLength)).
+		WithField(array(FieldACL, maxPrincipals, maxPrincipalBytes)).
+		WithField(varchar(FieldContentHash, maxIDLength)).
+		WithField(varchar(FieldText, maxTextLength).WithEnableAnalyzer(true)).
+		WithField(dense(FieldTextDense)).
+		WithField(sparse(FieldTextSparse)).
+		WithField(dense(FieldTitleDense)).
+		WithField(sparse(FieldTitleSparse)).
+		WithFunction(bm25(FieldText, FieldTextSparse)).
+		WithFunction(bm25(FieldTitlePath, FieldTitleSparse))
+}
+
+// indexes are created with the collection: cosine for dense vectors, BM25
+// for the sparse ones.
+func indexes() map[string]index.Index {
+	return map[string]index.Index{
+		FieldTextDense:   index.NewAutoIndex(entity.COSINE),
+		FieldTitleDense:  index.NewAutoIndex(entity.COSINE),
+		FieldTextSparse:  index.NewSparseInvertedIndex(entity.BM25, 0),
+		FieldTitleSparse: index.NewSparseInvertedIndex(entity.BM25, 0),
+	}
+}
+
+// outputFields are returned with search hits: everything but vectors.
+var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, FieldTitle, FieldHeadingPath,
+	FieldChunkType, FieldKind, FieldPartIndex, FieldPartCount, FieldParentID, FieldImageURLs, FieldACL,
+	FieldContentHash, FieldText}
+
+// generationName is the collection of one index generation behind alias.
+func generationName(alias string, generation int64) string {
+	return fmt.Sprintf("%s_g%d", alias, generation)
+}

@@ -1,0 +1,158 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/milvus-io/milvus/client/v2/column"
+	"github.com/milvus-io/milvus/client/v2/entity"
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+)
+
+// Primitive names one of the four searches fused by RRF.
+type Primitive string
+
+// The four primitives: dense vectors and BM25, over text and over titles.
+const (
+	TextDense   Primitive = "textDense"
+	TextSparse  Primitive = "textSparse"
+	TitleDense  Primitive = "titleDense"
+	TitleSparse Primitive = "titleSparse"
+)
+
+// AllPrimitives are used when a search names none.
+var AllPrimitives = []Primitive{TextDense, TextSparse, TitleDense, TitleSparse}
+
+// SearchRequest is one hybrid search.
+type SearchRequest struct {
+	// Query is the self-contained query text, for the BM25 primitives.
+	Query string
+	// Vector is Query embedded by the store's embedder, for the dense ones.
+	Vector []float32
+	// Principals of the asking identity; only chunks whose ACL holds one
+	// of them can match.
+	Principals []string
+	// Filter is an extra Milvus expression AND'ed with the ACL filter.
+	Filter     string
+	Primitives []Primitive
+	// Candidates is how many fused results come back.
+	Candidates int
+	// RRFK is the k of reciprocal rank fusion.
+	RRFK int
+}
+
+// Hit is one fused search result: the stored chunk (without vectors) and
+// its RRF score.
+type Hit struct {
+	Row
+	Score float32
+}
+
+// HybridSearch runs the primitives as one Milvus hybrid search over the
+// alias, fused by RRF, under the ACL pre-filter.
+func (s *Store) HybridSearch(ctx context.Context, req SearchRequest) ([]Hit, error) {
+	if req.Candidates <= 0 {
+		return nil, fmt.Errorf("search: candidates must be positive, got %d", req.Candidates)
+	}
+	primitives := req.Primitives
+	if len(primitives) == 0 {
+		primitives = AllPrimitives
+	}
+	filter := aclFilter(req.Principals, req.Filter)
+	var requests []*milvusclient.AnnRequest
+	for _, p := range primitives {
+		r, err := s.annRequest(p, req)
+		if err != nil {
+			return nil, err
+		}
+		requests = append(requests, r.WithFilter(filter))
+	}
+	rrfK := req.RRFK
+	if rrfK <= 0 {
+		rrfK = 60
+	}
+	results, err := s.client.HybridSearch(ctx, milvusclient.NewHybridSearchOption(s.alias, req.Candidates, requests...).
+		WithReranker(milvusclient.NewRRFReranker().WithK(float64(rrfK))).
+		WithOutputFields(outputFields...))
+	if err != nil {
+		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
+	}
+	if len(results) == 0 {
+		return nil, nil
+	}
+	return hitsOf(results[0])
+}
+
+// annRequest builds one primitive's request. The metric is named
+// explicitly: Milvus infers it from the index, Milvus Lite requires it.
+func (s *Store) annRequest(p Primitive, req SearchRequest) (*milvusclient.AnnRequest, error) {
+	limit := req.Candidates
+	switch p {
+	case TextDense, TitleDense:
+		if len(req.Vector) != s.dim {
+			return nil, fmt.Errorf("search: query vector has %d dimensions, the store %d", len(req.Vector), s.dim)
+		}
+		field := FieldTextDense
+		if p == TitleDense {
+			field = FieldTitleDense
+		}
+		return milvusclient.NewAnnRequest(field, limit, entity.FloatVector(req.Vector)).
+			WithSearchParam("metric_type", string(entity.COSINE)), nil
+	case TextSparse, TitleSparse:
+		field := FieldTextSparse
+		if p == TitleSparse {
+			field = FieldTitleSparse
+		}
+		return milvusclient.NewAnnRequest(field, limit, entity.Text(req.Query)).
+			WithSearchParam("metric_type", string(entity.BM25)), nil
+	}
+	return nil, fmt.Errorf("search: unknown primitive %q", p)
+}
+
+// hitsOf reads the output fields of a result set.
+func hitsOf(rs milvusclient.ResultSet) ([]Hit, error) {
+	hits := make([]Hit, rs.ResultCount)
+	for i := range hits {
+		var err error
+		get := func(field string) string {
+			if err != nil {
+				return ""
+			}
+			var v string
+			v, err = rs.GetColumn(field).GetAsString(i)
+			return v
+		}
+		getInt := func(field string) int64 {
+			if err != nil {
+				return 0
+			}
+			var v int64
+			v, err = rs.GetColumn(field).GetAsInt64(i)
+			return v
+		}
+		getStrings := func(field string) []string {
+			if err != nil {
+				return nil
+			}
+			col, ok := rs.GetColumn(field).(*column.ColumnVarCharArray)
+			if !ok {
+				err = fmt.Errorf("field %s is not a string array", field)
+				return nil
+			}
+			var v []string
+			v, err = col.Value(i)
+			return v
+		}
+		hits[i] = Hit{Score: rs.Scores[i], Row: Row{
+			ID: get(FieldID), DocID: get(FieldDocID), Source: get(FieldSource), SourceURI: get(FieldSourceURI),
+			Title: get(FieldTitle), HeadingPath: getStrings(FieldHeadingPath), ChunkType: get(FieldChunkType),
+			Kind: get(FieldKind), PartIndex: getInt(FieldPartIndex), PartCount: getInt(FieldPartCount),
+			ParentID: get(FieldParentID), ImageURLs: getStrings(FieldImageURLs), ACL: getStrings(FieldACL),
+			ContentHash: get(FieldContentHash), Text: get(FieldText),
+		}}
+		if err != nil {
+			return nil, fmt.Errorf("read search hit %d: %w", i, err)
+		}
+	}
+	return hits, nil
+}

@@ -1,0 +1,163 @@
+package knowledge
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// aclDocs are documents readable by different principals.
+func aclRows(t *testing.T) []Row {
+	t.Helper()
+	docs := []ingest.Document{
+		{Source: "eng.md", Principals: []string{"group:engineering"}, Content: "# Deploy keys\n\nRotate the deploy keys of the sync controller every month."},
+		{Source: "hr.md", Principals: []string{"group:hr"}, Content: "# Salaries\n\nSalary bands and the sync of payroll data are reviewed every month."},
+		{Source: "quote.md", Principals: []string{`group:o"brien`}, Content: "# Quoted\n\nA document only for a group whose name has a quote; sync it monthly."},
+		{Source: "public.md", Principals: []string{"public"}, Content: "# Welcome\n\nEveryone may read how the sync works every month."},
+	}
+	var rows []Row
+	for _, d := range docs {
+		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chunks {
+			rows = append(rows, RowFromChunk(ch))
+		}
+	}
+	return rows
+}
+
+func search(t *testing.T, store *Store, embedder *testenv.HashEmbedder, query string, principals ...string) []Hit {
+	t.Helper()
+	vectors, _ := embedder.Embed(context.Background(), []string{query})
+	hits, err := store.HybridSearch(context.Background(), SearchRequest{
+		Query: query, Vector: vectors[0], Principals: principals, Candidates: 10, RRFK: 60,
+	})
+	if err != nil {
+		t.Fatalf("search %q as %v: %v", query, principals, err)
+	}
+	return hits
+}
+
+func sources(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Source)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestHybridSearchReturnsOnlyWhatPrincipalsMaySee(t *testing.T) {
+	store := testStore(t, testDim)
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+	if _, err := store.Ingest(context.Background(), aclRows(t), embedder, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		principals []string
+		want       []string
+	}{
+		{"engineer", []string{"user:ann", "group:engineering", "public"}, []string{"eng.md", "public.md"}},
+		{"hr", []string{"group:hr"}, []string{"hr.md"}},
+		{"no principals", nil, nil},
+		{"quote in a group name matches exactly", []string{`group:o"brien`}, []string{"quote.md"}},
+		{"closing the literal and the list", []string{`group:x"]) or (1 == 1) or array_contains_any(acl, ["`}, nil},
+		{"backslash before the quote", []string{`group:x\`, `"] or id != "`}, nil},
+		{"a prefix of a real group", []string{"group:eng"}, nil},
+		{"json-looking list", []string{`["group:hr","public"]`}, nil},
+		{"control character", []string{"group:hr\n"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hits := search(t, store, embedder, "how often is the sync every month", tc.principals...)
+			for _, h := range hits {
+				if !slices.ContainsFunc(h.ACL, func(p string) bool { return slices.Contains(tc.principals, p) }) {
+					t.Errorf("%s (ACL %v) leaked to %q", h.Source, h.ACL, tc.principals)
+				}
+			}
+			if got := sources(hits); !slices.Equal(got, tc.want) {
+				t.Errorf("sources %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbedderChangeSwapsAliasWhileSearchesContinue(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	rows := corpusRows(t, nil)
+	first, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Routes keep searching while the new generation is built and swapped.
+	var searches, failures atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		embedder := &testenv.HashEmbedder{Dim: testDim}
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			vectors, _ := embedder.Embed(ctx, []string{"sync waves"})
+			hits, err := store.HybridSearch(ctx, SearchRequest{Query: "sync waves", Vector: vectors[0],
+				Principals: []string{"group:staff"}, Candidates: 5})
+			searches.Add(1)
+			if err != nil || len(hits) == 0 {
+				failures.Add(1)
+				t.Logf("search during swap: %d hits, %v", len(hits), err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	second, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{})
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.NewGeneration || second.Generation.Number != first.Generation.Number+1 || second.Written != len(rows) {
+		t.Fatalf("embedder change: %+v, want generation %d with all %d chunks", second, first.Generation.Number+1, len(rows))
+	}
+	active, _, err := store.Active(ctx)
+	if err != nil || active.Collection != second.Generation.Collection || active.Embedder != "model-b" {
+		t.Fatalf("alias points at %+v (%v)", active, err)
+	}
+	if exists, _ := store.client.HasCollection(ctx, milvusclient.NewHasCollectionOption(first.Generation.Collection)); exists {
+		t.Errorf("replaced generation %s was not dropped", first.Generation.Collection)
+	}
+	if searches.Load() < 3 || failures.Load() > 0 {
+		t.Errorf("%d searches during the swap, %d failed", searches.Load(), failures.Load())
+	}
+}
+
+func TestForeignCollectionIsRefusedByName(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	if _, err := store.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: testDim}, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wrongDim := NewStore(store.client, store.alias, 32)
+	_, err := wrongDim.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: 32}, "hash-32", SyncOptions{})
+	if err == nil || !strings.Contains(err.Error(), "has 64 dimensions, want 32") {
+		t.Fatalf("ingest into a 64-dimensional collection as 32: %v", err)
+	}
+}

@@ -1,0 +1,170 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/milvus-io/milvus/client/v2/entity"
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+)
+
+// embedderProperty on a generation's collection records the embedder
+// fingerprint its vectors came from.
+const embedderProperty = "ragroute.embedder"
+
+// Store is one KnowledgeStore's chunks: generations of collections named
+// <alias>_g<N>, and the alias that routes query.
+type Store struct {
+	client *milvusclient.Client
+	alias  string
+	dim    int
+}
+
+// NewStore wraps a connected client for the collection alias with vectors
+// of dim dimensions.
+func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
+	return &Store{client: client, alias: alias, dim: dim}
+}
+
+// Generation is one collection behind the alias.
+type Generation struct {
+	Number     int64
+	Collection string
+	// Embedder is the fingerprint of the embedder that built it.
+	Embedder string
+}
+
+// Active returns the generation the alias points at; ok is false when the
+// alias does not exist yet.
+func (s *Store) Active(ctx context.Context) (Generation, bool, error) {
+	alias, err := s.client.DescribeAlias(ctx, milvusclient.NewDescribeAliasOption(s.alias))
+	if err != nil {
+		if isNotFound(err) {
+			return Generation{}, false, nil
+		}
+		return Generation{}, false, fmt.Errorf("describe alias %s: %w", s.alias, err)
+	}
+	return s.describe(ctx, alias.CollectionName)
+}
+
+func (s *Store) describe(ctx context.Context, collection string) (Generation, bool, error) {
+	coll, err := s.client.DescribeCollection(ctx, milvusclient.NewDescribeCollectionOption(collection))
+	if err != nil {
+		return Generation{}, false, fmt.Errorf("describe collection %s: %w", collection, err)
+	}
+	if err := s.checkSchema(coll); err != nil {
+		return Generation{}, false, err
+	}
+	number, _ := strconv.ParseInt(collection[strings.LastIndex(collection, "_g")+2:], 10, 64)
+	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty]}, true, nil
+}
+
+// checkSchema refuses a collection this code did not create, or created
+// for other vectors, with a message that names the difference.
+func (s *Store) checkSchema(coll *entity.Collection) error {
+	want := Schema(coll.Name, s.dim)
+	have := map[string]*entity.Field{}
+	for _, f := range coll.Schema.Fields {
+		have[f.Name] = f
+	}
+	var problems []string
+	for _, f := range want.Fields {
+		got, ok := have[f.Name]
+		switch {
+		case !ok:
+			problems = append(problems, "no field "+f.Name)
+		case got.DataType != f.DataType:
+			problems = append(problems, fmt.Sprintf("field %s is %s, want %s", f.Name, got.DataType, f.DataType))
+		case f.DataType == entity.FieldTypeFloatVector && got.TypeParams[entity.TypeParamDim] != strconv.Itoa(s.dim):
+			problems = append(problems, fmt.Sprintf("field %s has %s dimensions, want %d", f.Name, got.TypeParams[entity.TypeParamDim], s.dim))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("collection %s is not a ragroute chunk collection for %d-dimensional vectors: %s",
+			coll.Name, s.dim, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// CreateGeneration creates (or, after an interrupted run, reuses) the
+// collection of generation number, indexed and loaded.
+func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder string) (Generation, error) {
+	name := generationName(s.alias, number)
+	exists, err := s.client.HasCollection(ctx, milvusclient.NewHasCollectionOption(name))
+	if err != nil {
+		return Generation{}, fmt.Errorf("check collection %s: %w", name, err)
+	}
+	if !exists {
+		opt := milvusclient.NewCreateCollectionOption(name, Schema(name, s.dim)).
+			WithProperty(embedderProperty, embedder).
+			WithConsistencyLevel(entity.ClStrong)
+		for field, idx := range indexes() {
+			opt = opt.WithIndexOptions(milvusclient.NewCreateIndexOption(name, field, idx))
+		}
+		if err := s.client.CreateCollection(ctx, opt); err != nil {
+			return Generation{}, fmt.Errorf("create collection %s: %w", name, err)
+		}
+	}
+	gen, _, err := s.describe(ctx, name)
+	if err != nil {
+		return Generation{}, err
+	}
+	if gen.Embedder != embedder {
+		// Left half-built by a run with yet another embedder: start over.
+		if err := s.client.DropCollection(ctx, milvusclient.NewDropCollectionOption(name)); err != nil {
+			return Generation{}, fmt.Errorf("drop stale generation %s: %w", name, err)
+		}
+		return s.CreateGeneration(ctx, number, embedder)
+	}
+	task, err := s.client.LoadCollection(ctx, milvusclient.NewLoadCollectionOption(name))
+	if err != nil {
+		return Generation{}, fmt.Errorf("load collection %s: %w", name, err)
+	}
+	if err := task.Await(ctx); err != nil {
+		return Generation{}, fmt.Errorf("load collection %s: %w", name, err)
+	}
+	return gen, nil
+}
+
+// Activate points the alias at gen in one step (routes never see a half
+// state) and then drops the generation it replaced.
+func (s *Store) Activate(ctx context.Context, gen Generation) error {
+	previous, had, err := s.Active(ctx)
+	if err != nil {
+		return err
+	}
+	if had && previous.Collection == gen.Collection {
+		return nil
+	}
+	if had {
+		err = s.client.AlterAlias(ctx, milvusclient.NewAlterAliasOption(s.alias, gen.Collection))
+	} else {
+		err = s.client.CreateAlias(ctx, milvusclient.NewCreateAliasOption(gen.Collection, s.alias))
+	}
+	if err != nil {
+		return fmt.Errorf("point alias %s at %s: %w", s.alias, gen.Collection, err)
+	}
+	if had {
+		if err := s.client.DropCollection(ctx, milvusclient.NewDropCollectionOption(previous.Collection)); err != nil {
+			return fmt.Errorf("drop replaced collection %s: %w", previous.Collection, err)
+		}
+	}
+	return nil
+}
+
+// Count returns the rows of a collection.
+func (s *Store) Count(ctx context.Context, collection string) (int64, error) {
+	rs, err := s.client.Query(ctx, milvusclient.NewQueryOption(collection).WithOutputFields("count(*)").
+		WithConsistencyLevel(entity.ClStrong))
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", collection, err)
+	}
+	return rs.GetColumn("count(*)").GetAsInt64(0)
+}
+
+func isNotFound(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist") || strings.Contains(msg, "not exist")
+}

@@ -1,0 +1,68 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+var (
+	milvusOnce sync.Once
+	milvus     *testenv.MilvusLite
+	milvusErr  error
+	milvusDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if milvus != nil {
+		milvus.Stop()
+	}
+	if milvusDir != "" {
+		_ = os.RemoveAll(milvusDir)
+	}
+	os.Exit(code)
+}
+
+// testStore connects to the package's Milvus Lite (started on first use)
+// and returns a store under a fresh alias.
+func testStore(t *testing.T, dim int) *Store {
+	t.Helper()
+	milvusOnce.Do(func() {
+		if milvusDir, milvusErr = os.MkdirTemp("", "ragroute-milvus-"); milvusErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		milvus, milvusErr = testenv.StartMilvusLite(ctx, milvusDir)
+	})
+	if milvusErr != nil {
+		t.Fatalf("Milvus Lite: %v", milvusErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client, err := Connect(ctx, Connection{URI: milvus.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close(context.Background()) })
+	return NewStore(client, fmt.Sprintf("t%d_%s", time.Now().UnixNano()%1e9, sanitize(t.Name())), dim)
+}
+
+func sanitize(name string) string {
+	out := []rune{}
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 40 {
+		out = out[:40]
+	}
+	return string(out)
+}

@@ -1,0 +1,160 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+)
+
+// Embedder turns texts into vectors, in order: the KnowledgeStore's
+// embedding model, the same one routes embed queries with.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// RowFromChunk is the stored form of a chunk, vectors still to come.
+func RowFromChunk(ch ingest.Chunk) Row {
+	return Row{
+		ID: ch.ID, DocID: ch.DocID, Source: ch.Source, SourceURI: ch.URI, Title: ch.Title,
+		HeadingPath: ch.HeadingPath, ChunkType: string(ch.Type), Kind: string(ch.Kind),
+		PartIndex: int64(ch.PartIndex), PartCount: int64(ch.PartCount), ParentID: ch.ParentID,
+		ImageURLs: ch.ImageURLs, ACL: ch.ACL, ContentHash: ch.ContentHash, Text: ch.Text,
+	}
+}
+
+// SyncOptions tune a sync.
+type SyncOptions struct {
+	// BatchSize is how many chunks are embedded and written per call.
+	BatchSize int
+	// Progress, if set, hears how many of the chunks to write are written.
+	Progress func(written, toWrite int)
+}
+
+// SyncResult counts what a sync did.
+type SyncResult struct {
+	Written   int // new or changed chunks embedded and upserted
+	Deleted   int // stored chunks no source produces any more
+	Unchanged int // chunks whose content hash matched: not even embedded
+}
+
+// Sync makes collection hold exactly rows: chunks that are new or whose
+// content hash changed are embedded and upserted, chunks no longer
+// produced are deleted (after the writes, so a search never misses content
+// mid-sync), and unchanged chunks are not touched. A second run over the
+// same rows writes nothing.
+func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedder Embedder, opts SyncOptions) (SyncResult, error) {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 64
+	}
+	stored, err := s.ContentHashes(ctx, collection)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	var result SyncResult
+	var toWrite []Row
+	wanted := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if wanted[r.ID] {
+			return SyncResult{}, fmt.Errorf("two chunks share id %s (%s %v)", r.ID, r.Source, r.HeadingPath)
+		}
+		wanted[r.ID] = true
+		if stored[r.ID] == r.ContentHash {
+			result.Unchanged++
+			continue
+		}
+		toWrite = append(toWrite, r)
+	}
+
+	for batch := range slices.Chunk(toWrite, opts.BatchSize) {
+		if err := s.embedInto(ctx, batch, embedder); err != nil {
+			return result, err
+		}
+		if err := s.Upsert(ctx, collection, batch); err != nil {
+			return result, err
+		}
+		result.Written += len(batch)
+		if opts.Progress != nil {
+			opts.Progress(result.Written, len(toWrite))
+		}
+	}
+
+	var stale []string
+	for id := range stored {
+		if !wanted[id] {
+			stale = append(stale, id)
+		}
+	}
+	slices.Sort(stale)
+	for batch := range slices.Chunk(stale, 1000) {
+		if err := s.Delete(ctx, collection, batch); err != nil {
+			return result, err
+		}
+		result.Deleted += len(batch)
+	}
+	return result, nil
+}
+
+// embedInto embeds each row's text and title path in one call.
+func (s *Store) embedInto(ctx context.Context, rows []Row, embedder Embedder) error {
+	texts := make([]string, 0, 2*len(rows))
+	for _, r := range rows {
+		texts = append(texts, r.Text, r.TitlePath())
+	}
+	vectors, err := embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed %d chunks: %w", len(rows), err)
+	}
+	if len(vectors) != len(texts) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vectors), len(texts))
+	}
+	for i := range rows {
+		rows[i].TextVector, rows[i].TitleVector = vectors[2*i], vectors[2*i+1]
+	}
+	return nil
+}
+
+// IngestResult says what an ingestion did.
+type IngestResult struct {
+	SyncResult
+	Generation Generation
+	// NewGeneration is true when the embedder changed (or the store was
+	// empty) and a new collection was built and swapped in.
+	NewGeneration bool
+	Rows          int64
+}
+
+// Ingest brings the store to rows. With the same embedder as the active
+// generation it syncs that generation in place; with another embedder (or
+// no generation yet) it builds the next generation from scratch, then
+// moves the alias to it in one step and drops the old one, so routes never
+// mix vector spaces or see a half-built index. A failed build leaves the
+// alias where it was; the next run resumes the half-built generation.
+func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, fingerprint string, opts SyncOptions) (IngestResult, error) {
+	active, ok, err := s.Active(ctx)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	target := active
+	fresh := !ok || active.Embedder != fingerprint
+	if fresh {
+		if target, err = s.CreateGeneration(ctx, active.Number+1, fingerprint); err != nil {
+			return IngestResult{}, err
+		}
+	}
+	synced, err := s.Sync(ctx, target.Collection, rows, embedder, opts)
+	if err != nil {
+		return IngestResult{SyncResult: synced, Generation: target}, err
+	}
+	if fresh {
+		if err := s.Activate(ctx, target); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+	}
+	count, err := s.Count(ctx, target.Collection)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	return IngestResult{SyncResult: synced, Generation: target, NewGeneration: fresh, Rows: count}, nil
+}

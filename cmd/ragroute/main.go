@@ -2,9 +2,9 @@
 //
 //	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute)
 //	chunk     print the chunks of Markdown files as JSON lines (no Milvus)
+//	ingest    one ingestion run: sources → chunks → embeddings → Milvus
 //
-// `serve` (the route runtime) and `ingest` (Markdown → Milvus) arrive with
-// their issues.
+// `serve` (the route runtime) arrives with its issue.
 package main
 
 import (
@@ -30,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runManager(args[1:], stderr)
 	case "chunk":
 		return runChunk(args[1:], stdout, stderr)
+	case "ingest":
+		return runIngest(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -49,6 +51,7 @@ func usage(w io.Writer) {
 Commands:
   manager   run the operator
   chunk     print the chunks of Markdown files and folders as JSON lines
+  ingest    ingest Markdown sources into Milvus (--config ingest.json)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

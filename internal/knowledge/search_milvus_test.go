@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -155,9 +156,49 @@ func TestForeignCollectionIsRefusedByName(t *testing.T) {
 	if _, err := store.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: testDim}, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Same embedder fingerprint, other vectors: not a collection to write into.
 	wrongDim := NewStore(store.client, store.alias, 32)
-	_, err := wrongDim.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: 32}, "hash-32", SyncOptions{})
+	_, err := wrongDim.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: 32}, "hash-64", SyncOptions{})
 	if err == nil || !strings.Contains(err.Error(), "has 64 dimensions, want 32") {
 		t.Fatalf("ingest into a 64-dimensional collection as 32: %v", err)
+	}
+}
+
+// failingEmbedder fails after a number of calls, like an embedder that
+// goes away mid-run.
+type failingEmbedder struct {
+	testenv.HashEmbedder
+	failAfter int
+}
+
+func (f *failingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.Calls >= f.failAfter {
+		return nil, errors.New("embedder went away")
+	}
+	return f.HashEmbedder.Embed(ctx, texts)
+}
+
+func TestFailedRebuildLeavesTheAliasAndResumes(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	rows := corpusRows(t, nil)
+	first, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := &failingEmbedder{HashEmbedder: testenv.HashEmbedder{Dim: testDim}, failAfter: 3}
+	if _, err := store.Ingest(ctx, rows, failing, "model-b", SyncOptions{BatchSize: 100}); err == nil {
+		t.Fatal("ingest with a failing embedder succeeded")
+	}
+	active, _, err := store.Active(ctx)
+	if err != nil || active.Collection != first.Generation.Collection {
+		t.Fatalf("after a failed rebuild the alias points at %+v (%v), want %s", active, err, first.Generation.Collection)
+	}
+	resumed, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{BatchSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Written != len(rows)-300 || resumed.Unchanged != 300 || resumed.Generation.Number != first.Generation.Number+1 {
+		t.Fatalf("resumed rebuild %+v: want the 300 chunks written before the failure kept", resumed)
 	}
 }

@@ -54,11 +54,18 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 	if err != nil {
 		return Generation{}, false, fmt.Errorf("describe collection %s: %w", collection, err)
 	}
-	if err := s.checkSchema(coll); err != nil {
-		return Generation{}, false, err
-	}
 	number, _ := strconv.ParseInt(collection[strings.LastIndex(collection, "_g")+2:], 10, 64)
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty]}, true, nil
+}
+
+// verify checks that collection is a chunk collection for this store's
+// vectors.
+func (s *Store) verify(ctx context.Context, collection string) error {
+	coll, err := s.client.DescribeCollection(ctx, milvusclient.NewDescribeCollectionOption(collection))
+	if err != nil {
+		return fmt.Errorf("describe collection %s: %w", collection, err)
+	}
+	return s.checkSchema(coll)
 }
 
 // checkSchema refuses a collection this code did not create, or created
@@ -109,6 +116,9 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 	}
 	gen, _, err := s.describe(ctx, name)
 	if err != nil {
+		return Generation{}, err
+	}
+	if err := s.verify(ctx, name); err != nil {
 		return Generation{}, err
 	}
 	if gen.Embedder != embedder {

@@ -142,6 +142,8 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 		if target, err = s.CreateGeneration(ctx, active.Number+1, fingerprint); err != nil {
 			return IngestResult{}, err
 		}
+	} else if err := s.verify(ctx, active.Collection); err != nil {
+		return IngestResult{}, err
 	}
 	synced, err := s.Sync(ctx, target.Collection, rows, embedder, opts)
 	if err != nil {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+)
+
+// runIngest runs one ingestion: sources → chunks → embeddings → Milvus.
+func runIngest(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ragroute ingest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "/etc/ragroute/ingest.json", "ingest config rendered by the operator")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := pipeline.LoadConfig(*configPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute ingest:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	progress := newProgress(stdout, isTerminal(stdout))
+	summary, err := pipeline.Run(ctx, cfg, progress)
+	progress.done()
+	for _, rejected := range summary.Rejected {
+		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)
+	}
+	r := summary.Result
+	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks; %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; %s\n",
+		cfg.Store, summary.Files, summary.Chunks, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,
+		r.Generation.Collection, r.Rows, summary.Fingerprint, summary.Duration.Round(time.Millisecond))
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute ingest:", err)
+		return 1
+	}
+	return 0
+}
+
+// progress prints how far embedding is: a redrawn line on a terminal,
+// a line every few seconds in a log.
+type progress struct {
+	out      io.Writer
+	terminal bool
+	start    time.Time
+	last     time.Time
+	files    int
+	chunks   int
+}
+
+func newProgress(out io.Writer, terminal bool) *progress {
+	return &progress{out: out, terminal: terminal, start: time.Now()}
+}
+
+func (p *progress) Read(files, chunks int) {
+	p.files, p.chunks = files, chunks
+	fmt.Fprintf(p.out, "read %d files, %d chunks\n", files, chunks)
+}
+
+func (p *progress) Embedded(done, total int) {
+	now := time.Now()
+	if done < total && now.Sub(p.last) < p.interval() {
+		return
+	}
+	p.last = now
+	elapsed := now.Sub(p.start).Seconds()
+	rate := float64(done) / max(elapsed, 0.001)
+	eta := time.Duration(float64(total-done)/max(rate, 0.001)) * time.Second
+	line := fmt.Sprintf("embedded %d/%d changed chunks (%.0f/s, ETA %s)", done, total, rate, eta.Round(time.Second))
+	if p.terminal {
+		fmt.Fprintf(p.out, "\r\033[K%s", line)
+		return
+	}
+	fmt.Fprintln(p.out, line)
+}
+
+func (p *progress) interval() time.Duration {
+	if p.terminal {
+		return 100 * time.Millisecond
+	}
+	return 5 * time.Second
+}
+
+func (p *progress) done() {
+	if p.terminal && !p.last.IsZero() {
+		fmt.Fprintln(p.out)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

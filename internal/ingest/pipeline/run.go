@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/ingest/source"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/tokenize"
+)
+
+// Summary is what a run did, for the exit message and the store's status.
+type Summary struct {
+	Files       int
+	Chunks      int
+	Rejected    []string // documents refused (e.g. invalid front matter), with the reason
+	Result      knowledge.IngestResult
+	Duration    time.Duration
+	Fingerprint string
+}
+
+// Progress hears how far a run is.
+type Progress interface {
+	Read(files, chunks int)
+	Embedded(done, total int)
+}
+
+// Run ingests the configured sources. A document whose front matter cannot
+// be trusted is skipped and reported; everything else is still ingested,
+// and the run fails at the end so the problem is seen.
+func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
+	start := time.Now()
+	summary := Summary{Fingerprint: cfg.Fingerprint()}
+	rows, err := readRows(cfg, &summary)
+	if err != nil {
+		return summary, err
+	}
+	progress.Read(summary.Files, summary.Chunks)
+
+	conn := knowledge.Connection{
+		URI: cfg.Milvus.URI, Database: cfg.Milvus.Database, Token: envValue(cfg.Milvus.TokenEnv),
+		TLSServerName: cfg.Milvus.TLSServerName, TLSInsecureSkipVerify: cfg.Milvus.TLSInsecureSkipVerify,
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	client, err := knowledge.Connect(dialCtx, conn)
+	cancel()
+	if err != nil {
+		return summary, err
+	}
+	defer func() { _ = client.Close(context.WithoutCancel(ctx)) }()
+
+	store := knowledge.NewStore(client, cfg.Milvus.Collection, int(cfg.Embedding.Dimensions))
+	embedder := model.NewEmbeddings(model.EmbeddingsConfig{
+		BaseURL: cfg.Embedding.BaseURL, Model: cfg.Embedding.Model,
+		APIKey: envValue(cfg.Embedding.APIKeyEnv), Dimensions: int(cfg.Embedding.Dimensions),
+	})
+	summary.Result, err = store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
+		BatchSize: cfg.BatchSize, Progress: progress.Embedded,
+	})
+	summary.Duration = time.Since(start)
+	if err != nil {
+		return summary, fmt.Errorf("ingest into %s: %w", cfg.Milvus.Collection, err)
+	}
+	if len(summary.Rejected) > 0 {
+		return summary, fmt.Errorf("%d documents were refused and not ingested", len(summary.Rejected))
+	}
+	return summary, nil
+}
+
+// readRows reads and chunks every source. Sources are prefixed to document
+// paths, so two sources may hold a file of the same name.
+func readRows(cfg Config, summary *Summary) ([]knowledge.Row, error) {
+	opts := ingest.Options{
+		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
+		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
+		Tokens: tokenize.NewBERTUncased(),
+	}
+	if opts.FrontMatterKey == "" {
+		opts.FrontMatterKey = "acl"
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	var rows []knowledge.Row
+	for _, src := range cfg.Sources {
+		principals := src.Principals
+		if len(principals) == 0 {
+			principals = cfg.DefaultPrincipals
+		}
+		docs, err := source.ReadMarkdown(src.Path, principals)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+		}
+		for _, doc := range docs {
+			doc.Source = path.Join(src.Name, doc.Source)
+			chunks, err := ingest.Chunks(doc, opts)
+			if err != nil {
+				summary.Rejected = append(summary.Rejected, err.Error())
+				continue
+			}
+			summary.Files++
+			summary.Chunks += len(chunks)
+			for _, ch := range chunks {
+				rows = append(rows, knowledge.RowFromChunk(ch))
+			}
+		}
+	}
+	if summary.Files == 0 && len(summary.Rejected) == 0 {
+		return nil, errors.New("the sources hold no Markdown documents; refusing to empty the store")
+	}
+	return rows, nil
+}
+
+func envValue(name string) string {
+	if name == "" {
+		return ""
+	}
+	return os.Getenv(name)
+}

@@ -1,0 +1,69 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// EmbeddingsConfig says how to reach an embeddings endpoint.
+type EmbeddingsConfig struct {
+	BaseURL    string
+	Model      string
+	APIKey     string
+	Dimensions int
+	// Timeout bounds one request.
+	Timeout time.Duration
+}
+
+// Embeddings embeds texts through an OpenAI-compatible /embeddings API.
+type Embeddings struct {
+	client *openai.Client
+	cfg    EmbeddingsConfig
+}
+
+// NewEmbeddings returns a client for cfg.
+func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Minute
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout}
+	return &Embeddings{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// Embed returns one vector per text, in order, each checked against the
+// configured dimensions: vectors of the wrong size would poison the index.
+func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+		Input: texts,
+		Model: openai.EmbeddingModel(e.cfg.Model),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embeddings from %s (model %s): %w", e.cfg.BaseURL, e.cfg.Model, err)
+	}
+	if len(resp.Data) != len(texts) {
+		return nil, fmt.Errorf("embeddings from %s: %d vectors for %d texts", e.cfg.BaseURL, len(resp.Data), len(texts))
+	}
+	out := make([][]float32, len(texts))
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(texts) || out[d.Index] != nil {
+			return nil, fmt.Errorf("embeddings from %s: bad or repeated index %d", e.cfg.BaseURL, d.Index)
+		}
+		if e.cfg.Dimensions > 0 && len(d.Embedding) != e.cfg.Dimensions {
+			return nil, fmt.Errorf("embeddings from %s (model %s): %d dimensions, the KnowledgeStore says %d",
+				e.cfg.BaseURL, e.cfg.Model, len(d.Embedding), e.cfg.Dimensions)
+		}
+		out[d.Index] = d.Embedding
+	}
+	return out, nil
+}

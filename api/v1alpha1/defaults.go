@@ -27,3 +27,11 @@ const (
 
 // AllSearchPrimitives are fused when a store names none.
 var AllSearchPrimitives = []SearchPrimitive{PrimitiveTextDense, PrimitiveTextSparse, PrimitiveTitleDense, PrimitiveTitleSparse}
+
+// Chunking and access defaults (KnowledgeStore.spec.ingestion, .access).
+const (
+	DefaultChunkMaxTokens        = 200
+	DefaultChunkOverlapTokens    = 24
+	DefaultChunkMergeBelowTokens = 60
+	DefaultFrontMatterKey        = "acl"
+)

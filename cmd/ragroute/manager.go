@@ -102,6 +102,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		MilvusProbeTimeout: opts.milvusTimeout,
 		MilvusRecheck:      opts.milvusRecheck,
 		MilvusRetry:        opts.milvusRetry,
+		ReadIndex:          knowledge.ReadIndexState,
 	}); err != nil {
 		return err
 	}

@@ -120,3 +120,23 @@ func TestConfigHashFollowsWhatPodsRun(t *testing.T) {
 		t.Error("a prompt change did not change the hash")
 	}
 }
+
+func TestIngestBuildersGolden(t *testing.T) {
+	store := newStore("acme-rag", "docs", "http://milvus.milvus.svc:19530")
+	store.UID = "6c1d5a0e-0000-4000-8000-000000000002"
+	store.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{
+		Schedule: "0 */6 * * *",
+		Chunking: &v1alpha1.ChunkingSettings{MaxTokens: 180, OverlapTokens: 20, MergeBelowTokens: 50},
+		Sources: []v1alpha1.IngestionSource{
+			{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
+			{Name: "handbook", PVC: &v1alpha1.PVCSource{ClaimName: "docs", Path: "handbook"}, Principals: []string{"group:engineering"}},
+		},
+	}
+	data, err := marshalIngestConfig(renderIngestConfig(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "ingest-config.golden.json", data)
+	compareGolden(t, "ingest-cronjob.golden.yaml", toYAML(t, buildIngestCronJob(store, "ragroute/ragroute:v0.1.0", "0123456789abcdef", storeSecretKeys(&store.Spec))))
+}

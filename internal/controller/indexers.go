@@ -13,11 +13,12 @@ import (
 // Field indexes over referenced names, so a change to a referenced object
 // reaches exactly the objects that use it.
 const (
-	indexRouteByStore      = "spec.knowledgeStoreRef.name"
-	indexRouteByPrompt     = "spec.platformPromptRef.name"
-	indexRouteBySecret     = ".secretRefs"
-	indexStoreBySecret     = ".secretRefs"
-	indexPromptByConfigMap = "spec.textFrom.configMapKeyRef.name"
+	indexRouteByStore           = "spec.knowledgeStoreRef.name"
+	indexRouteByPrompt          = "spec.platformPromptRef.name"
+	indexRouteBySecret          = ".secretRefs"
+	indexStoreBySecret          = ".secretRefs"
+	indexPromptByConfigMap      = "spec.textFrom.configMapKeyRef.name"
+	indexStoreBySourceConfigMap = "spec.ingestion.sources.configMap.name"
 )
 
 // SetupIndexes registers the field indexes all reconcilers rely on.
@@ -43,6 +44,17 @@ func SetupIndexes(ctx context.Context, mgr manager.Manager) error {
 		}},
 		{&v1alpha1.KnowledgeStore{}, indexStoreBySecret, func(o client.Object) []string {
 			return storeSecretNames(&o.(*v1alpha1.KnowledgeStore).Spec)
+		}},
+		{&v1alpha1.KnowledgeStore{}, indexStoreBySourceConfigMap, func(o client.Object) []string {
+			var names []string
+			if ing := o.(*v1alpha1.KnowledgeStore).Spec.Ingestion; ing != nil {
+				for _, src := range ing.Sources {
+					if src.ConfigMap != nil {
+						names = append(names, src.ConfigMap.Name)
+					}
+				}
+			}
+			return names
 		}},
 		{&v1alpha1.PlatformPrompt{}, indexPromptByConfigMap, func(o client.Object) []string {
 			if from := o.(*v1alpha1.PlatformPrompt).Spec.TextFrom; from != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -36,6 +37,10 @@ type KnowledgeStoreReconciler struct {
 	RecheckAfter time.Duration
 	// RetryAfter is how soon an unreachable store is checked again.
 	RetryAfter time.Duration
+	// ReadIndex reads what a store's alias serves.
+	ReadIndex IndexReader
+	// Image runs ingestion Jobs.
+	Image string
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores,verbs=get;list;watch
@@ -60,7 +65,7 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		}
 	}()
 
-	check := storeCheck{uri: store.Spec.Milvus.URI}
+	check := storeCheck{uri: store.Spec.Milvus.URI, ingestion: hasIngestion(store)}
 	conn, err := r.connection(ctx, store)
 	if err != nil {
 		refErr, ok := asReferenceError(err)
@@ -73,15 +78,24 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		info, probeErr := r.Probe(probeCtx, conn)
 		cancel()
 		check.version, check.probeErr = info.Version, probeErr
+		if check.connected() && check.ingestion {
+			if err := r.reconcileIngestion(ctx, store, conn, &check); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 	}
 
 	now := r.Clock.Now()
 	for _, c := range storeConditions(check) {
 		setCondition(&status.Conditions, c, store.Generation, now)
 	}
+	recordIngestion(status, check)
 	if check.connected() {
 		status.ServerVersion = check.version
 		status.LastConnectedTime = &metav1.Time{Time: now}
+		if check.job != nil && check.job.running {
+			return ctrl.Result{RequeueAfter: r.RetryAfter}, nil // the index changes when the Job ends
+		}
 		return ctrl.Result{RequeueAfter: r.RecheckAfter}, nil
 	}
 	return ctrl.Result{RequeueAfter: r.RetryAfter}, nil
@@ -122,6 +136,13 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.KnowledgeStore{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&batchv1.Job{}).
+		Owns(&batchv1.CronJob{}).
+		Owns(&corev1.ConfigMap{}).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(
+			func(ctx context.Context, o client.Object) []reconcile.Request {
+				return requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, o.GetNamespace(), indexStoreBySourceConfigMap, o.GetName())
+			})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(
 			func(ctx context.Context, o client.Object) []reconcile.Request {
 				return requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, o.GetNamespace(), indexStoreBySecret, o.GetName())

@@ -17,6 +17,7 @@ type Options struct {
 	MilvusProbeTimeout time.Duration
 	MilvusRecheck      time.Duration
 	MilvusRetry        time.Duration
+	ReadIndex          IndexReader
 }
 
 // Setup registers the field indexes and all three reconcilers with mgr.
@@ -30,6 +31,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 			Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
 			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
 			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
+			ReadIndex: opts.ReadIndex, Image: opts.RouteImage,
 		},
 		&QueryRouteReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock, RouteImage: opts.RouteImage},
 	}

@@ -131,6 +131,7 @@ func newSuite() (*suite, error) {
 		MilvusProbeTimeout: 3 * time.Second,
 		MilvusRecheck:      time.Minute,
 		MilvusRetry:        time.Second,
+		ReadIndex:          knowledge.ReadIndexState,
 	}); err != nil {
 		return nil, err
 	}

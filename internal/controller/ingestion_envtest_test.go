@@ -1,0 +1,170 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+type noProgress struct{}
+
+func (noProgress) Read(int, int)     {}
+func (noProgress) Embedded(int, int) {}
+
+// ingestJob waits for the store's ingestion Job other than skip.
+func (s *suite) ingestJob(t *testing.T, ns, skip string) *batchv1.Job {
+	t.Helper()
+	var job *batchv1.Job
+	eventually(t, waitFor, "ingestion Job", func() error {
+		jobs := &batchv1.JobList{}
+		if err := s.client.List(context.Background(), jobs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for i := range jobs.Items {
+			if jobs.Items[i].Name != skip {
+				job = &jobs.Items[i]
+				return nil
+			}
+		}
+		return errors.New("no new Job yet")
+	})
+	return job
+}
+
+// runJobLocally does what the Job's pod would: `ragroute ingest` on the
+// config the operator rendered, with the source ConfigMaps as folders.
+func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string]*corev1.ConfigMap) {
+	t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := s.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: store + "-ingest"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	var cfg pipeline.Config
+	if err := json.Unmarshal([]byte(cm.Data["ingest.json"]), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for i, src := range cfg.Sources {
+		dir := t.TempDir()
+		for name, content := range sources[src.Name].Data {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg.Sources[i].Path = dir
+	}
+	if _, err := pipeline.Run(context.Background(), cfg, noProgress{}); err != nil {
+		t.Fatalf("ingest as the Job would: %v", err)
+	}
+}
+
+// finishJob plays the Job controller: the Job completed or failed.
+func (s *suite) finishJob(t *testing.T, job *batchv1.Job, failed bool) {
+	t.Helper()
+	patch := client.MergeFrom(job.DeepCopy())
+	now := metav1.Now()
+	start := metav1.NewTime(now.Add(-time.Minute))
+	job.Status.StartTime = &start
+	if failed {
+		job.Status.Failed = 3
+		job.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+		}
+	} else {
+		job.Status.Succeeded = 1
+		job.Status.CompletionTime = &now
+		job.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		}
+	}
+	if err := s.client.Status().Patch(context.Background(), job, patch); err != nil {
+		t.Fatalf("patch Job status: %v", err)
+	}
+}
+
+func TestStoreIngestionJobLifecycle(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	models := testenv.StartModelServer(32)
+	t.Cleanup(models.Close)
+
+	handbook := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "handbook-md"}, Data: map[string]string{
+		"deploy.md": "# Deploy\n\nApplications are deployed from Git by the controller, which keeps the cluster in the state Git describes.\n",
+		"ui.md":     "# Sync Panel\n\nClick the **Sync** button in the toolbar, tick the **Prune** checkbox and click **Synchronize**.\n",
+	}}
+	store := newStore(ns, "docs", s.milvusURI)
+	store.Spec.Milvus.Collection = "docs_" + strings.ReplaceAll(ns, "-", "_")
+	store.Spec.Embedding = v1alpha1.EmbeddingModel{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
+		{Name: "handbook", ConfigMap: &v1alpha1.LocalObjectRef{Name: "handbook-md"}, Principals: []string{"group:staff"}},
+	}}
+	s.create(t, handbook, store)
+
+	// The operator creates the Job: `ragroute ingest` on the rendered config, the source mounted.
+	job := s.ingestJob(t, ns, "")
+	pod := job.Spec.Template.Spec
+	if c := pod.Containers[0]; c.Image != testRouteImage || strings.Join(c.Args, " ") != "ingest --config=/etc/ragroute/ingest.json" {
+		t.Errorf("Job runs %s %v", c.Image, c.Args)
+	}
+	if !hasVolume(pod, "src-handbook", "handbook-md", "/sources/handbook") || !hasVolume(pod, "config", "docs-ingest", "/etc/ragroute") {
+		t.Errorf("Job volumes %+v mounts %+v", pod.Volumes, pod.Containers[0].VolumeMounts)
+	}
+	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
+	s.waitStore(t, ns, "docs", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNoIndex)
+
+	// The Job succeeds: the store reports the index routes will search.
+	s.runJobLocally(t, ns, "docs", map[string]*corev1.ConfigMap{"handbook": handbook})
+	s.finishJob(t, job, false)
+	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionTrue, v1alpha1.ReasonIndexed)
+	if !isReady(got.Status.Conditions) || got.Status.Rows != 2 || got.Status.IndexGeneration != 1 ||
+		got.Status.EmbedderFingerprint == "" || got.Status.LastIngestion == nil || got.Status.LastIngestion.Result != "Succeeded" {
+		t.Fatalf("status after a successful ingestion: %+v", got.Status)
+	}
+
+	// Editing a document starts a new run; its failure is reported while
+	// the index built before keeps the store Ready.
+	handbook.Data["deploy.md"] += "\nRollbacks redeploy an earlier revision.\n"
+	if err := s.client.Update(ctx, handbook); err != nil {
+		t.Fatal(err)
+	}
+	second := s.ingestJob(t, ns, job.Name)
+	s.finishJob(t, second, true)
+	got = s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionFailed)
+	indexed := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionIndexed)
+	if !strings.Contains(indexed.Message, "BackoffLimitExceeded") || !strings.Contains(indexed.Message, "generation 1 keeps serving") {
+		t.Errorf("Indexed message %q", indexed.Message)
+	}
+	if !isReady(got.Status.Conditions) || got.Status.LastIngestion.Result != "Failed" {
+		t.Errorf("after a failed re-ingestion: ready %v, last ingestion %+v", isReady(got.Status.Conditions), got.Status.LastIngestion)
+	}
+}
+
+func hasVolume(pod corev1.PodSpec, name, configMap, mountPath string) bool {
+	for _, v := range pod.Volumes {
+		if v.Name == name && v.ConfigMap != nil && v.ConfigMap.Name == configMap {
+			for _, m := range pod.Containers[0].VolumeMounts {
+				if m.Name == name && m.MountPath == mountPath && m.ReadOnly {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,213 @@
+package controller
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+	"github.com/ragroute/ragroute/internal/routeconfig"
+)
+
+const (
+	sourcesMountPath = "/sources"
+	ingestConfigPath = "/etc/ragroute"
+	ingestConfigFile = "ingest.json"
+)
+
+// hasIngestion reports whether the store declares sources to ingest.
+func hasIngestion(store *v1alpha1.KnowledgeStore) bool {
+	return store.Spec.Ingestion != nil && len(store.Spec.Ingestion.Sources) > 0
+}
+
+// renderIngestConfig is the pure rendering of the ingestion run's config:
+// the same Milvus and embedder settings routes get, and each source as a
+// folder the Job mounts.
+func renderIngestConfig(store *v1alpha1.KnowledgeStore) pipeline.Config {
+	spec := &store.Spec
+	milvus := routeconfig.Milvus{
+		URI: spec.Milvus.URI, Database: cmp.Or(spec.Milvus.Database, v1alpha1.DefaultMilvusDatabase),
+		Collection: spec.Milvus.Collection,
+	}
+	if spec.Milvus.TokenSecretRef != nil {
+		milvus.TokenEnv = routeconfig.EnvMilvusToken
+	}
+	if tls := spec.Milvus.TLS; tls != nil {
+		milvus.TLSServerName, milvus.TLSInsecureSkipVerify = tls.ServerName, tls.InsecureSkipVerify
+	}
+	embedding := routeconfig.Embedding{
+		BaseURL: spec.Embedding.BaseURL, Model: spec.Embedding.Model, Dimensions: spec.Embedding.Dimensions,
+		MaxInputTokens: cmp.Or(spec.Embedding.MaxInputTokens, v1alpha1.DefaultMaxInputTokens),
+	}
+	if spec.Embedding.APIKeySecretRef != nil {
+		embedding.APIKeyEnv = routeconfig.EnvEmbeddingAPIKey
+	}
+	cfg := pipeline.Config{
+		Version: pipeline.ConfigVersion, Store: store.Name, Milvus: milvus, Embedding: embedding,
+		Chunking: pipeline.Chunking{
+			MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
+			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey,
+		},
+	}
+	if a := spec.Access; a != nil {
+		cfg.DefaultPrincipals = a.DefaultPrincipals
+		cfg.Chunking.FrontMatterKey = cmp.Or(a.FrontMatterKey, cfg.Chunking.FrontMatterKey)
+	}
+	if ing := spec.Ingestion; ing != nil {
+		if c := ing.Chunking; c != nil {
+			cfg.Chunking.MaxTokens = int(cmp.Or(c.MaxTokens, int32(cfg.Chunking.MaxTokens)))
+			cfg.Chunking.OverlapTokens = int(c.OverlapTokens)
+			cfg.Chunking.MergeBelowTokens = int(c.MergeBelowTokens)
+		}
+		for _, src := range ing.Sources {
+			cfg.Sources = append(cfg.Sources, pipeline.Source{Name: src.Name, Path: sourcePath(src), Principals: src.Principals})
+		}
+	}
+	return cfg
+}
+
+// sourcePath is where the Job sees a source's files.
+func sourcePath(src v1alpha1.IngestionSource) string {
+	p := path.Join(sourcesMountPath, src.Name)
+	if src.PVC != nil && src.PVC.Path != "" {
+		p = path.Join(p, src.PVC.Path)
+	}
+	return p
+}
+
+func ingestConfigMapName(store *v1alpha1.KnowledgeStore) string { return store.Name + "-ingest" }
+
+// ingestJobName changes with everything the run depends on, so a change
+// starts a new Job and an unchanged store never ingests twice.
+func ingestJobName(store *v1alpha1.KnowledgeStore, runHash string) string {
+	return fmt.Sprintf("%s-ingest-%s", truncate(store.Name, 40), runHash[:10])
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return strings.TrimRight(s[:n], "-")
+	}
+	return s
+}
+
+func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":       "ragroute-ingest",
+		"app.kubernetes.io/instance":   store.Name,
+		"app.kubernetes.io/managed-by": "ragroute",
+		"ragroute.io/knowledgestore":   store.Name,
+	}
+}
+
+func storeOwner(store *v1alpha1.KnowledgeStore) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind("KnowledgeStore").
+		WithName(store.Name).WithUID(store.UID).WithController(true).WithBlockOwnerDeletion(true)
+}
+
+func marshalIngestConfig(cfg pipeline.Config) ([]byte, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
+	}
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("marshal ingest config: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+func buildIngestConfigMap(store *v1alpha1.KnowledgeStore, data []byte) *corev1ac.ConfigMapApplyConfiguration {
+	return corev1ac.ConfigMap(ingestConfigMapName(store), store.Namespace).
+		WithLabels(storeLabels(store)).
+		WithOwnerReferences(storeOwner(store)).
+		WithData(map[string]string{ingestConfigFile: string(data)})
+}
+
+// buildIngestPodTemplate runs `ragroute ingest` with the sources mounted
+// read-only; the ingestion never reads the Kubernetes API.
+func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *corev1ac.PodTemplateSpecApplyConfiguration {
+	container := corev1ac.Container().
+		WithName("ingest").
+		WithImage(image).
+		WithArgs("ingest", "--config="+ingestConfigPath+"/"+ingestConfigFile).
+		WithVolumeMounts(corev1ac.VolumeMount().WithName("config").WithMountPath(ingestConfigPath).WithReadOnly(true),
+			corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp")).
+		WithResources(corev1ac.ResourceRequirements().
+			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}).
+			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")})).
+		WithSecurityContext(corev1ac.SecurityContext().
+			WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).WithRunAsNonRoot(true).
+			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
+			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+	for _, use := range env {
+		container.WithEnv(corev1ac.EnvVar().WithName(use.env).WithValueFrom(corev1ac.EnvVarSource().
+			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(use.ref.Name).WithKey(use.ref.Key))))
+	}
+	volumes := []*corev1ac.VolumeApplyConfiguration{
+		corev1ac.Volume().WithName("config").WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(ingestConfigMapName(store))),
+		corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource().WithSizeLimit(resource.MustParse("256Mi"))),
+	}
+	for _, src := range store.Spec.Ingestion.Sources {
+		volume := corev1ac.Volume().WithName("src-" + src.Name)
+		switch {
+		case src.ConfigMap != nil:
+			volume.WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(src.ConfigMap.Name))
+		case src.PVC != nil:
+			volume.WithPersistentVolumeClaim(corev1ac.PersistentVolumeClaimVolumeSource().WithClaimName(src.PVC.ClaimName).WithReadOnly(true))
+		default:
+			continue // git sources are refused before a Job is built
+		}
+		volumes = append(volumes, volume)
+		container.WithVolumeMounts(corev1ac.VolumeMount().WithName("src-" + src.Name).
+			WithMountPath(path.Join(sourcesMountPath, src.Name)).WithReadOnly(true))
+	}
+	return corev1ac.PodTemplateSpec().
+		WithLabels(storeLabels(store)).
+		WithAnnotations(map[string]string{"ragroute.io/ingest-hash": runHash}).
+		WithSpec(corev1ac.PodSpec().
+			WithRestartPolicy(corev1.RestartPolicyNever).
+			WithAutomountServiceAccountToken(false).
+			WithEnableServiceLinks(false).
+			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
+				WithRunAsGroup(65532).WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
+			WithContainers(container).
+			WithVolumes(volumes...))
+}
+
+// buildIngestJob is one ingestion run of the store's current spec.
+func buildIngestJob(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *batchv1ac.JobApplyConfiguration {
+	return batchv1ac.Job(ingestJobName(store, runHash), store.Namespace).
+		WithLabels(storeLabels(store)).
+		WithOwnerReferences(storeOwner(store)).
+		WithSpec(ingestJobSpec(store, image, runHash, env))
+}
+
+func ingestJobSpec(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *batchv1ac.JobSpecApplyConfiguration {
+	return batchv1ac.JobSpec().
+		WithBackoffLimit(2).
+		WithTTLSecondsAfterFinished(7 * 24 * 3600).
+		WithTemplate(buildIngestPodTemplate(store, image, runHash, env))
+}
+
+// buildIngestCronJob re-ingests on the store's schedule.
+func buildIngestCronJob(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *batchv1ac.CronJobApplyConfiguration {
+	return batchv1ac.CronJob(store.Name+"-ingest", store.Namespace).
+		WithLabels(storeLabels(store)).
+		WithOwnerReferences(storeOwner(store)).
+		WithSpec(batchv1ac.CronJobSpec().
+			WithSchedule(store.Spec.Ingestion.Schedule).
+			WithConcurrencyPolicy(batchv1.ForbidConcurrent).
+			WithSuccessfulJobsHistoryLimit(1).
+			WithFailedJobsHistoryLimit(1).
+			WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(storeLabels(store)).
+				WithSpec(ingestJobSpec(store, image, runHash, env))))
+}

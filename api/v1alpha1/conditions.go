@@ -52,7 +52,6 @@ const (
 	ReasonSchemaReady            = "SchemaReady"
 	ReasonSchemaMismatch         = "SchemaMismatch"
 	ReasonNoIngestion            = "NoIngestion"
-	ReasonGitSourceUnsupported   = "GitSourceUnsupported"
 	ReasonInvalidPrompt          = "InvalidPrompt"
 	ReasonChildConflict          = "ChildConflict"
 )

@@ -131,6 +131,7 @@ func TestIngestBuildersGolden(t *testing.T) {
 		Sources: []v1alpha1.IngestionSource{
 			{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
 			{Name: "handbook", PVC: &v1alpha1.PVCSource{ClaimName: "docs", Path: "handbook"}, Principals: []string{"group:engineering"}},
+			{Name: "runbooks", Git: &v1alpha1.GitSource{URL: "https://git.acme.example/runbooks.git", Ref: "v2", Path: "docs", SecretRef: &v1alpha1.LocalObjectRef{Name: "git"}}},
 		},
 	}
 	data, err := marshalIngestConfig(renderIngestConfig(store))

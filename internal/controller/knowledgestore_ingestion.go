@@ -16,11 +16,13 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+	"github.com/ragroute/ragroute/internal/ingest/source"
 	"github.com/ragroute/ragroute/internal/routeconfig"
 )
 
 const (
 	sourcesMountPath = "/sources"
+	secretsMountPath = "/secrets"
 	ingestConfigPath = "/etc/ragroute"
 	ingestConfigFile = "ingest.json"
 )
@@ -70,7 +72,16 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) pipeline.Config {
 			cfg.Chunking.MergeBelowTokens = int(c.MergeBelowTokens)
 		}
 		for _, src := range ing.Sources {
-			cfg.Sources = append(cfg.Sources, pipeline.Source{Name: src.Name, Path: sourcePath(src), Principals: src.Principals})
+			out := pipeline.Source{Name: src.Name, Principals: src.Principals}
+			if g := src.Git; g != nil {
+				out.Git = &source.Git{URL: g.URL, Ref: cmp.Or(g.Ref, "main"), Path: g.Path}
+				if g.SecretRef != nil {
+					out.Git.CredentialsDir = path.Join(secretsMountPath, src.Name)
+				}
+			} else {
+				out.Path = sourcePath(src)
+			}
+			cfg.Sources = append(cfg.Sources, out)
 		}
 	}
 	return cfg
@@ -154,7 +165,7 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 	}
 	volumes := []*corev1ac.VolumeApplyConfiguration{
 		corev1ac.Volume().WithName("config").WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(ingestConfigMapName(store))),
-		corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource().WithSizeLimit(resource.MustParse("256Mi"))),
+		corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource().WithSizeLimit(resource.MustParse("2Gi"))),
 	}
 	for _, src := range store.Spec.Ingestion.Sources {
 		volume := corev1ac.Volume().WithName("src-" + src.Name)
@@ -163,8 +174,15 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 			volume.WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(src.ConfigMap.Name))
 		case src.PVC != nil:
 			volume.WithPersistentVolumeClaim(corev1ac.PersistentVolumeClaimVolumeSource().WithClaimName(src.PVC.ClaimName).WithReadOnly(true))
+		case src.Git != nil && src.Git.SecretRef != nil:
+			// A git source is cloned into /tmp; only its credentials are mounted.
+			volumes = append(volumes, corev1ac.Volume().WithName("git-"+src.Name).WithSecret(
+				corev1ac.SecretVolumeSource().WithSecretName(src.Git.SecretRef.Name).WithDefaultMode(0o400)))
+			container.WithVolumeMounts(corev1ac.VolumeMount().WithName("git-" + src.Name).
+				WithMountPath(path.Join(secretsMountPath, src.Name)).WithReadOnly(true))
+			continue
 		default:
-			continue // git sources are refused before a Job is built
+			continue
 		}
 		volumes = append(volumes, volume)
 		container.WithVolumeMounts(corev1ac.VolumeMount().WithName("src-" + src.Name).

@@ -32,16 +32,9 @@ type jobState struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 
 // reconcileIngestion keeps the store's ingestion Job (and CronJob) in line
-// with its spec and reads what the alias serves. Broken inputs (a missing
-// source ConfigMap, a git source) are recorded in check, not returned.
+// with its spec and reads what the alias serves. A broken input (a missing
+// source ConfigMap) is recorded in check, not returned.
 func (r *KnowledgeStoreReconciler) reconcileIngestion(ctx context.Context, store *v1alpha1.KnowledgeStore, conn knowledge.Connection, check *storeCheck) error {
-	for _, src := range store.Spec.Ingestion.Sources {
-		if src.Git != nil {
-			check.ingestErr = &referenceError{Reason: v1alpha1.ReasonGitSourceUnsupported,
-				Message: fmt.Sprintf("source %q is a git repository; this version ingests ConfigMap and PVC sources only", src.Name)}
-			return r.readIndex(ctx, store, conn, check)
-		}
-	}
 	runHash := sha256.New()
 	for _, src := range store.Spec.Ingestion.Sources {
 		if src.ConfigMap == nil {

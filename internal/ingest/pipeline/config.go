@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/ragroute/ragroute/internal/ingest/source"
 	"github.com/ragroute/ragroute/internal/routeconfig"
 )
 
@@ -44,12 +45,13 @@ type Chunking struct {
 	FrontMatterKey   string `json:"frontMatterKey"`
 }
 
-// Source is a folder of Markdown (a mounted ConfigMap or PVC path, or a
-// cloned repository), and who may read its documents.
+// Source is a folder of Markdown (a mounted ConfigMap or PVC path) or a
+// Git repository to clone, and who may read its documents.
 type Source struct {
-	Name       string   `json:"name"`
-	Path       string   `json:"path"`
-	Principals []string `json:"principals,omitempty"`
+	Name       string      `json:"name"`
+	Path       string      `json:"path,omitempty"`
+	Git        *source.Git `json:"git,omitempty"`
+	Principals []string    `json:"principals,omitempty"`
 }
 
 // Fingerprint identifies the embedder: a change of model, dimensions or
@@ -93,8 +95,8 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("no sources"))
 	}
 	for i, s := range c.Sources {
-		if s.Name == "" || s.Path == "" {
-			errs = append(errs, fmt.Errorf("sources[%d] needs a name and a path", i))
+		if s.Name == "" || (s.Path == "") == (s.Git == nil) {
+			errs = append(errs, fmt.Errorf("sources[%d] needs a name and exactly one of path or git", i))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

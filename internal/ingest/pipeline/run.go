@@ -37,7 +37,7 @@ type Progress interface {
 func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
 	start := time.Now()
 	summary := Summary{Fingerprint: cfg.Fingerprint()}
-	rows, err := readRows(cfg, &summary)
+	rows, err := readRows(ctx, cfg, &summary)
 	if err != nil {
 		return summary, err
 	}
@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
 
 // readRows reads and chunks every source. Sources are prefixed to document
 // paths, so two sources may hold a file of the same name.
-func readRows(cfg Config, summary *Summary) ([]knowledge.Row, error) {
+func readRows(ctx context.Context, cfg Config, summary *Summary) ([]knowledge.Row, error) {
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
@@ -93,7 +93,18 @@ func readRows(cfg Config, summary *Summary) ([]knowledge.Row, error) {
 		if len(principals) == 0 {
 			principals = cfg.DefaultPrincipals
 		}
-		docs, err := source.ReadMarkdown(src.Path, principals)
+		dir := src.Path
+		if src.Git != nil {
+			clone, err := os.MkdirTemp("", "ragroute-git-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(clone)
+			if dir, err = source.Clone(ctx, *src.Git, clone); err != nil {
+				return nil, fmt.Errorf("source %s: %w", src.Name, err)
+			}
+		}
+		docs, err := source.ReadMarkdown(dir, principals)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}

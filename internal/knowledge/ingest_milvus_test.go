@@ -30,13 +30,21 @@ func corpusRows(t *testing.T, edit func(map[string]string)) []Row {
 	if edit != nil {
 		edit(contents)
 	}
+	var kept []ingest.Document
+	for _, d := range docs {
+		if content, ok := contents[d.Source]; ok {
+			d.Content = content
+			kept = append(kept, d)
+		}
+	}
+	return rowsOf(t, kept)
+}
+
+// rowsOf chunks documents with the default options.
+func rowsOf(t *testing.T, docs []ingest.Document) []Row {
+	t.Helper()
 	var rows []Row
 	for _, d := range docs {
-		content, ok := contents[d.Source]
-		if !ok {
-			continue
-		}
-		d.Content = content
 		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-// aclDocs are documents readable by different principals.
+// aclRows are chunks of documents readable by different principals.
 func aclRows(t *testing.T) []Row {
 	t.Helper()
 	docs := []ingest.Document{
@@ -25,17 +25,7 @@ func aclRows(t *testing.T) []Row {
 		{Source: "quote.md", Principals: []string{`group:o"brien`}, Content: "# Quoted\n\nA document only for a group whose name has a quote; sync it monthly."},
 		{Source: "public.md", Principals: []string{"public"}, Content: "# Welcome\n\nEveryone may read how the sync works every month."},
 	}
-	var rows []Row
-	for _, d := range docs {
-		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ch := range chunks {
-			rows = append(rows, RowFromChunk(ch))
-		}
-	}
-	return rows
+	return rowsOf(t, docs)
 }
 
 func search(t *testing.T, store *Store, embedder *testenv.HashEmbedder, query string, principals ...string) []Hit {

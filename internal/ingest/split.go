@@ -3,6 +3,7 @@ package ingest
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -336,12 +337,25 @@ func (s splitter) withOverlap(parts []packedPart) []string {
 	return out
 }
 
-// tail is the longest run of trailing words within the overlap budget.
+// tail is the longest run of trailing words within the overlap budget,
+// cut from text as it stands so a reader can find it again.
 func (s splitter) tail(text string) string {
-	words := strings.Fields(text)
-	start := len(words)
-	for start > 0 && s.c.opts.Tokens.Count(strings.Join(words[start-1:], " ")) <= s.c.opts.OverlapTokens {
-		start--
+	var starts []int
+	inWord := false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			starts = append(starts, i)
+		}
+		inWord = !space
 	}
-	return strings.Join(words[start:], " ")
+	best := ""
+	for k := len(starts) - 1; k >= 0; k-- {
+		candidate := strings.TrimRightFunc(text[starts[k]:], unicode.IsSpace)
+		if s.c.opts.Tokens.Count(candidate) > s.c.opts.OverlapTokens {
+			break
+		}
+		best = candidate
+	}
+	return best
 }

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/milvus-io/milvus/client/v2/column"
 	"github.com/milvus-io/milvus/client/v2/entity"
@@ -155,4 +156,31 @@ func hitsOf(rs milvusclient.ResultSet) ([]Hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// Parts returns the parts of a split section that principals may see, in
+// order, so a route can reassemble the section.
+func (s *Store) Parts(ctx context.Context, parentID string, principals []string) ([]Row, error) {
+	lit, ok := quoteLiteral(parentID)
+	if !ok {
+		return nil, fmt.Errorf("parts: bad parent id %q", parentID)
+	}
+	rs, err := s.client.Query(ctx, milvusclient.NewQueryOption(s.alias).
+		WithFilter(aclFilter(principals, FieldParentID+" == "+lit)).
+		WithOutputFields(outputFields...).
+		WithLimit(1000))
+	if err != nil {
+		return nil, fmt.Errorf("parts of %s: %w", parentID, err)
+	}
+	rs.Scores = make([]float32, rs.ResultCount)
+	hits, err := hitsOf(rs)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(hits))
+	for i, h := range hits {
+		rows[i] = h.Row
+	}
+	slices.SortFunc(rows, func(a, b Row) int { return int(a.PartIndex - b.PartIndex) })
+	return rows, nil
 }

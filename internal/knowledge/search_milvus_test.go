@@ -192,3 +192,31 @@ func TestFailedRebuildLeavesTheAliasAndResumes(t *testing.T) {
 		t.Fatalf("resumed rebuild %+v: want the 300 chunks written before the failure kept", resumed)
 	}
 }
+
+func TestPartsComeBackInOrderUnderTheACL(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	long := "# Long\n\n" + strings.Repeat("Sync waves order the resources of an application during a sync. ", 60)
+	rows := rowsOf(t, []ingest.Document{{Source: "long.md", Content: long, Principals: []string{"group:a"}}})
+	if len(rows) < 3 {
+		t.Fatalf("want a split section, got %d rows", len(rows))
+	}
+	if _, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "h", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := store.Parts(ctx, rows[0].ParentID, []string{"group:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != len(rows) {
+		t.Fatalf("%d parts, want %d", len(parts), len(rows))
+	}
+	for i, p := range parts {
+		if p.PartIndex != int64(i+1) || p.Text != rows[i].Text {
+			t.Errorf("part %d: index %d", i, p.PartIndex)
+		}
+	}
+	if none, err := store.Parts(ctx, rows[0].ParentID, []string{"group:b"}); err != nil || len(none) != 0 {
+		t.Errorf("parts leaked to group:b: %d (%v)", len(none), err)
+	}
+}

@@ -2,17 +2,67 @@ package testenv
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ModelServer is a scripted OpenAI-compatible server on loopback: its
-// /embeddings answers with HashEmbedder vectors. Requests counts calls.
+// /embeddings answers with HashEmbedder vectors, its /chat/completions
+// streams what Chat decides. Requests counts calls.
 type ModelServer struct {
 	*httptest.Server
 	Embedder *HashEmbedder
 	Requests atomic.Int64
+
+	mu sync.Mutex
+	// Chat scripts the chat model: it sees each request and returns the
+	// reply to stream. Set it before the first chat call.
+	Chat func(ChatRequest) ChatReply
+	// ChatRequests records every chat request, in order.
+	ChatRequests []ChatRequest
+	// ChunkDelay is slept between streamed chunks.
+	ChunkDelay time.Duration
+}
+
+// ChatRequest is what the scripted chat model saw.
+type ChatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    string `json:"content"`
+		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	MaxTokens int `json:"max_tokens"`
+}
+
+// ChatReply is what the scripted chat model answers: tool calls, or text
+// streamed word by word.
+type ChatReply struct {
+	Content   string
+	ToolCalls []ScriptedToolCall
+}
+
+// ScriptedToolCall is a tool call the scripted model makes.
+type ScriptedToolCall struct {
+	Name      string
+	Arguments string
 }
 
 // StartModelServer starts a model server answering with dim-sized vectors.
@@ -20,6 +70,7 @@ func StartModelServer(dim int) *ModelServer {
 	m := &ModelServer{Embedder: &HashEmbedder{Dim: dim}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", m.embeddings)
+	mux.HandleFunc("POST /v1/chat/completions", m.chat)
 	m.Server = httptest.NewServer(mux)
 	return m
 }
@@ -53,4 +104,68 @@ func (m *ModelServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
+	m.Requests.Add(1)
+	var req ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return
+	}
+	m.mu.Lock()
+	m.ChatRequests = append(m.ChatRequests, req)
+	script, delay := m.Chat, m.ChunkDelay
+	m.mu.Unlock()
+	if script == nil {
+		http.Error(w, `{"error":{"message":"no chat script"}}`, http.StatusInternalServerError)
+		return
+	}
+	reply := script(req)
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher, _ := w.(http.Flusher)
+	send := func(delta map[string]any, finish any) {
+		chunk := map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		data, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if delay > 0 {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(delay):
+			}
+		}
+	}
+	send(map[string]any{"role": "assistant"}, nil)
+	for i, call := range reply.ToolCalls {
+		// Arguments arrive in two fragments, as real servers split them.
+		half := len(call.Arguments) / 2
+		send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": fmt.Sprintf("call_%d", i), "type": "function",
+			"function": map[string]any{"name": call.Name, "arguments": call.Arguments[:half]}}}}, nil)
+		send(map[string]any{"tool_calls": []any{map[string]any{"index": i,
+			"function": map[string]any{"arguments": call.Arguments[half:]}}}}, nil)
+	}
+	for _, word := range strings.SplitAfter(reply.Content, " ") {
+		if word != "" {
+			send(map[string]any{"content": word}, nil)
+		}
+	}
+	finish := "stop"
+	if len(reply.ToolCalls) > 0 {
+		finish = "tool_calls"
+	}
+	send(map[string]any{}, finish)
+	usage, _ := json.Marshal(map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": len(strings.Fields(reply.Content)), "total_tokens": 0}})
+	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usage)
+}
+
+// Requests so far, safe to read while the server runs.
+func (m *ModelServer) Seen() []ChatRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ChatRequest{}, m.ChatRequests...)
 }

@@ -70,3 +70,14 @@ func BenchmarkWordPiece(b *testing.B) {
 		w.Count(string(data))
 	}
 }
+
+func TestCL100KCounts(t *testing.T) {
+	b, err := NewCL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "hello world" is two cl100k tokens; the empty string none.
+	if b.Count("hello world") != 2 || b.Count("") != 0 {
+		t.Errorf("cl100k counts %d, %d", b.Count("hello world"), b.Count(""))
+	}
+}

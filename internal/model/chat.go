@@ -1,0 +1,172 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ChatConfig says how to reach a chat completions endpoint.
+type ChatConfig struct {
+	BaseURL     string
+	Model       string
+	APIKey      string
+	Temperature float64
+	MaxTokens   int
+	// Timeout bounds one whole streamed call.
+	Timeout time.Duration
+}
+
+// Message is one chat message. Assistant messages may carry tool calls;
+// tool messages answer one by ToolCallID.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// Roles of chat messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// ToolCall is a tool the model asked for, with JSON arguments.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool is offered to the model; Parameters is a JSON schema.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  any
+}
+
+// Usage counts tokens of one call, as the server reports them.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Reply is a finished streamed call: the text and the tool calls.
+type Reply struct {
+	Content   string
+	ToolCalls []ToolCall
+	Usage     Usage
+}
+
+// Chat streams chat completions from an OpenAI-compatible endpoint.
+type Chat struct {
+	client *openai.Client
+	cfg    ChatConfig
+}
+
+// NewChat returns a client for cfg.
+func NewChat(cfg ChatConfig) *Chat {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = &http.Client{} // the context bounds each call; a stream may be long
+	return &Chat{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// Stream runs one call. onDelta hears the answer's text as it arrives;
+// tool-call fragments are assembled and returned in Reply. tools may be
+// nil: then the model must answer.
+func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onDelta func(string) error) (Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	req := openai.ChatCompletionRequest{
+		Model:         c.cfg.Model,
+		Messages:      toOpenAI(messages),
+		Temperature:   float32(c.cfg.Temperature),
+		MaxTokens:     c.cfg.MaxTokens,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	for _, t := range tools {
+		req.Tools = append(req.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	stream, err := c.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return Reply{}, fmt.Errorf("chat with %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err)
+	}
+	defer stream.Close()
+
+	var reply Reply
+	calls := map[int]*ToolCall{}
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return reply, fmt.Errorf("chat stream from %s: %w", c.cfg.BaseURL, err)
+		}
+		if chunk.Usage != nil {
+			reply.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
+		}
+		for _, choice := range chunk.Choices {
+			if d := choice.Delta.Content; d != "" {
+				reply.Content += d
+				if onDelta != nil {
+					if err := onDelta(d); err != nil {
+						return reply, err
+					}
+				}
+			}
+			for i, tc := range choice.Delta.ToolCalls {
+				index := i
+				if tc.Index != nil {
+					index = *tc.Index
+				}
+				call := calls[index]
+				if call == nil {
+					call = &ToolCall{}
+					calls[index] = call
+				}
+				if tc.ID != "" {
+					call.ID = tc.ID
+				}
+				call.Name += tc.Function.Name
+				call.Arguments += tc.Function.Arguments
+			}
+		}
+	}
+	indexes := make([]int, 0, len(calls))
+	for i := range calls {
+		indexes = append(indexes, i)
+	}
+	sort.Ints(indexes)
+	for _, i := range indexes {
+		reply.ToolCalls = append(reply.ToolCalls, *calls[i])
+	}
+	return reply, nil
+}
+
+func toOpenAI(messages []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(messages))
+	for i, m := range messages {
+		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+	}
+	return out
+}

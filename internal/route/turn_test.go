@@ -1,0 +1,177 @@
+package route
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+func ofType(events []Event, typ string) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func answerOf(events []Event) string {
+	var b strings.Builder
+	for _, e := range ofType(events, EventDelta) {
+		b.WriteString(e.Data.(delta).Text)
+	}
+	return b.String()
+}
+
+// searchThenAnswer scripts a model that searches with query, then answers
+// with answer.
+func searchThenAnswer(query, answer string) func(testenv.ChatRequest) testenv.ChatReply {
+	return func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) > 0 {
+			return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"` + query + `"}`}}}
+		}
+		return testenv.ChatReply{Content: answer}
+	}
+}
+
+func TestTurnSearchesOnceThenAnswersWithCitations(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = searchThenAnswer("how do sync waves order resources", "Lower waves are applied first [S1].")
+	events := w.run(t, []string{"user:ann", "group:staff", "public"}, user("How are sync waves ordered?"))
+
+	if events[0].Type != EventTurnStarted || events[len(events)-1].Type != EventTurnCompleted {
+		t.Fatalf("events %v", events)
+	}
+	if calls := ofType(events, EventToolCall); len(calls) != 1 || calls[0].Data.(toolCall).Query != "how do sync waves order resources" {
+		t.Fatalf("tool calls %+v", calls)
+	}
+	r := ofType(events, EventRetrieval)[0].Data.(retrieval)
+	if len(r.Sources) == 0 || r.Sources[0].Title != "Sync Waves" || r.Sources[0].Marker != "S1" {
+		t.Fatalf("retrieval %+v", r)
+	}
+	for _, s := range r.Sources {
+		if s.Title == "Admin Secrets" {
+			t.Errorf("a group:admins document reached group:staff")
+		}
+	}
+	if got := answerOf(events); got != "Lower waves are applied first [S1]." {
+		t.Errorf("answer %q", got)
+	}
+	if c := ofType(events, EventCitation); len(c) != 1 || c[0].Data.(citation).Title != "Sync Waves" {
+		t.Errorf("citations %+v", c)
+	}
+
+	seen := w.models.Seen()
+	if len(seen) != 2 || len(seen[0].Tools) != 1 || len(seen[1].Tools) != 0 {
+		t.Fatalf("want one call with search_knowledge then one without tools; got %d calls", len(seen))
+	}
+	answerCall := seen[1].Messages
+	system, tool := answerCall[0].Content, answerCall[len(answerCall)-1]
+	if !strings.Contains(system, "You are ACME's assistant") || !strings.Contains(system, "I could not find this in ACME's documentation.") {
+		t.Errorf("system prompt lacks the platform prompt or the not-found wording:\n%s", system)
+	}
+	if tool.Role != "tool" || !strings.Contains(tool.Content, "Sync waves order the resources") {
+		t.Errorf("tool result %+v", tool)
+	}
+}
+
+func TestInjectedInstructionsStayFencedData(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = searchThenAnswer("sync hooks", "Sync hooks run during a sync [S1].")
+	events := w.run(t, []string{"group:staff"}, user("What do sync hooks do?"))
+	if answerOf(events) == "" {
+		t.Fatal("no answer")
+	}
+	seen := w.models.Seen()
+	msgs := seen[1].Messages
+	if strings.Contains(msgs[0].Content, "Ignore previous instructions") {
+		t.Fatal("fragment text reached the system prompt")
+	}
+	tool := msgs[len(msgs)-1].Content
+	at := strings.Index(tool, "Ignore previous instructions")
+	if at < 0 {
+		t.Fatal("the injected fragment was not retrieved")
+	}
+	// The real fence is random per turn: the document's fake closing
+	// marker does not close it.
+	fence := tool[strings.Index(tool, "⟦data-") : strings.Index(tool, "⟧")+len("⟧")]
+	if fence == "⟦data-000000000000⟧" {
+		t.Fatal("fence is not random")
+	}
+	open := strings.LastIndex(tool[:at], fence+" S")
+	closing := strings.Index(tool[at:], fence+" end S")
+	if open < 0 || closing < 0 || strings.Count(tool[open:at+closing], fence) != 1 {
+		t.Errorf("injected text is not inside its fence:\n%s", tool)
+	}
+}
+
+func TestNothingFoundGivesTheHonestWording(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = searchThenAnswer("admin password", "It is hunter2.")
+	// group:nobody may see no document: nothing survives, so no answer is invented.
+	events := w.run(t, []string{"group:nobody"}, user("What is the admin password?"))
+	if got := answerOf(events); got != "I could not find this in ACME's documentation." {
+		t.Fatalf("answer %q", got)
+	}
+	if done := ofType(events, EventTurnCompleted)[0].Data.(turnCompleted); !done.NotFound {
+		t.Errorf("turn.completed %+v", done)
+	}
+	if n := len(w.models.Seen()); n != 1 {
+		t.Errorf("%d model calls; the answering call must not happen without fragments", n)
+	}
+}
+
+func TestDirectAnswerStreamsThrough(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply { return testenv.ChatReply{Content: "Hello! Ask me about Argo CD."} }
+	events := w.run(t, []string{"group:staff"}, user("hi"))
+	if answerOf(events) != "Hello! Ask me about Argo CD." || len(ofType(events, EventToolCall)) != 0 || len(w.models.Seen()) != 1 {
+		t.Fatalf("events %+v", events)
+	}
+}
+
+func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
+	w := newWorld(t)
+	w.runner.Policy = PolicyAlways
+	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		if strings.Contains(req.Messages[0].Content, "self-contained search query") {
+			return testenv.ChatReply{Content: "how does pruning delete resources"}
+		}
+		return testenv.ChatReply{Content: "Pruning deletes what left Git [S1]."}
+	}
+	events := w.run(t, []string{"group:staff"},
+		user("What are sync waves?"), model.Message{Role: model.RoleAssistant, Content: "They order resources."},
+		user("And what does pruning do?"))
+	if calls := ofType(events, EventToolCall); len(calls) != 1 || calls[0].Data.(toolCall).Query != "how does pruning delete resources" {
+		t.Fatalf("tool calls %+v", calls)
+	}
+	for _, req := range w.models.Seen() {
+		if len(req.Tools) > 0 {
+			t.Errorf("always policy offered tools")
+		}
+	}
+	if answerOf(events) != "Pruning deletes what left Git [S1]." {
+		t.Errorf("answer %q", answerOf(events))
+	}
+}
+
+func TestSmallWindowDropsAndReports(t *testing.T) {
+	w := newWorld(t)
+	w.runner.ContextTokens, w.runner.AnswerReserve = 600, 400
+	w.models.Chat = searchThenAnswer("sync", "Syncs apply Git [S1].")
+	history := []model.Message{user(strings.Repeat("Tell me everything about syncing applications. ", 8)),
+		{Role: model.RoleAssistant, Content: "Sure."}, user("What happens in a sync?")}
+	events := w.run(t, []string{"group:staff"}, history...)
+	r := ofType(events, EventRetrieval)[0].Data.(retrieval)
+	if len(r.Dropped) == 0 {
+		t.Fatalf("nothing dropped with a tiny window: %+v", r)
+	}
+	seen := w.models.Seen()
+	tool := seen[len(seen)-1].Messages
+	if strings.Contains(tool[len(tool)-1].Content, "Tell me everything") {
+		t.Error("history was copied into the packing")
+	}
+}

@@ -32,8 +32,8 @@ type Packing struct {
 	// Header introduces the fenced fragments.
 	Header string
 	// Blocks holds each packed fragment, fenced, by fragment id.
-	Blocks map[string]string
-	Packed []Fragment
+	Blocks  map[string]string
+	Packed  []Fragment
 	Dropped []Dropped
 	// Budget is the tokens that were left for fragments.
 	Budget int

@@ -79,7 +79,11 @@ func TestJWTVerification(t *testing.T) {
 		"no expiry":      func() *http.Request { c := valid(); delete(c, "exp"); return sign(key, c) },
 		"other key":      func() *http.Request { return sign(other, valid()) },
 		"no user":        func() *http.Request { c := valid(); delete(c, "sub"); return sign(key, c) },
-		"not a token":    func() *http.Request { r := httptest.NewRequest("GET", "/", nil); r.Header.Set("Authorization", "Bearer x.y.z"); return r },
+		"not a token": func() *http.Request {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set("Authorization", "Bearer x.y.z")
+			return r
+		},
 	}
 	for name, req := range bad {
 		if _, err := v.Authenticate(req()); !errors.Is(err, ErrNoIdentity) {

@@ -126,7 +126,9 @@ func TestNothingFoundGivesTheHonestWording(t *testing.T) {
 
 func TestDirectAnswerStreamsThrough(t *testing.T) {
 	w := newWorld(t)
-	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply { return testenv.ChatReply{Content: "Hello! Ask me about Argo CD."} }
+	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
+		return testenv.ChatReply{Content: "Hello! Ask me about Argo CD."}
+	}
 	events := w.run(t, []string{"group:staff"}, user("hi"))
 	if answerOf(events) != "Hello! Ask me about Argo CD." || len(ofType(events, EventToolCall)) != 0 || len(w.models.Seen()) != 1 {
 		t.Fatalf("events %+v", events)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,13 @@ func TestIngestCommand(t *testing.T) {
 	code, _, errOut = ingest()
 	if code != 1 || !strings.Contains(errOut, "32 dimensions, the KnowledgeStore says 16") {
 		t.Fatalf("dimension mismatch: exit %d\n%s", code, errOut)
+	}
+}
+
+func decodeJSON(t *testing.T, r io.ReadCloser, into any) {
+	t.Helper()
+	defer r.Close()
+	if err := json.NewDecoder(r).Decode(into); err != nil {
+		t.Fatal(err)
 	}
 }

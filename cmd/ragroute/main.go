@@ -3,8 +3,7 @@
 //	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute)
 //	chunk     print the chunks of Markdown files as JSON lines (no Milvus)
 //	ingest    one ingestion run: sources → chunks → embeddings → Milvus
-//
-// `serve` (the route runtime) arrives with its issue.
+//	serve     serve one route's query API from its rendered config
 package main
 
 import (
@@ -32,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runChunk(args[1:], stdout, stderr)
 	case "ingest":
 		return runIngest(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -52,6 +53,7 @@ Commands:
   manager   run the operator
   chunk     print the chunks of Markdown files and folders as JSON lines
   ingest    ingest Markdown sources into Milvus (--config ingest.json)
+  serve     serve a route's query API (--config route.json)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/routeconfig"
+)
+
+// runServe serves one route's query API from its rendered config.
+func runServe(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ragroute serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "/etc/ragroute/"+routeconfig.FileName, "route config rendered by the operator")
+	listen := fs.String("listen", "", "address to listen on (default :<server.port> of the config)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	cfg, err := routeconfig.Load(*configPath)
+	if err != nil {
+		logger.Error("load config", "error", err)
+		return 2
+	}
+	addr := *listen
+	if addr == "" {
+		addr = fmt.Sprintf(":%d", cfg.Server.Port)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		logger.Error("listen", "error", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, ln, logger); err != nil {
+		logger.Error("serve", "error", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the route on ln until ctx ends. Then running turns are
+// cancelled (their streams end with an error event, never hang) and the
+// server drains for up to 30 s.
+func serve(ctx context.Context, cfg routeconfig.Config, ln net.Listener, logger *slog.Logger) error {
+	rt, err := route.NewRuntime(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	turns, cancelTurns := context.WithCancel(context.Background())
+	defer cancelTurns()
+	go rt.WatchGeneration(ctx, 30*time.Second)
+
+	srv := &http.Server{Handler: rt.Server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	errs := make(chan error, 1)
+	go func() { errs <- srv.Serve(ln) }()
+	logger.Info("serving route", "route", cfg.Route.Namespace+"/"+cfg.Route.Name, "addr", ln.Addr().String())
+
+	select {
+	case err := <-errs:
+		return err
+	case <-ctx.Done():
+	}
+	drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cancelTurns()
+	if err := srv.Shutdown(drain); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the envtest test bed under bin/k8s and prints its path (for
-# KUBEBUILDER_ASSETS): etcd from Debian, kube-apiserver and
+# KUBEBUILDER_ASSETS): etcd (and redis-server, for route tests) from Debian, kube-apiserver and
 # kube-controller-manager built from the Go module proxy (pinned in
 # hack/testbed/go.mod), kubectl from the machine or built the same way.
 # Built binaries are cached; a change of the pin rebuilds them.
@@ -27,6 +27,11 @@ if ! command -v etcd >/dev/null 2>&1; then
   apt_install etcd-server
 fi
 ln -sf "$(command -v etcd)" "$dest/etcd"
+
+# redis-server: the shared cache and turn log of multi-replica routes.
+if ! command -v redis-server >/dev/null 2>&1; then
+  apt_install redis-server
+fi
 
 # kube-apiserver, kube-controller-manager (and kubectl if the machine has
 # none): one pinned module, one build cache, one stamp.

@@ -107,9 +107,9 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 
-	cfg.Cache.Backend = "redis"
-	if err := serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `cache.backend "redis" is not supported yet`) {
-		t.Errorf("redis cache: %v", err)
+	cfg.Mode = "agentic"
+	if err := serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "agentic" is not supported yet`) {
+		t.Errorf("agentic mode: %v", err)
 	}
 }
 

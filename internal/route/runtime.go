@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/routeconfig"
@@ -31,11 +33,8 @@ type Runtime struct {
 // than silently ignores.
 func unsupported(cfg routeconfig.Config) error {
 	var errs []error
-	if cfg.Cache.Backend != "memory" {
-		errs = append(errs, fmt.Errorf("cache.backend %q is not supported yet (use memory)", cfg.Cache.Backend))
-	}
-	if cfg.Turns.Backend != "memory" {
-		errs = append(errs, fmt.Errorf("turns.backend %q is not supported yet (use memory and one replica)", cfg.Turns.Backend))
+	if (cfg.Cache.Backend == "redis" || cfg.Turns.Backend == "redis") && cfg.Redis == nil {
+		errs = append(errs, errors.New("a redis backend needs redis.address"))
 	}
 	if cfg.Rerank.Mode != "rrf" {
 		errs = append(errs, fmt.Errorf("rerank.mode %q is not supported yet (use rrf)", cfg.Rerank.Mode))
@@ -65,6 +64,15 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 	}
 	rt := &Runtime{store: knowledge.NewStore(client, m.Collection, int(cfg.Store.Embedding.Dimensions)), logger: logger,
 		closer: func() { _ = client.Close(context.Background()) }}
+	var rdb *redis.Client
+	if cfg.Redis != nil {
+		rdb = redis.NewClient(&redis.Options{Addr: cfg.Redis.Address, DB: int(cfg.Redis.DB), Password: env(cfg.Redis.PasswordEnv),
+			DialTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
+		closeMilvus := rt.closer
+		rt.closer = func() { closeMilvus(); _ = rdb.Close() }
+	}
+	// One prefix per route: routes may share a Redis.
+	prefix := "ragroute:" + cfg.Route.Namespace + "/" + cfg.Route.Name + ":"
 
 	ttl, err := time.ParseDuration(cfg.Cache.TTL)
 	if err != nil {
@@ -90,6 +98,13 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 		},
 		Generation: rt.gen.Load,
 	}
+	if cfg.Cache.Backend == "redis" {
+		searcher.Cache = NewRedisCache(rdb, prefix, ttl)
+	}
+	var turnLog TurnLog = NewMemoryTurnLog(retention, 10000, time.Now)
+	if cfg.Turns.Backend == "redis" {
+		turnLog = NewRedisTurnLog(rdb, prefix, retention)
+	}
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, err
@@ -105,7 +120,7 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 			ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 			Prompt: Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}},
 		Searcher: searcher,
-		Log:      NewMemoryTurnLog(retention, 10000, time.Now),
+		Log:      turnLog,
 		Auth:     auth,
 		Limits:   DefaultLimits(),
 		Logger:   logger,

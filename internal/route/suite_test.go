@@ -24,6 +24,10 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if redisServer != nil {
+		redisServer.Stop()
+		_ = os.RemoveAll(redisDir)
+	}
 	if milvus != nil {
 		milvus.Stop()
 	}

@@ -59,6 +59,7 @@ func (s *Server) Handler(ctx context.Context) http.Handler {
 	mux.HandleFunc("POST /v1/turns", s.submit)
 	mux.HandleFunc("GET /v1/turns/{id}/events", s.events)
 	mux.HandleFunc("POST /v1/search", s.search)
+	mux.HandleFunc("POST /v1/chat/completions", s.completions)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
@@ -164,9 +165,7 @@ func (s *Server) play(in TurnInput) {
 	ctx, cancel := context.WithTimeout(s.turns, s.Limits.TurnTimeout)
 	defer cancel()
 	s.Runner.Run(ctx, in, func(ev Event) {
-		if ev.final() || ev.Type == EventRetrieval {
-			s.metrics.observe(ev)
-		}
+		s.observe(ev)
 		// The log's context is not the turn's: a cancelled turn still
 		// records its error event.
 		if err := s.Log.Append(context.WithoutCancel(ctx), in.ID, ev); err != nil && s.Logger != nil {

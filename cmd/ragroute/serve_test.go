@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +139,59 @@ func readAll(t *testing.T, r io.ReadCloser) string {
 		b.WriteString(scanner.Text() + "\n")
 	}
 	return b.String()
+}
+
+// TestServeLoadsTheOperatorsConfig: the config the operator renders (the
+// envtest golden, with the test's Milvus in place of the placeholder)
+// starts `ragroute serve` as it is.
+func TestServeLoadsTheOperatorsConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(milvus.Stop)
+	golden, err := os.ReadFile("../../internal/controller/testdata/envtest-route-config.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "route.json")
+	rendered := strings.NewReplacer("MILVUS_URI", milvus.URI, "NAMESPACE", "acme-rag").Replace(string(golden))
+	if err := os.WriteFile(path, []byte(rendered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := routeconfig.Load(path)
+	if err != nil {
+		t.Fatalf("the operator's config does not load: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- serve(serveCtx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never answered: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// No identity, no turn: the JWT route from the golden refuses it.
+	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/turns", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("anonymous turn: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

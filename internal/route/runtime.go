@@ -36,8 +36,8 @@ func unsupported(cfg routeconfig.Config) error {
 	if (cfg.Cache.Backend == "redis" || cfg.Turns.Backend == "redis") && cfg.Redis == nil {
 		errs = append(errs, errors.New("a redis backend needs redis.address"))
 	}
-	if cfg.Rerank.Mode != "rrf" {
-		errs = append(errs, fmt.Errorf("rerank.mode %q is not supported yet (use rrf)", cfg.Rerank.Mode))
+	if cfg.Rerank.Mode == "crossEncoder" && cfg.Rerank.CrossEncoder == nil {
+		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
 	}
 	if cfg.Mode != "singleRound" {
 		errs = append(errs, fmt.Errorf("mode %q is not supported yet (use singleRound)", cfg.Mode))
@@ -50,9 +50,6 @@ func unsupported(cfg routeconfig.Config) error {
 func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger) (*Runtime, error) {
 	if err := unsupported(cfg); err != nil {
 		return nil, fmt.Errorf("route %s/%s: %w", cfg.Route.Namespace, cfg.Route.Name, err)
-	}
-	if cfg.WebSearch != nil {
-		logger.Warn("webSearch is configured but not offered yet: the model gets search_knowledge only")
 	}
 	m := cfg.Store.Milvus
 	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -101,6 +98,10 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 	if cfg.Cache.Backend == "redis" {
 		searcher.Cache = NewRedisCache(rdb, prefix, ttl)
 	}
+	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == "crossEncoder" {
+		searcher.Reranker = &CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env(ce.APIKeyEnv), TopN: int(ce.TopN),
+			HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
 	var turnLog TurnLog = NewMemoryTurnLog(retention, 10000, time.Now)
 	if cfg.Turns.Backend == "redis" {
 		turnLog = NewRedisTurnLog(rdb, prefix, retention)
@@ -115,10 +116,14 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
+	runner := &Runner{Chat: chat, Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
+		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
+		Prompt: Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
+	if ws := cfg.WebSearch; ws != nil {
+		runner.WebSearch = &WebSearch{BaseURL: ws.BaseURL, APIKey: env(ws.APIKeyEnv), MaxResults: 5, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
 	rt.Server = &Server{
-		Runner: &Runner{Chat: chat, Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
-			ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
-			Prompt: Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}},
+		Runner:   runner,
 		Searcher: searcher,
 		Log:      turnLog,
 		Auth:     auth,

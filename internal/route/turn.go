@@ -26,23 +26,26 @@ const (
 
 const searchToolName = "search_knowledge"
 
-var searchTool = model.Tool{
-	Name: searchToolName,
-	Description: "Search the organisation's documentation. Call it for any question the documentation may answer. " +
-		"Write a self-contained query: resolve pronouns and references to earlier messages.",
-	Parameters: map[string]any{
+var searchTool = toolSpec(searchToolName, "Search the organisation's documentation. Call it for any question the documentation may answer. "+
+	"Write a self-contained query: resolve pronouns and references to earlier messages.")
+
+// toolSpec is a tool taking one self-contained query.
+func toolSpec(name, description string) model.Tool {
+	return model.Tool{Name: name, Description: description, Parameters: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"query": map[string]any{"type": "string", "description": "the self-contained search query"},
 		},
 		"required": []string{"query"},
-	},
+	}}
 }
 
 // Runner runs turns: the chat model gets ONE round of tools, then answers.
 type Runner struct {
-	Chat          ChatModel
-	Searcher      *Searcher
+	Chat     ChatModel
+	Searcher *Searcher
+	// WebSearch, when set, is offered as web_search next to search_knowledge.
+	WebSearch     *WebSearch
 	Prompt        Prompt
 	Policy        string
 	ContextTokens int
@@ -104,7 +107,11 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 		calls = []model.ToolCall{{ID: "call_search", Name: searchToolName, Arguments: string(arguments)}}
 	} else {
 		t := time.Now()
-		reply, err := r.Chat.Stream(ctx, messages, []model.Tool{searchTool}, onDelta)
+		tools := []model.Tool{searchTool}
+		if r.WebSearch != nil {
+			tools = append(tools, webSearchTool)
+		}
+		reply, err := r.Chat.Stream(ctx, messages, tools, onDelta)
 		st.timings["model_decide"] = time.Since(t)
 		st.add(reply.Usage)
 		if err != nil {
@@ -155,6 +162,11 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 	if err != nil {
 		return false, err
 	}
+	if strings.TrimSpace(reply.Content) == "" {
+		// A model that asks for tools again gets no second round; with no
+		// text of its own, the honest answer is the not-found wording.
+		return true, onDelta(r.Prompt.NotFound)
+	}
 	r.emitCitations(reply.Content, packing.Packed, st)
 	return strings.TrimSpace(reply.Content) == strings.TrimSpace(r.Prompt.NotFound), nil
 }
@@ -165,24 +177,28 @@ func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principal
 	errs := make([]error, len(calls))
 	done := make(chan int, len(calls))
 	for i, call := range calls {
-		query, err := toolQuery(call)
+		query, err := r.toolQuery(call)
 		st.emit(Event{Type: EventToolCall, Data: toolCall{Name: call.Name, Query: query}})
 		if err != nil {
 			results[i], errs[i] = Retrieval{Query: query}, nil // an unusable call finds nothing
 			done <- i
 			continue
 		}
-		go func(i int, query string) {
-			results[i], errs[i] = r.Searcher.Search(ctx, query, principals)
+		go func(i int, name, query string) {
+			if name == webSearchToolName {
+				results[i], errs[i] = r.WebSearch.Search(ctx, query)
+			} else {
+				results[i], errs[i] = r.Searcher.Search(ctx, query, principals)
+			}
 			done <- i
-		}(i, query)
+		}(i, call.Name, query)
 	}
 	for range calls {
 		<-done
 	}
 	for i, res := range results {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("search_knowledge: %w", errs[i])
+			return nil, fmt.Errorf("%s: %w", calls[i].Name, errs[i])
 		}
 		st.cacheHit = st.cacheHit || res.CacheHit
 		for stage, d := range res.Timings {
@@ -192,16 +208,17 @@ func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principal
 	return results, nil
 }
 
-// toolQuery reads the query of a search_knowledge call.
-func toolQuery(call model.ToolCall) (string, error) {
-	if call.Name != searchToolName {
+// toolQuery reads the query of a search call; a tool the route did not
+// offer finds nothing.
+func (r *Runner) toolQuery(call model.ToolCall) (string, error) {
+	if call.Name != searchToolName && (call.Name != webSearchToolName || r.WebSearch == nil) {
 		return "", fmt.Errorf("unknown tool %q", call.Name)
 	}
 	var args struct {
 		Query string `json:"query"`
 	}
 	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || strings.TrimSpace(args.Query) == "" {
-		return "", fmt.Errorf("search_knowledge arguments %q: want {\"query\": \"…\"}", call.Arguments)
+		return "", fmt.Errorf("%s arguments %q: want {\"query\": \"…\"}", call.Name, call.Arguments)
 	}
 	return strings.TrimSpace(args.Query), nil
 }

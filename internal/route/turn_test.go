@@ -1,6 +1,9 @@
 package route
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -162,7 +165,7 @@ func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 
 func TestSmallWindowDropsAndReports(t *testing.T) {
 	w := newWorld(t)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 600, 400
+	w.runner.ContextTokens, w.runner.AnswerReserve = 750, 400
 	w.models.Chat = searchThenAnswer("sync", "Syncs apply Git [S1].")
 	history := []model.Message{user(strings.Repeat("Tell me everything about syncing applications. ", 8)),
 		{Role: model.RoleAssistant, Content: "Sure."}, user("What happens in a sync?")}
@@ -171,9 +174,99 @@ func TestSmallWindowDropsAndReports(t *testing.T) {
 	if len(r.Dropped) == 0 {
 		t.Fatalf("nothing dropped with a tiny window: %+v", r)
 	}
+	if len(r.Sources) == 0 || r.Sources[0].Marker != "S1" {
+		t.Errorf("the highest-ranked fragment did not survive: %+v", r.Sources)
+	}
 	seen := w.models.Seen()
-	tool := seen[len(seen)-1].Messages
-	if strings.Contains(tool[len(tool)-1].Content, "Tell me everything") {
+	msgs := seen[len(seen)-1].Messages
+	tool := msgs[len(msgs)-1].Content
+	if strings.Contains(tool, "Tell me everything") {
 		t.Error("history was copied into the packing")
+	}
+	// Counted: system prompt + history + packed context fit the window
+	// minus the answer reserve.
+	used := w.runner.Tokens.Count(msgs[0].Content) + w.runner.Tokens.Count(tool)
+	for _, m := range history {
+		used += w.runner.Tokens.Count(m.Content)
+	}
+	if limit := w.runner.ContextTokens - w.runner.AnswerReserve; used > limit {
+		t.Errorf("packed %d tokens, the window leaves %d", used, limit)
+	}
+}
+
+func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
+	w := newWorld(t)
+	web := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/search" || r.Header.Get("Authorization") != "Bearer key" {
+			http.Error(rw, "no", http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.WriteString(rw, `{"results":[{"title":"Argo CD 9 released","url":"https://news.example/argo9","content":"Argo CD 9 was released this week."}]}`)
+	}))
+	defer web.Close()
+	w.runner.WebSearch = &WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
+	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) > 0 {
+			if len(req.Tools) != 2 {
+				return testenv.ChatReply{Content: "expected two tools"}
+			}
+			return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{
+				{Name: "search_knowledge", Arguments: `{"query":"sync waves"}`},
+				{Name: "web_search", Arguments: `{"query":"latest argo cd release"}`},
+			}}
+		}
+		return testenv.ChatReply{Content: "Waves order resources [S1]; Argo CD 9 is out [S2][S3][S4][S5][S6]."}
+	}
+	events := w.run(t, []string{"group:staff"}, user("How do sync waves work, and what is the latest release?"))
+	if n := len(ofType(events, EventRetrieval)); n != 2 {
+		t.Fatalf("%d retrieval events: %+v", n, events)
+	}
+	cited := map[string]bool{}
+	for _, c := range ofType(events, EventCitation) {
+		cited[c.Data.(citation).SourceURI] = true
+	}
+	if !cited["https://news.example/argo9"] {
+		t.Errorf("the web result was not citable: %+v", cited)
+	}
+	msgs := w.models.Seen()[1].Messages
+	if tool := msgs[len(msgs)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "Argo CD 9 was released") {
+		t.Errorf("web result not in its tool message: %+v", tool)
+	}
+}
+
+func TestOneRoundOnly(t *testing.T) {
+	w := newWorld(t)
+	// A model that always wants to search again.
+	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
+		return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"sync waves"}`}}}
+	}
+	events := w.run(t, []string{"group:staff"}, user("How are sync waves ordered?"))
+	if n := len(ofType(events, EventToolCall)); n != 1 {
+		t.Errorf("%d tool rounds, want 1", n)
+	}
+	if n := len(w.models.Seen()); n != 2 || len(w.models.Seen()[1].Tools) != 0 {
+		t.Errorf("%d model calls; the second must offer no tools", n)
+	}
+	if got := answerOf(events); got != "I could not find this in ACME's documentation." {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestTwoIdentitiesGetDifferentSources(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = searchThenAnswer("admin password secret", "See [S1].")
+	sourcesOf := func(principals ...string) map[string]bool {
+		out := map[string]bool{}
+		for _, e := range ofType(w.run(t, principals, user("Where is the admin password?")), EventRetrieval) {
+			for _, s := range e.Data.(retrieval).Sources {
+				out[s.SourceURI] = true
+			}
+		}
+		return out
+	}
+	staff := sourcesOf("user:ann", "group:staff", "public")
+	admins := sourcesOf("user:root", "group:admins", "public")
+	if staff["secrets.md"] || !admins["secrets.md"] {
+		t.Errorf("staff saw %v, admins saw %v", staff, admins)
 	}
 }

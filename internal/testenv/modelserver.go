@@ -169,3 +169,11 @@ func (m *ModelServer) Seen() []ChatRequest {
 	defer m.mu.Unlock()
 	return append([]ChatRequest{}, m.ChatRequests...)
 }
+
+// Forget drops the recorded requests (a long benchmark would otherwise
+// measure the recording).
+func (m *ModelServer) Forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ChatRequests = nil
+}

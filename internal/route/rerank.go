@@ -1,0 +1,79 @@
+package route
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// CrossEncoder rescores the top N candidates with a rerank model served
+// in the common /rerank shape (Cohere, Jina, vLLM):
+// POST {baseURL}/rerank {"model","query","documents","top_n"} →
+// {"results":[{"index","relevance_score"}]}. Scores replace the RRF
+// scores, so the strict floor then applies to relevance.
+type CrossEncoder struct {
+	BaseURL string
+	Model   string
+	APIKey  string
+	TopN    int
+	HTTP    *http.Client
+}
+
+// Rerank orders the first TopN fragments by relevance; the rest follow in
+// their fused order.
+func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fragment) ([]Fragment, error) {
+	n := min(c.TopN, len(fragments))
+	if n == 0 {
+		return fragments, nil
+	}
+	docs := make([]string, n)
+	for i := range docs {
+		docs[i] = fragments[i].Text
+	}
+	body, _ := json.Marshal(map[string]any{"model": c.Model, "query": query, "documents": docs, "top_n": n})
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.BaseURL, "/")+"/rerank", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("rerank at %s: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("rerank at %s: %s", c.BaseURL, resp.Status)
+	}
+	var out struct {
+		Results []struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&out); err != nil {
+		return nil, fmt.Errorf("rerank at %s: %w", c.BaseURL, err)
+	}
+	head := make([]Fragment, 0, n)
+	seen := map[int]bool{}
+	for _, r := range out.Results {
+		if r.Index < 0 || r.Index >= n || seen[r.Index] {
+			return nil, fmt.Errorf("rerank at %s: bad or repeated index %d", c.BaseURL, r.Index)
+		}
+		seen[r.Index] = true
+		f := fragments[r.Index]
+		f.Score = r.Score
+		head = append(head, f)
+	}
+	sort.SliceStable(head, func(i, j int) bool { return head[i].Score > head[j].Score })
+	return append(head, fragments[n:]...), nil
+}

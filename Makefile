@@ -59,6 +59,13 @@ test: manifests generate vet testbed ## Run all tests against a real kube-apiser
 	RAGROUTE_HELM="$(HELM)" \
 	go test ./... -count=1 $(GOTESTFLAGS)
 
+.PHONY: bench
+bench: testbed ## Print the performance figures: chunker and tokenizer throughput, route overhead, concurrent streams, cache hits, soak RSS.
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'SoakTurns' -benchtime 4000x
+
 .PHONY: testbed
 testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, Milvus Lite, Helm.
 	hack/testbed.sh >/dev/null

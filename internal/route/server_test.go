@@ -15,7 +15,7 @@ import (
 
 // api serves the world's route over loopback HTTP with proxy identity
 // headers.
-func (w *world) api(t *testing.T) *httptest.Server {
+func (w *world) api(t testing.TB) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -30,7 +30,7 @@ func (w *world) api(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func do(t *testing.T, method, url, user, body string, header ...string) *http.Response {
+func do(t testing.TB, method, url, user, body string, header ...string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	if user != "" {
@@ -54,7 +54,7 @@ type sseEvent struct {
 }
 
 // readSSE reads events until the stream ends or max events were read.
-func readSSE(t *testing.T, body io.Reader, max int) []sseEvent {
+func readSSE(t testing.TB, body io.Reader, max int) []sseEvent {
 	t.Helper()
 	var out []sseEvent
 	var cur sseEvent
@@ -79,7 +79,7 @@ func readSSE(t *testing.T, body io.Reader, max int) []sseEvent {
 	return out
 }
 
-func submit(t *testing.T, srv *httptest.Server, user, question string) string {
+func submit(t testing.TB, srv *httptest.Server, user, question string) string {
 	t.Helper()
 	resp := do(t, "POST", srv.URL+"/v1/turns", user, `{"messages":[{"role":"user","content":"`+question+`"}]}`)
 	defer resp.Body.Close()

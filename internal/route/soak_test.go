@@ -34,11 +34,7 @@ func rssMB(b *testing.B) float64 {
 // and the last quarter: per-turn state must be released, so the two stay
 // close. go test ./internal/route -run '^$' -bench SoakTurns -benchtime 2000x
 func BenchmarkSoakTurns(b *testing.B) {
-	t := &testing.T{}
-	w := newWorld(t)
-	if t.Failed() {
-		b.Fatal("world setup failed")
-	}
+	w := newWorld(b)
 	w.models.Chat = searchThenAnswer("sync waves", strings.Repeat("Lower waves go first. ", 20)+"[S1]")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

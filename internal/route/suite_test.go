@@ -56,7 +56,7 @@ var testDocs = []ingest.Document{
 	{Source: "ui.md", Principals: []string{"group:staff"}, Content: "# Sync Panel\n\nClick the **Sync** button in the toolbar to open the sync panel, then click **Synchronize**.\n"},
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	milvusOnce.Do(func() {
 		if milvusDir, milvusErr = os.MkdirTemp("", "ragroute-route-"); milvusErr != nil {
@@ -113,7 +113,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // run plays a turn and returns its events.
-func (w *world) run(t *testing.T, principals []string, messages ...model.Message) []Event {
+func (w *world) run(t testing.TB, principals []string, messages ...model.Message) []Event {
 	t.Helper()
 	var events []Event
 	w.runner.Run(context.Background(), TurnInput{ID: "t1", Messages: messages, Principals: principals}, func(e Event) {

@@ -78,8 +78,11 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	notFound, err := r.run(ctx, in, st)
 	if err != nil {
 		code := "internal"
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			code = "timeout"
+		case errors.Is(err, context.Canceled):
+			code = "cancelled" // e.g. the replica is shutting down
 		}
 		emit(Event{Type: EventError, Data: turnError{Code: code, Message: err.Error()}})
 		return

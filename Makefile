@@ -71,6 +71,10 @@ testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-
 	hack/testbed.sh >/dev/null
 	hack/milvus-lite.sh >/dev/null
 
+.PHONY: eval
+eval: ## Retrieval quality of the chunking/search ablations (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; needs EMBEDDING_BASE_URL, EMBEDDING_MODEL).
+	hack/eval.sh
+
 .PHONY: demo
 demo: ## End-to-end demo with real local models (arrives with the demo issue).
 	@echo "make demo is not there yet: it arrives with the 'real local models, make demo' issue," >&2

@@ -4,6 +4,7 @@
 //	chunk     print the chunks of Markdown files as JSON lines (no Milvus)
 //	ingest    one ingestion run: sources → chunks → embeddings → Milvus
 //	serve     serve one route's query API from its rendered config
+//	eval      measure retrieval quality of chunking and search ablations
 package main
 
 import (
@@ -33,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runIngest(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stderr)
+	case "eval":
+		return runEval(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -54,6 +57,7 @@ Commands:
   chunk     print the chunks of Markdown files and folders as JSON lines
   ingest    ingest Markdown sources into Milvus (--config ingest.json)
   serve     serve a route's query API (--config route.json)
+  eval      measure retrieval on a corpus and questions (make eval)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

@@ -99,3 +99,33 @@ func (s *section) hasBody() bool {
 	}
 	return false
 }
+
+// LinePaths returns, for each line of a document's body (front matter
+// excluded), the heading path in effect at that line, and the body's
+// lines. Evaluation tools use it to tell which sections a span covers.
+func LinePaths(content, frontMatterKey string) (lines []string, paths [][]string, err error) {
+	_, body, _, err := splitFrontMatter(content, frontMatterKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stack []*section
+	var f fence
+	for _, line := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {
+		if !f.step(line) {
+			if m := headingLine.FindStringSubmatch(line); m != nil {
+				level := len(m[1])
+				for len(stack) > 0 && stack[len(stack)-1].level >= level {
+					stack = stack[:len(stack)-1]
+				}
+				stack = append(stack, &section{level: level, heading: strings.TrimSpace(m[2])})
+			}
+		}
+		path := make([]string, len(stack))
+		for i, s := range stack {
+			path[i] = s.heading
+		}
+		lines = append(lines, line)
+		paths = append(paths, path)
+	}
+	return lines, paths, nil
+}

@@ -47,6 +47,9 @@ func (r Row) check(dim int) error {
 		}
 	}
 	over(FieldID, len(r.ID), maxIDLength)
+	over(FieldDocID, len(r.DocID), maxIDLength)
+	over(FieldParentID, len(r.ParentID), maxIDLength)
+	over(FieldContentHash, len(r.ContentHash), maxIDLength)
 	over(FieldSource, len(r.Source), maxPathLength)
 	over(FieldSourceURI, len(r.SourceURI), maxPathLength)
 	over(FieldTitle, len(r.Title), maxTitleLength)

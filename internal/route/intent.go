@@ -25,10 +25,10 @@ var (
 		"ui": true, "toggle": true}
 )
 
-// classifyIntent is a light rule set: a question asking where a UI element
+// ClassifyIntent is a light rule set: a question asking where a UI element
 // is, or naming two UI elements, is a screen question; everything else,
 // ambiguous questions included, is a concept question.
-func classifyIntent(question string) Intent {
+func ClassifyIntent(question string) Intent {
 	q := strings.ToLower(question)
 	asks := false
 	for _, p := range screenAsk {

@@ -62,7 +62,7 @@ type Retrieval struct {
 // Search runs the tool body for one self-contained query on behalf of
 // principals. No principals, no search: the ACL filter never goes away.
 func (s *Searcher) Search(ctx context.Context, query string, principals []string) (Retrieval, error) {
-	r := Retrieval{Query: query, Intent: classifyIntent(query), Timings: map[string]time.Duration{}}
+	r := Retrieval{Query: query, Intent: ClassifyIntent(query), Timings: map[string]time.Duration{}}
 	if len(principals) == 0 {
 		return r, fmt.Errorf("search without an identity is refused")
 	}

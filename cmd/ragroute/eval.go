@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+)
+
+// runEval measures retrieval quality of the chunking and search ablations
+// on a corpus and question set (see internal/eval).
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ragroute eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	corpus := fs.String("corpus", "test/eval/corpus/argocd", "folder of Markdown documents")
+	questions := fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines")
+	milvusURI := fs.String("milvus-uri", "", "Milvus (or Milvus Lite) to build the evaluation collections in")
+	baseURL := fs.String("embedding-base-url", "", "OpenAI-compatible embeddings endpoint")
+	modelName := fs.String("embedding-model", "", "embedding model name")
+	dims := fs.Int("dimensions", 384, "embedding dimensions")
+	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *milvusURI == "" || *baseURL == "" || *modelName == "" {
+		fmt.Fprintln(stderr, "ragroute eval: --milvus-uri, --embedding-base-url and --embedding-model are required")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dial, cancel := context.WithTimeout(ctx, 30*time.Second)
+	client, err := knowledge.Connect(dial, knowledge.Connection{URI: *milvusURI})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute eval:", err)
+		return 1
+	}
+	defer client.Close(context.WithoutCancel(ctx))
+	report, err := eval.Run(ctx, eval.Options{
+		Corpus: *corpus, Questions: *questions,
+		Client:      func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
+		Embedder:    model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"), Dimensions: *dims}),
+		Fingerprint: fmt.Sprintf("%s/%d", *modelName, *dims), Dim: *dims,
+		SimilarityFloor: 0.2, StrictFloor: 0.35, Progress: stderr,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute eval:", err)
+		return 1
+	}
+	fmt.Fprint(stdout, eval.Table(report))
+	if *jsonOut != "" {
+		data, _ := json.MarshalIndent(report, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+			fmt.Fprintln(stderr, "ragroute eval:", err)
+			return 1
+		}
+	}
+	return 0
+}

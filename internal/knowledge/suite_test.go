@@ -4,28 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-var (
-	milvusOnce sync.Once
-	milvus     *testenv.MilvusLite
-	milvusErr  error
-	milvusDir  string
-)
+var milvus = testenv.NewShared(testenv.StartMilvusLite)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if milvus != nil {
-		milvus.Stop()
-	}
-	if milvusDir != "" {
-		_ = os.RemoveAll(milvusDir)
-	}
+	milvus.Stop()
 	os.Exit(code)
 }
 
@@ -33,20 +22,10 @@ func TestMain(m *testing.M) {
 // and returns a store under a fresh alias.
 func testStore(t *testing.T, dim int) *Store {
 	t.Helper()
-	milvusOnce.Do(func() {
-		if milvusDir, milvusErr = os.MkdirTemp("", "ragroute-milvus-"); milvusErr != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		milvus, milvusErr = testenv.StartMilvusLite(ctx, milvusDir)
-	})
-	if milvusErr != nil {
-		t.Fatalf("Milvus Lite: %v", milvusErr)
-	}
+	uri := milvus.Get(t).URI
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	client, err := Connect(ctx, Connection{URI: milvus.URI})
+	client, err := Connect(ctx, Connection{URI: uri})
 	if err != nil {
 		t.Fatal(err)
 	}

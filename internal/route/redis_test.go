@@ -4,40 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/ragroute/ragroute/internal/testenv"
 )
-
-var (
-	redisOnce   sync.Once
-	redisServer *testenv.Redis
-	redisErr    error
-	redisDir    string
-)
-
-func startRedis(t *testing.T) string {
-	t.Helper()
-	redisOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if redisDir, redisErr = os.MkdirTemp("", "ragroute-redis-"); redisErr != nil {
-			return
-		}
-		redisServer, redisErr = testenv.StartRedis(ctx, redisDir)
-	})
-	if redisErr != nil {
-		t.Fatalf("redis: %v", redisErr)
-	}
-	return redisServer.Addr
-}
 
 // replica is one route replica: its own Redis client and HTTP server over
 // the world's runner, sharing the turn log and cache through Redis.
@@ -67,7 +40,7 @@ func (w *world) replica(t *testing.T, addr, prefix string) *replica {
 }
 
 func TestAnyReplicaStreamsAnyTurn(t *testing.T) {
-	addr := startRedis(t)
+	addr := redisServer.Get(t).Addr
 	w := newWorld(t)
 	w.models.Chat = searchThenAnswer("sync waves", "Lower waves go first [S1].")
 	prefix := "t:" + strconv.FormatInt(time.Now().UnixNano(), 10) + ":"
@@ -106,7 +79,7 @@ func TestAnyReplicaStreamsAnyTurn(t *testing.T) {
 }
 
 func TestTurnOfADeadReplicaEndsWithAnError(t *testing.T) {
-	addr := startRedis(t)
+	addr := redisServer.Get(t).Addr
 	w := newWorld(t)
 	w.models.Chat = searchThenAnswer("sync waves", strings.Repeat("Lower waves go first and higher ones later. ", 40)+"[S1]")
 	w.models.ChunkDelay = 20 * time.Millisecond

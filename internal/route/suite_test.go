@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +15,14 @@ import (
 )
 
 var (
-	milvusOnce sync.Once
-	milvus     *testenv.MilvusLite
-	milvusErr  error
-	milvusDir  string
+	milvus      = testenv.NewShared(testenv.StartMilvusLite)
+	redisServer = testenv.NewShared(testenv.StartRedis)
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if redisServer != nil {
-		redisServer.Stop()
-		_ = os.RemoveAll(redisDir)
-	}
-	if milvus != nil {
-		milvus.Stop()
-	}
-	if milvusDir != "" {
-		_ = os.RemoveAll(milvusDir)
-	}
+	redisServer.Stop()
+	milvus.Stop()
 	os.Exit(code)
 }
 
@@ -58,19 +47,8 @@ var testDocs = []ingest.Document{
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	milvusOnce.Do(func() {
-		if milvusDir, milvusErr = os.MkdirTemp("", "ragroute-route-"); milvusErr != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		milvus, milvusErr = testenv.StartMilvusLite(ctx, milvusDir)
-	})
-	if milvusErr != nil {
-		t.Fatalf("Milvus Lite: %v", milvusErr)
-	}
 	ctx := context.Background()
-	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: milvus.URI})
+	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: milvus.Get(t).URI})
 	if err != nil {
 		t.Fatal(err)
 	}

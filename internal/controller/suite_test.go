@@ -135,11 +135,16 @@ func newSuite() (*suite, error) {
 	}); err != nil {
 		return nil, err
 	}
+	managerDone := make(chan struct{})
 	go func() {
+		defer close(managerDone)
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
 	}()
+	// Stopped first (stops run in reverse): the manager ends before the
+	// API server it talks to.
+	suiteStop = append(suiteStop, func() { cancel(); <-managerDone })
 
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {

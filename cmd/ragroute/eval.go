@@ -47,9 +47,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	defer client.Close(context.WithoutCancel(ctx))
 	report, err := eval.Run(ctx, eval.Options{
 		Corpus: *corpus, Questions: *questions,
-		Client:      func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
-		Embedder:    model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"), Dimensions: *dims}),
-		Fingerprint: fmt.Sprintf("%s/%d", *modelName, *dims), Dim: *dims,
+		Client:          func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
+		Embedder:        model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"), Dimensions: *dims}),
+		Fingerprint:     fmt.Sprintf("%s/%d", *modelName, *dims),
 		SimilarityFloor: 0.2, StrictFloor: 0.35, Progress: stderr,
 	})
 	if err != nil {

@@ -66,7 +66,7 @@ func TestEvalOnTheDevSet(t *testing.T) {
 	report, err := Run(ctx, Options{
 		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: questions,
 		Client:   func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, 64) },
-		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64", Dim: 64,
+		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64",
 		SimilarityFloor: 0.2, StrictFloor: 0.35,
 	})
 	if err != nil {

@@ -36,7 +36,6 @@ type Options struct {
 	Embedder  knowledge.Embedder
 	// Fingerprint names the embedder, for the collections' generations.
 	Fingerprint string
-	Dim         int
 	// Floors of the route, for the not-found rate.
 	SimilarityFloor, StrictFloor float64
 	// Progress, if set, hears what the run is doing.

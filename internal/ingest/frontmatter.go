@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 )
 
 // frontMatter is what a document's YAML header may set.

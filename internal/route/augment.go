@@ -82,17 +82,18 @@ func pack(p Prompt, intent Intent, history []model.Message, fragments []Fragment
 		open := fmt.Sprintf("%s %s | %s | %s\n", fence, f.Marker, strings.Join(append([]string{f.Title}, f.HeadingPath...), " › "), f.SourceURI)
 		closing := fmt.Sprintf("\n%s end %s\n", fence, f.Marker)
 		frame := tokens.Count(open) + tokens.Count(closing)
-		text := f.Text
-		if frame+tokens.Count(text) > remaining {
+		text, size := f.Text, tokens.Count(f.Text)
+		if frame+size > remaining {
 			text = cutToBudget(text, remaining-frame, tokens)
 			if text == "" {
 				out.Dropped = append(out.Dropped, Dropped{Marker: f.Marker, Source: f.Source})
 				continue
 			}
 			out.Dropped = append(out.Dropped, Dropped{Marker: f.Marker, Source: f.Source, Cut: true})
+			size = tokens.Count(text)
 		}
 		out.Blocks[f.ID] = open + text + closing
-		remaining -= frame + tokens.Count(text)
+		remaining -= frame + size
 		out.Packed = append(out.Packed, f)
 	}
 	return out

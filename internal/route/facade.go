@@ -101,13 +101,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := startSSE(w)
 	if !ok {
-		apiError(w, http.StatusInternalServerError, "no_streaming", "streaming unsupported")
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	created := time.Now().Unix()
 	chunk := func(delta map[string]any, finish any, extra map[string]any) {
 		body := map[string]any{"id": "chatcmpl-" + turnID, "object": "chat.completion.chunk", "created": created, "model": name,

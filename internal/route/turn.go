@@ -92,8 +92,8 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 }
 
 func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
-	question := lastUserMessage(in.Messages)
-	system := model.Message{Role: model.RoleSystem, Content: systemPrompt(r.Prompt, ClassifyIntent(question))}
+	intent := ClassifyIntent(lastUserMessage(in.Messages))
+	system := model.Message{Role: model.RoleSystem, Content: systemPrompt(r.Prompt, intent)}
 	messages := append([]model.Message{system}, in.Messages...)
 	onDelta := func(text string) error {
 		st.emit(Event{Type: EventDelta, Data: delta{Text: text}})
@@ -140,7 +140,6 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 			}
 		}
 	}
-	intent := ClassifyIntent(question)
 	packing := pack(r.Prompt, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {

@@ -168,14 +168,19 @@ type ContextWindow struct {
 // RetrievalSettings filter the fused candidates before packing.
 // +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.strictFloor) || self.similarityFloor <= self.strictFloor",message="similarityFloor must not exceed strictFloor"
 type RetrievalSettings struct {
-	// SimilarityFloor drops candidates below it before reranking.
+	// SimilarityFloor drops candidates whose cosine similarity to the
+	// question (by the store's embedder, text or title, whichever is
+	// closer) is below it, before reranking.
 	// +optional
 	// +kubebuilder:default=0.2
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	SimilarityFloor *float64 `json:"similarityFloor,omitempty"`
 
-	// StrictFloor drops candidates below it after reranking.
+	// StrictFloor drops candidates below it after reranking: the
+	// cross-encoder's relevance with rerank.mode crossEncoder, else the
+	// same similarity. Nothing left means the not-found wording, without a
+	// model call. `make eval` prints what each floor does on a question set.
 	// +optional
 	// +kubebuilder:default=0.35
 	// +kubebuilder:validation:Minimum=0

@@ -27,7 +27,10 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	baseURL := fs.String("embedding-base-url", "", "OpenAI-compatible embeddings endpoint")
 	modelName := fs.String("embedding-model", "", "embedding model name")
 	dims := fs.Int("dimensions", 384, "embedding dimensions")
+	maxInput := fs.Int("max-input-tokens", 256, "cut embedder inputs to this many tokens, as the model does (0: no limit)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	similarityFloor := fs.Float64("similarity-floor", 0.2, "the route's retrieval.similarityFloor, for the not-found rate")
+	strictFloor := fs.Float64("strict-floor", 0.35, "the route's retrieval.strictFloor, for the not-found rate")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -47,10 +50,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	defer client.Close(context.WithoutCancel(ctx))
 	report, err := eval.Run(ctx, eval.Options{
 		Corpus: *corpus, Questions: *questions,
-		Client:          func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
-		Embedder:        model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"), Dimensions: *dims}),
+		Client: func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
+		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"),
+			Dimensions: *dims, MaxInputTokens: *maxInput}),
 		Fingerprint:     fmt.Sprintf("%s/%d", *modelName, *dims),
-		SimilarityFloor: 0.2, StrictFloor: 0.35, Progress: stderr,
+		SimilarityFloor: *similarityFloor, StrictFloor: *strictFloor, Progress: stderr,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)

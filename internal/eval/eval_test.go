@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,30 @@ func TestEvalOnTheDevSet(t *testing.T) {
 	data, _ := json.Marshal(report)
 	if !strings.Contains(string(data), `"recall@1"`) || !strings.Contains(string(data), `"best"`) {
 		t.Errorf("JSON shape: %s", data)
+	}
+}
+
+func TestFloorSweepSharesBelowEachFloor(t *testing.T) {
+	points := floorSweep([]float64{0.5, 0.6}, []float64{0.1, 0.3})
+	at := func(floor float64) FloorPoint {
+		for _, p := range points {
+			if math.Abs(p.Floor-floor) < 1e-9 {
+				return p
+			}
+		}
+		t.Fatalf("no point at %.2f in %+v", floor, points)
+		return FloorPoint{}
+	}
+	if p := at(0.25); p.NotFound != 0.5 || p.AnswerableDropped != 0 {
+		t.Errorf("at 0.25: %+v", p)
+	}
+	if p := at(0.35); p.NotFound != 1 || p.AnswerableDropped != 0 {
+		t.Errorf("at 0.35: %+v", p)
+	}
+	if p := at(0.55); p.NotFound != 1 || p.AnswerableDropped != 0.5 {
+		t.Errorf("at 0.55: %+v", p)
+	}
+	if !strings.Contains(floorTable(points), "unanswerable → not found") {
+		t.Error("the sweep is not rendered")
 	}
 }

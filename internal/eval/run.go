@@ -51,6 +51,8 @@ type Report struct {
 	Configs   map[string]Metrics `json:"configs"`
 	Baseline  string             `json:"baseline"`
 	Best      string             `json:"best"`
+	// Floors is printed with the table, not part of the JSON contract.
+	Floors []FloorPoint `json:"-"`
 }
 
 // Run ingests the corpus twice (fixed windows, heading tree) with the
@@ -103,6 +105,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	for _, c := range Configs {
 		scores[c] = &scorer{}
 	}
+	var answerableSim, unanswerableSim []float64
 	for i, q := range questions {
 		vectors, err := opts.Embedder.Embed(ctx, []string{q.Question})
 		if err != nil {
@@ -117,7 +120,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		for name, run := range map[string]func() ([]unit, error){
 			FixedDense: func() ([]unit, error) { h, err := search(fixedStore, dense); return units(h, covered), err },
 			TreeDense:  func() ([]unit, error) { h, err := search(treeStore, dense); return units(h, nil), err },
-			TreeHybrid: func() ([]unit, error) { h, err := search(treeStore, nil); return units(h, nil), err },
+			TreeHybrid: func() ([]unit, error) {
+				h, err := search(treeStore, nil)
+				if q.Answerable() {
+					answerableSim = append(answerableSim, bestSimilarity(h))
+				} else {
+					unanswerableSim = append(unanswerableSim, bestSimilarity(h))
+				}
+				return units(h, nil), err
+			},
 			TreeRoute: func() ([]unit, error) {
 				r, err := ranking.Search(ctx, q.Question, []string{"public"})
 				return fragmentUnits(r.Fragments), err
@@ -156,7 +167,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		}
 	}
 
-	report := Report{Questions: len(questions), Configs: map[string]Metrics{}, Baseline: FixedDense}
+	report := Report{Questions: len(questions), Configs: map[string]Metrics{}, Baseline: FixedDense,
+		Floors: floorSweep(answerableSim, unanswerableSim)}
 	for _, name := range Configs {
 		report.Configs[name] = scores[name].metrics()
 		if report.Best == "" || report.Configs[name].NDCG10 > report.Configs[report.Best].NDCG10 {
@@ -182,6 +194,14 @@ func units(hits []knowledge.Hit, covered map[string][][]string) []unit {
 		out[i] = unit{file: h.Source, paths: paths}
 	}
 	return out
+}
+
+func bestSimilarity(hits []knowledge.Hit) float64 {
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, float64(h.Similarity))
+	}
+	return best
 }
 
 func fragmentUnits(fragments []route.Fragment) []unit {
@@ -235,5 +255,6 @@ func Table(r Report) string {
 		fmt.Fprintf(&b, "%-32s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f%s\n", name, m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.IntentAccuracy, m.NotFoundRate, mark)
 	}
 	fmt.Fprintf(&b, "%d questions; baseline %s; * best nDCG@10\n", r.Questions, r.Baseline)
+	b.WriteString(floorTable(r.Floors))
 	return b.String()
 }

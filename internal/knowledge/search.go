@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/milvus-io/milvus/client/v2/column"
@@ -46,7 +47,13 @@ type SearchRequest struct {
 // its RRF score.
 type Hit struct {
 	Row
+	// Score is the fused RRF score: it ranks, but says nothing about how
+	// close the hit is in meaning (the first of a poor list scores high).
 	Score float32
+	// Similarity is the cosine between the query vector and the hit's
+	// text or title vector, whichever is closer: an absolute measure a
+	// floor can use to drop what is unrelated to the question.
+	Similarity float32
 }
 
 // HybridSearch runs the primitives as one Milvus hybrid search over the
@@ -74,14 +81,58 @@ func (s *Store) HybridSearch(ctx context.Context, req SearchRequest) ([]Hit, err
 	}
 	results, err := s.client.HybridSearch(ctx, milvusclient.NewHybridSearchOption(s.alias, req.Candidates, requests...).
 		WithReranker(milvusclient.NewRRFReranker().WithK(float64(rrfK))).
-		WithOutputFields(outputFields...))
+		WithOutputFields(append(outputFields, FieldTextDense, FieldTitleDense)...))
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
 	}
 	if len(results) == 0 {
 		return nil, nil
 	}
-	return hitsOf(results[0])
+	hits, err := hitsOf(results[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := similarities(results[0], req.Vector, hits); err != nil {
+		return nil, err
+	}
+	return hits, nil
+}
+
+// similarities sets each hit's cosine to the query from the vectors the
+// search returned (a handful of candidates: cheap, and no second query).
+func similarities(rs milvusclient.ResultSet, query []float32, hits []Hit) error {
+	for _, field := range []string{FieldTextDense, FieldTitleDense} {
+		col, ok := rs.GetColumn(field).(*column.ColumnFloatVector)
+		if !ok {
+			return fmt.Errorf("search result has no vector field %s", field)
+		}
+		for i := range hits {
+			v, err := col.Value(i)
+			if err != nil {
+				return fmt.Errorf("read %s of hit %d: %w", field, i, err)
+			}
+			if c := cosine(query, v); field == FieldTextDense || c > hits[i].Similarity {
+				hits[i].Similarity = c
+			}
+		}
+	}
+	return nil
+}
+
+func cosine(a, b []float32) float32 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return float32(dot / math.Sqrt(na*nb))
 }
 
 // annRequest builds one primitive's request. The metric is named

@@ -85,6 +85,36 @@ func TestHybridSearchReturnsOnlyWhatPrincipalsMaySee(t *testing.T) {
 	}
 }
 
+func TestHitsCarryTheirSimilarityToTheQuery(t *testing.T) {
+	store := testStore(t, testDim)
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+	rows := aclRows(t)
+	if _, err := store.Ingest(context.Background(), rows, embedder, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	everyone := []string{"group:engineering", "group:hr", "public"}
+	// The exact text of a chunk is as similar as it gets; the others less.
+	var deploy Row
+	for _, r := range rows {
+		if r.Source == "eng.md" {
+			deploy = r
+		}
+	}
+	for _, h := range search(t, store, embedder, deploy.Text, everyone...) {
+		want, _ := embedder.Embed(context.Background(), []string{deploy.Text, h.Text, h.TitlePath()})
+		text, title := cosine(want[0], want[1]), cosine(want[0], want[2])
+		if d := h.Similarity - max(text, title); d > 1e-4 || d < -1e-4 {
+			t.Errorf("%s: similarity %.4f, want the closer of text %.4f and title %.4f", h.Source, h.Similarity, text, title)
+		}
+		if h.Source == "eng.md" && h.Similarity < 0.999 {
+			t.Errorf("the chunk searched by its own text has similarity %.4f", h.Similarity)
+		}
+		if h.Source != "eng.md" && h.Similarity > 0.9 {
+			t.Errorf("%s is nearly identical (%.4f) to another document's text", h.Source, h.Similarity)
+		}
+	}
+}
+
 func TestEmbedderChangeSwapsAliasWhileSearchesContinue(t *testing.T) {
 	store := testStore(t, testDim)
 	ctx := context.Background()

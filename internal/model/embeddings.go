@@ -7,6 +7,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // EmbeddingsConfig says how to reach an embeddings endpoint.
@@ -15,6 +17,12 @@ type EmbeddingsConfig struct {
 	Model      string
 	APIKey     string
 	Dimensions int
+	// MaxInputTokens, when set, cuts each input to that many tokens (by
+	// Tokens, BERT WordPiece when nil) before sending it, as
+	// sentence-transformers does: servers such as llama.cpp refuse longer
+	// inputs instead, and a long question must not fail a turn.
+	MaxInputTokens int
+	Tokens         tokenize.Counter
 	// Timeout bounds one request.
 	Timeout time.Duration
 }
@@ -30,6 +38,9 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
+	if cfg.MaxInputTokens > 0 && cfg.Tokens == nil {
+		cfg.Tokens = tokenize.NewBERTUncased()
+	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout}
@@ -42,10 +53,17 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 	if len(texts) == 0 {
 		return nil, nil
 	}
+	inputs := texts
+	if e.cfg.MaxInputTokens > 0 {
+		inputs = make([]string, len(texts))
+		for i, t := range texts {
+			inputs[i] = tokenize.Truncate(e.cfg.Tokens, t, e.cfg.MaxInputTokens)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
 	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
-		Input: texts,
+		Input: inputs,
 		Model: openai.EmbeddingModel(e.cfg.Model),
 	})
 	if err != nil {

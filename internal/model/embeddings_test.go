@@ -2,10 +2,12 @@ package model
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 func TestEmbeddingsAgainstScriptedServer(t *testing.T) {
@@ -32,5 +34,26 @@ func TestEmbeddingsAgainstScriptedServer(t *testing.T) {
 	down := NewEmbeddings(EmbeddingsConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
 	if _, err := down.Embed(context.Background(), []string{"x"}); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("unreachable endpoint not named: %v", err)
+	}
+}
+
+func TestEmbeddingsCutInputsAtTheModelsLimit(t *testing.T) {
+	server := testenv.StartModelServer(16)
+	defer server.Close()
+	long := strings.Repeat("Sync waves order the apply of resources in one sync. ", 60)
+	e := NewEmbeddings(EmbeddingsConfig{BaseURL: server.BaseURL(), Model: "m", Dimensions: 16, MaxInputTokens: 256})
+	got, err := e.Embed(context.Background(), []string{long, "short question"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := &testenv.HashEmbedder{Dim: 16}
+	cut := tokenize.Truncate(tokenize.NewBERTUncased(), long, 256)
+	want, _ := hash.Embed(context.Background(), []string{cut, "short question"})
+	whole, _ := hash.Embed(context.Background(), []string{long})
+	if !slices.Equal(got[0], want[0]) || slices.Equal(got[0], whole[0]) {
+		t.Error("the server did not receive the input cut at 256 tokens")
+	}
+	if !slices.Equal(got[1], want[1]) {
+		t.Error("an input within the limit was changed")
 	}
 }

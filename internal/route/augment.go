@@ -79,7 +79,7 @@ func pack(p Prompt, intent Intent, history []model.Message, fragments []Fragment
 
 	for i, f := range fragments {
 		f.Marker = fmt.Sprintf("S%d", i+1)
-		open := fmt.Sprintf("%s %s | %s | %s\n", fence, f.Marker, strings.Join(append([]string{f.Title}, f.HeadingPath...), " › "), f.SourceURI)
+		open := fmt.Sprintf("%s %s | %s | %s\n", fence, f.Marker, label(f.Title, f.HeadingPath), f.SourceURI)
 		closing := fmt.Sprintf("\n%s end %s\n", fence, f.Marker)
 		frame := tokens.Count(open) + tokens.Count(closing)
 		text, size := f.Text, tokens.Count(f.Text)
@@ -97,6 +97,15 @@ func pack(p Prompt, intent Intent, history []model.Message, fragments []Fragment
 		out.Packed = append(out.Packed, f)
 	}
 	return out
+}
+
+// label is "title › heading path", without the document's top heading
+// when it only repeats the title.
+func label(title string, headingPath []string) string {
+	if len(headingPath) > 0 && strings.EqualFold(strings.TrimSpace(headingPath[0]), strings.TrimSpace(title)) {
+		headingPath = headingPath[1:]
+	}
+	return strings.Join(append([]string{title}, headingPath...), " › ")
 }
 
 // context is the tool result for the fragments of one tool call.

@@ -15,8 +15,9 @@ type Fragment struct {
 	Kind        string   `json:"kind"`
 	ImageURLs   []string `json:"image_urls"`
 	Text        string   `json:"-"`
-	// Score is the RRF score normalised to [0, 1]: 1 means first in every
-	// primitive.
+	// Score is the cosine similarity of the question to the fragment's
+	// text or title (the embedder's judgement of relatedness); a
+	// cross-encoder replaces it with its relevance. Floors apply to it.
 	Score float64 `json:"score"`
 	// Reassembled is true when the fragment is a split section put back
 	// together from its parts.

@@ -22,7 +22,7 @@ var (
 	// uiWords name UI elements.
 	uiWords = map[string]bool{"button": true, "tab": true, "menu": true, "field": true, "page": true, "screen": true,
 		"panel": true, "dialog": true, "checkbox": true, "dropdown": true, "icon": true, "sidebar": true, "toolbar": true,
-		"ui": true, "toggle": true}
+		"ui": true, "toggle": true, "click": true}
 )
 
 // ClassifyIntent is a light rule set: a question asking where a UI element

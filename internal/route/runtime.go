@@ -85,8 +85,9 @@ func NewRuntime(ctx context.Context, cfg routeconfig.Config, logger *slog.Logger
 	}
 	e := cfg.Store.Embedding
 	searcher := &Searcher{
-		Index:    rt.store,
-		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: e.BaseURL, Model: e.Model, APIKey: env(e.APIKeyEnv), Dimensions: int(e.Dimensions)}),
+		Index: rt.store,
+		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: e.BaseURL, Model: e.Model, APIKey: env(e.APIKeyEnv),
+			Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens)}),
 		Reranker: KeepOrder{},
 		Cache:    NewMemoryCache(int(cfg.Cache.MaxEntries), ttl, time.Now),
 		Settings: SearchSettings{

@@ -90,7 +90,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	r.Timings["retrieve"] = time.Since(start)
 
 	start = time.Now()
-	candidates := s.aboveFloor(hits, s.Settings.SimilarityFloor)
+	candidates := aboveFloor(hits, s.Settings.SimilarityFloor)
 	if candidates, err = s.Reranker.Rerank(ctx, query, candidates); err != nil {
 		return r, fmt.Errorf("rerank: %w", err)
 	}
@@ -112,24 +112,15 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	return r, nil
 }
 
-// aboveFloor turns hits into fragments with RRF scores normalised by the
-// best possible score (first in every primitive), keeping those at or
-// above floor.
-func (s *Searcher) aboveFloor(hits []knowledge.Hit, floor float64) []Fragment {
-	primitives := len(s.Settings.Primitives)
-	if primitives == 0 {
-		primitives = len(knowledge.AllPrimitives)
-	}
-	k := s.Settings.RRFK
-	if k <= 0 {
-		k = 60
-	}
-	best := float64(primitives) / float64(k+1)
+// aboveFloor turns hits into fragments, in the fused order, scored by
+// their similarity to the question, keeping those at or above floor. The
+// fused RRF score ranks but cannot tell an unrelated question: the first
+// of a poor list still scores high.
+func aboveFloor(hits []knowledge.Hit, floor float64) []Fragment {
 	var out []Fragment
 	for _, h := range hits {
-		score := float64(h.Score) / best
-		if score >= floor {
-			out = append(out, fragmentOf(h.Row, min(score, 1)))
+		if score := float64(h.Similarity); score >= floor {
+			out = append(out, fragmentOf(h.Row, score))
 		}
 	}
 	return out

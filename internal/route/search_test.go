@@ -27,8 +27,9 @@ func (f *fakeIndex) Parts(_ context.Context, parentID string, _ []string) ([]kno
 }
 
 func hit(id, doc string, rank int, kind string) knowledge.Hit {
-	// A hit ranked first in all four primitives scores 4/(k+1).
-	return knowledge.Hit{Score: float32(4.0 / float64(60+rank)), Row: knowledge.Row{ID: id, DocID: doc, Source: doc + ".md", Kind: kind, Text: id, PartCount: 1}}
+	// A hit ranked first in all four primitives scores 4/(k+1); similarity
+	// falls with the rank.
+	return knowledge.Hit{Score: float32(4.0 / float64(60+rank)), Similarity: 0.8 - 0.05*float32(rank), Row: knowledge.Row{ID: id, DocID: doc, Source: doc + ".md", Kind: kind, Text: id, PartCount: 1}}
 }
 
 func newSearcher(index Index, generation *int64) *Searcher {
@@ -44,7 +45,7 @@ func TestSearchFiltersAndDiversifies(t *testing.T) {
 	index := &fakeIndex{hits: []knowledge.Hit{
 		hit("a1", "a", 1, "prose"), hit("a2", "a", 2, "prose"), hit("b1", "b", 3, "screen"),
 		hit("c1", "c", 4, "prose"), hit("d1", "d", 5, "prose"),
-		{Score: 0.01, Row: knowledge.Row{ID: "weak", DocID: "w", PartCount: 1}},
+		{Score: 0.06, Similarity: 0.1, Row: knowledge.Row{ID: "weak", DocID: "w", PartCount: 1}},
 	}}
 	gen := int64(1)
 	s := newSearcher(index, &gen)
@@ -130,5 +131,29 @@ func TestMemoryCacheIsBoundedAndExpires(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if _, ok := c.Get("a"); ok {
 		t.Error("an expired entry was served")
+	}
+}
+
+func TestUnrelatedQuestionFindsNothingWhateverItsRank(t *testing.T) {
+	// Ranked first in every primitive, yet unrelated in meaning: what the
+	// hybrid search returns for a question the documents do not answer.
+	top := hit("a1", "a", 1, "prose")
+	top.Similarity = 0.12
+	near := hit("b1", "b", 2, "prose")
+	near.Similarity = 0.3
+	gen := int64(1)
+	s := newSearcher(&fakeIndex{hits: []knowledge.Hit{top, near}}, &gen)
+	r, err := s.Search(context.Background(), "who won the match", []string{"group:staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b1 passes the similarity floor (0.2) but not the strict floor (0.35).
+	if len(r.Fragments) != 0 {
+		t.Errorf("fragments %v for an unrelated question", r.Fragments)
+	}
+	near.Similarity = 0.5
+	s = newSearcher(&fakeIndex{hits: []knowledge.Hit{top, near}}, &gen)
+	if r, _ = s.Search(context.Background(), "how does b work", []string{"group:staff"}); len(r.Fragments) != 1 || r.Fragments[0].ID != "b1" || r.Fragments[0].Score != 0.5 {
+		t.Errorf("fragments %+v, want b1 scored by its similarity", r.Fragments)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -23,12 +24,28 @@ type Process struct {
 
 // start runs name with args, logging to dir/<name>.log.
 func start(dir, name string, args ...string) (*Process, error) {
-	logPath := filepath.Join(dir, filepath.Base(name)+".log")
+	return StartProcess(ProcessSpec{LogPath: filepath.Join(dir, filepath.Base(name)+".log"), Command: name, Args: args})
+}
+
+// ProcessSpec says what to run and where its output goes.
+type ProcessSpec struct {
+	Command string
+	Args    []string
+	// Env is added to this process' environment.
+	Env     []string
+	LogPath string
+}
+
+// StartProcess runs spec in its own process group, logging to its LogPath;
+// Stop ends it.
+func StartProcess(spec ProcessSpec) (*Process, error) {
+	name, logPath := spec.Command, spec.LogPath
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	cmd := exec.Command(name, args...)
+	cmd := exec.Command(name, spec.Args...)
+	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so a child it spawns is stopped with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -36,7 +53,7 @@ func start(dir, name string, args ...string) (*Process, error) {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &Process{name: filepath.Base(name), cmd: cmd, done: make(chan error, 1), LogPath: logPath}
+	p := &Process{name: strings.TrimSuffix(filepath.Base(logPath), ".log"), cmd: cmd, done: make(chan error, 1), LogPath: logPath}
 	go func() {
 		p.done <- cmd.Wait()
 		_ = logFile.Close()
@@ -59,8 +76,19 @@ func (p *Process) Stop() {
 	}
 }
 
-// waitForPort waits until addr accepts TCP connections or the process exits.
-func (p *Process) waitForPort(ctx context.Context, addr string) error {
+// Exited reports whether the process has ended, without waiting.
+func (p *Process) Exited() bool {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForPort waits until addr accepts TCP connections or the process exits.
+func (p *Process) WaitForPort(ctx context.Context, addr string) error {
 	for {
 		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {

@@ -59,6 +59,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{
 		BaseURL: cfg.Embedding.BaseURL, Model: cfg.Embedding.Model,
 		APIKey: envValue(cfg.Embedding.APIKeyEnv), Dimensions: int(cfg.Embedding.Dimensions),
+		MaxInputTokens: int(cfg.Embedding.MaxInputTokens),
 	})
 	summary.Result, err = store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Progress: progress.Embedded,

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// question is asked by one user through the trusted-proxy headers, as an
+// authenticating proxy in front of the route would send them.
+type question struct {
+	user, groups, text string
+}
+
+// questions: one concept question, one screen question; the screen
+// question's answer is in a document only the ops group may read, so it is
+// asked by a user outside that group and by one inside it.
+var questions = []question{
+	{"alice", "staff", "How does the approval of an expense claim work?"},
+	{"alice", "staff", "Where do I click to roll back a release in the deploy console?"},
+	{"bob", "staff,ops", "Where do I click to roll back a release in the deploy console?"},
+}
+
+func (d *demo) askQuestions(ctx context.Context) error {
+	for _, q := range questions {
+		fmt.Printf("\n  %s (groups: %s) asks: %s\n", q.user, q.groups, q.text)
+		if err := d.ask(ctx, q); err != nil {
+			return fmt.Errorf("%s's question: %w", q.user, err)
+		}
+	}
+	return nil
+}
+
+// ask submits a turn and prints its event stream as it arrives.
+func (d *demo) ask(ctx context.Context, q question) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	body, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": q.text}}})
+	var submitted struct {
+		StreamURL string `json:"stream_url"`
+	}
+	if err := d.call(ctx, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
+		return json.NewDecoder(resp.Body).Decode(&submitted)
+	}); err != nil {
+		return err
+	}
+	return d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
+		return printEvents(bufio.NewScanner(resp.Body))
+	})
+}
+
+func (d *demo) call(ctx context.Context, q question, method, path string, body []byte, read func(*http.Response) error) error {
+	req, err := http.NewRequestWithContext(ctx, method, d.routeURL+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set(d.applied.userHeader, q.user)
+	req.Header.Set(d.applied.groupsHeader, q.groups)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		var msg bytes.Buffer
+		_, _ = msg.ReadFrom(resp.Body)
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(msg.String()))
+	}
+	return read(resp)
+}
+
+// Event payloads the demo prints (see docs/route.md).
+type (
+	source struct {
+		Marker      string   `json:"marker"`
+		Title       string   `json:"title"`
+		HeadingPath []string `json:"heading_path"`
+		SourceURI   string   `json:"source_uri"`
+		ImageURLs   []string `json:"image_urls"`
+	}
+	retrievalEvent struct {
+		Query   string   `json:"query"`
+		Intent  string   `json:"intent"`
+		Sources []source `json:"sources"`
+	}
+	completedEvent struct {
+		NotFound bool             `json:"not_found"`
+		Timings  map[string]int64 `json:"timings_ms"`
+	}
+	errorEvent struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+)
+
+// printEvents prints a turn's SSE stream: what was searched and found, the
+// answer as it streams, then the sources it cited.
+func printEvents(scanner *bufio.Scanner) error {
+	scanner.Buffer(make([]byte, 64*1024), 1<<20)
+	var event string
+	var sources []source
+	cited := map[string]bool{}
+	for scanner.Scan() {
+		line := scanner.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+			continue
+		case !strings.HasPrefix(line, "data: "):
+			continue
+		}
+		data := []byte(strings.TrimPrefix(line, "data: "))
+		switch event {
+		case "retrieval":
+			var r retrievalEvent
+			if err := json.Unmarshal(data, &r); err != nil {
+				return fmt.Errorf("retrieval event: %w", err)
+			}
+			fmt.Printf("    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
+			sources = append(sources, r.Sources...)
+		case "delta":
+			var t struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(data, &t); err != nil {
+				return fmt.Errorf("delta event: %w", err)
+			}
+			fmt.Print(strings.ReplaceAll(t.Text, "\n", "\n            "))
+			_ = os.Stdout.Sync()
+		case "citation":
+			var c source
+			if err := json.Unmarshal(data, &c); err != nil {
+				return fmt.Errorf("citation event: %w", err)
+			}
+			cited[c.Marker] = true
+		case "turn.completed":
+			var c completedEvent
+			if err := json.Unmarshal(data, &c); err != nil {
+				return fmt.Errorf("completion event: %w", err)
+			}
+			fmt.Println()
+			printSources(sources, cited, c)
+			return nil
+		case "error":
+			var e errorEvent
+			_ = json.Unmarshal(data, &e)
+			return fmt.Errorf("the turn failed: %s: %s", e.Code, e.Message)
+		}
+	}
+	if err := scanner.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("the stream ended without turn.completed")
+}
+
+func printSources(sources []source, cited map[string]bool, c completedEvent) {
+	if c.NotFound {
+		fmt.Println("    (honest not-found: nothing this user may read answers it)")
+	}
+	for _, s := range sources {
+		mark := "  "
+		if cited[s.Marker] {
+			mark = "✔ "
+		}
+		path := s.HeadingPath
+		if len(path) > 0 && path[0] == s.Title {
+			path = path[1:] // the top heading repeats the title
+		}
+		fmt.Printf("    %s[%s] %s  %s\n", mark, s.Marker, strings.Join(append([]string{s.Title}, path...), " › "), s.SourceURI)
+		for _, img := range s.ImageURLs {
+			fmt.Printf("         image: %s\n", img)
+		}
+	}
+	fmt.Printf("    (✔ = cited in the answer; time %d ms, of which model %d ms)\n",
+		c.Timings["total"], c.Timings["model_answer"]+c.Timings["condense"]+c.Timings["model_decide"])
+}

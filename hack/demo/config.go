@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// config is what hack/demo.sh installed and where the demo keeps its files.
+type config struct {
+	root     string // the repository
+	work     string // logs, kubeconfigs, materialised volumes
+	assets   string // etcd, kube-apiserver, kubectl (hack/testbed.sh)
+	ragroute string // the ragroute binary
+	models   string // hack/models.sh
+	// stay keeps everything running after the questions, until Ctrl-C.
+	stay bool
+	// chatURL and chatModel name another OpenAI-compatible chat model to
+	// use instead of the local SmolLM2 (an Ollama or vLLM you run).
+	chatURL, chatModel string
+}
+
+func configFromEnv() (config, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return config{}, err
+	}
+	cfg := config{
+		root:      root,
+		work:      filepath.Join(root, "bin", "demo"),
+		assets:    os.Getenv("KUBEBUILDER_ASSETS"),
+		ragroute:  filepath.Join(root, "bin", "ragroute"),
+		models:    filepath.Join(root, "hack", "models.sh"),
+		stay:      os.Getenv("DEMO_STAY") != "",
+		chatURL:   os.Getenv("DEMO_CHAT_URL"),
+		chatModel: os.Getenv("DEMO_CHAT_MODEL"),
+	}
+	if (cfg.chatURL == "") != (cfg.chatModel == "") {
+		return config{}, errors.New("set DEMO_CHAT_URL and DEMO_CHAT_MODEL together (an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1, and its model name)")
+	}
+	if cfg.assets == "" || os.Getenv("RAGROUTE_MILVUS_LITE") == "" {
+		return config{}, errors.New("run me with `make demo`: it installs the test bed and sets KUBEBUILDER_ASSETS and RAGROUTE_MILVUS_LITE")
+	}
+	if _, err := os.Stat(cfg.ragroute); err != nil {
+		return config{}, errors.New("bin/ragroute is missing: run me with `make demo`, which builds it")
+	}
+	return cfg, nil
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// namespace is where the samples are applied.
+const namespace = "ragroute-demo"
+
+// demo is one run: what it started, to stop it again.
+type demo struct {
+	cfg       config
+	start     time.Time
+	processes []*testenv.Process
+	env       *envtest.Environment
+	admin     client.Client
+
+	chatURL, embedURL, milvusURI, routeURL string
+	applied                                samples
+}
+
+func newDemo(cfg config) *demo { return &demo{cfg: cfg, start: time.Now()} }
+
+type step struct {
+	title string
+	run   func(context.Context) error
+}
+
+func (d *demo) run(ctx context.Context) error {
+	if err := os.RemoveAll(d.cfg.work); err != nil {
+		return fmt.Errorf("clean %s: %w", d.cfg.work, err)
+	}
+	if err := os.MkdirAll(filepath.Join(d.cfg.work, "logs"), 0o700); err != nil {
+		return err
+	}
+	steps := []step{
+		{"local models (llama.cpp): all-MiniLM-L6-v2 embedder, SmolLM2-135M-Instruct chat", d.startModels},
+		{"Milvus Lite", d.startMilvus},
+		{"local control plane: etcd + kube-apiserver (no nodes), ragroute's CRDs", d.startControlPlane},
+		{"the operator (ragroute manager), with the ClusterRole of config/rbac", d.startOperator},
+		{"kubectl apply -k config/samples, endpoints pointed at this machine", d.applySamples},
+		{"the ingestion Job the operator created, run here as a process", d.runIngestion},
+		{"the route Deployment the operator rendered, run here as a process", d.runRoute},
+		{"questions, asked as two users", d.askQuestions},
+	}
+	for i, s := range steps {
+		fmt.Printf("\n==> [%5.1fs] %d/%d %s\n", time.Since(d.start).Seconds(), i+1, len(steps), s.title)
+		if err := s.run(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.title, err)
+		}
+	}
+	fmt.Printf("\n==> [%5.1fs] done\n", time.Since(d.start).Seconds())
+	if !d.cfg.stay {
+		return nil
+	}
+	fmt.Printf("\nEverything keeps running until Ctrl-C:\n"+
+		"  export KUBECONFIG=%s; kubectl -n %s get knowledgestores,queryroutes,platformprompts,jobs,deployments\n"+
+		"  curl -N -H 'X-Forwarded-User: alice' -H 'X-Forwarded-Groups: staff' %s/v1/chat/completions \\\n"+
+		"    -d '{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"How are claims under 50 EUR approved?\"}]}'\n",
+		filepath.Join(d.cfg.work, "kubeconfig"), namespace, d.routeURL)
+	<-ctx.Done()
+	return nil
+}
+
+// shutdown stops what run started, newest first, the control plane last
+// so the operator never outlives its API server.
+func (d *demo) shutdown() {
+	for i := len(d.processes) - 1; i >= 0; i-- {
+		d.processes[i].Stop()
+	}
+	if d.env != nil {
+		if err := d.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: stop the control plane:", err)
+		}
+	}
+}
+
+// startProcess runs a server in the background, logging to the work folder.
+func (d *demo) startProcess(name, command string, args, env []string) (*testenv.Process, error) {
+	p, err := testenv.StartProcess(testenv.ProcessSpec{Command: command, Args: args, Env: env,
+		LogPath: filepath.Join(d.cfg.work, "logs", name+".log")})
+	if err != nil {
+		return nil, err
+	}
+	d.processes = append(d.processes, p)
+	return p, nil
+}
+
+// waitHTTP waits until url answers 200, the process exits, or limit passes.
+func waitHTTP(ctx context.Context, p *testenv.Process, url string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if p.Exited() {
+			return fmt.Errorf("it exited before %s answered; see %s", url, p.LogPath)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer 200 within %s; see %s", url, limit, p.LogPath)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// waitFor polls check until it reports done, or limit passes.
+func waitFor(ctx context.Context, limit time.Duration, what string, check func(context.Context) (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		done, err := check(ctx)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: not within %s", what, limit)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

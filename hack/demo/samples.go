@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// samples are the names of what applySamples created.
+type samples struct {
+	store, route string
+	userHeader   string
+	groupsHeader string
+}
+
+// applySamples renders config/samples with kubectl's kustomize and creates
+// every object in the demo namespace; only the endpoints that name
+// in-cluster services are replaced by the local ones, and each replacement
+// is printed.
+func (d *demo) applySamples(ctx context.Context) error {
+	kubectl := filepath.Join(d.cfg.assets, "kubectl")
+	if _, err := exec.LookPath(kubectl); err != nil {
+		if kubectl, err = exec.LookPath("kubectl"); err != nil {
+			return errors.New("kubectl is in neither the test bed nor PATH")
+		}
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join(d.cfg.root, "config", "samples"))
+	cmd.Stderr = &stderr
+	rendered, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("kubectl kustomize config/samples: %w: %s", err, stderr.String())
+	}
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("decode config/samples: %w", err)
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		obj.SetNamespace(namespace)
+		if err := d.localise(obj); err != nil {
+			return err
+		}
+		if err := d.admin.Create(ctx, obj); err != nil {
+			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		fmt.Printf("    created %s/%s\n", obj.GetKind(), obj.GetName())
+	}
+	if d.applied.store == "" || d.applied.route == "" {
+		return errors.New("config/samples holds no KnowledgeStore or no QueryRoute")
+	}
+	return nil
+}
+
+// localise points a sample's service endpoints at this machine.
+func (d *demo) localise(obj *unstructured.Unstructured) error {
+	switch obj.GetKind() {
+	case "KnowledgeStore":
+		d.applied.store = obj.GetName()
+		if err := replace(obj, d.milvusURI, "spec", "milvus", "uri"); err != nil {
+			return err
+		}
+		return replace(obj, d.embedURL, "spec", "embedding", "baseURL")
+	case "QueryRoute":
+		d.applied.route = obj.GetName()
+		d.applied.userHeader, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "userHeader")
+		d.applied.groupsHeader, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "groupsHeader")
+		if d.applied.userHeader == "" {
+			return errors.New("the sample QueryRoute must use spec.auth.trustedProxy for the demo to ask as two users")
+		}
+		if d.cfg.chatModel != "" {
+			if err := replace(obj, d.cfg.chatModel, "spec", "model", "name"); err != nil {
+				return err
+			}
+		}
+		return replace(obj, d.chatURL, "spec", "model", "baseURL")
+	}
+	return nil
+}
+
+func replace(obj *unstructured.Unstructured, value string, fields ...string) error {
+	old, _, _ := unstructured.NestedString(obj.Object, fields...)
+	if err := unstructured.SetNestedField(obj.Object, value, fields...); err != nil {
+		return fmt.Errorf("%s %s: set %v: %w", obj.GetKind(), obj.GetName(), fields, err)
+	}
+	fmt.Printf("    %s/%s %s: %s → %s\n", obj.GetKind(), obj.GetName(), strings.Join(fields, "."), old, value)
+	return nil
+}

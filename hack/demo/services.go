@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// startModels runs both llama.cpp servers through hack/models.sh, which
+// installed them (cached under bin/models).
+func (d *demo) startModels(ctx context.Context) error {
+	servers := []struct {
+		which string
+		url   *string
+	}{{"chat", &d.chatURL}, {"embed", &d.embedURL}}
+	if d.cfg.chatURL != "" {
+		d.chatURL, servers = d.cfg.chatURL, servers[1:]
+	}
+	for _, m := range servers {
+		port, err := testenv.FreePort()
+		if err != nil {
+			return err
+		}
+		p, err := d.startProcess("model-"+m.which, d.cfg.models, []string{"run", m.which, strconv.Itoa(port)}, nil)
+		if err != nil {
+			return err
+		}
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		if err := waitHTTP(ctx, p, base+"/health", 2*time.Minute); err != nil {
+			return fmt.Errorf("%s model server: %w", m.which, err)
+		}
+		*m.url = base + "/v1"
+	}
+	chat := "SmolLM2-135M-Instruct Q4_1"
+	if d.cfg.chatModel != "" {
+		chat = d.cfg.chatModel + ", from DEMO_CHAT_URL"
+	}
+	fmt.Printf("    chat      %s  (%s)\n    embedder  %s  (all-MiniLM-L6-v2, 384 dims)\n", d.chatURL, chat, d.embedURL)
+	return nil
+}
+
+func (d *demo) startMilvus(ctx context.Context) error {
+	m, err := testenv.StartMilvusLite(ctx, d.cfg.work)
+	if err != nil {
+		return err
+	}
+	d.processes = append(d.processes, m.Process)
+	d.milvusURI = m.URI
+	fmt.Printf("    milvus    %s  (Milvus Lite; a cluster uses Milvus standalone or distributed)\n", m.URI)
+	return nil
+}
+
+// startOperator runs `ragroute manager` as a user holding only the
+// operator's ClusterRole, so missing RBAC shows up here as it would in a
+// cluster.
+func (d *demo) startOperator(ctx context.Context) error {
+	port, err := testenv.FreePort()
+	if err != nil {
+		return err
+	}
+	p, err := d.startProcess("operator", d.cfg.ragroute, []string{"manager",
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--metrics-bind-address", "0"},
+		[]string{"KUBECONFIG=" + d.operatorKubeconfig()})
+	if err != nil {
+		return err
+	}
+	if err := waitHTTP(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", port), time.Minute); err != nil {
+		return err
+	}
+	fmt.Printf("    operator  running as user %q; log %s\n", operatorUser, p.LogPath)
+	return nil
+}

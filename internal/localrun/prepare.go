@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,24 +64,27 @@ func Prepare(ctx context.Context, objects Objects, namespace string, spec corev1
 		cmd.Mounts[m.MountPath] = dir
 	}
 	mapper := newPathMapper(cmd.Mounts)
-	// Config files name mounted paths too (an ingest config names its
-	// sources' folders), so they are mapped like the args.
-	for _, f := range configFiles {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return Command{}, fmt.Errorf("read %s: %w", f, err)
-		}
-		if mapped := mapper.mapPaths(string(data)); mapped != string(data) {
-			if err := os.WriteFile(f, []byte(mapped), 0o600); err != nil {
-				return Command{}, fmt.Errorf("write %s: %w", f, err)
-			}
-		}
-	}
 	for _, a := range c.Command {
 		cmd.Entrypoint = append(cmd.Entrypoint, mapper.mapPaths(a))
 	}
 	for _, a := range c.Args {
 		cmd.Args = append(cmd.Args, mapper.mapPaths(a))
+	}
+	// A config file the args name may name mounted paths too (an ingest
+	// config names its sources' folders), so it is mapped like the args.
+	// Other files, documents above all, stay byte for byte.
+	words := append(slices.Clone(cmd.Entrypoint), cmd.Args...)
+	for _, f := range configFiles {
+		if !slices.ContainsFunc(words, func(a string) bool { return strings.Contains(a, f) }) {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return Command{}, fmt.Errorf("read %s: %w", f, err)
+		}
+		if err := os.WriteFile(f, []byte(mapper.mapPaths(string(data))), 0o600); err != nil {
+			return Command{}, fmt.Errorf("write %s: %w", f, err)
+		}
 	}
 	for _, e := range c.Env {
 		value, err := envValue(ctx, objects, namespace, e)

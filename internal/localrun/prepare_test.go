@@ -61,7 +61,7 @@ func TestPrepareRunsTheContainerAsWrittenWithLocalFolders(t *testing.T) {
 	objs := objects{
 		configMaps: map[string]map[string]string{
 			"acme/docs-ingest": {"ingest.json": `{"sources":[{"name":"handbook","path":"/sources/handbook"},{"name":"other","path":"/sources/handbooks"}]}`},
-			"acme/handbook-md": {"vpn.md": "# VPN\n", "expenses.md": "# Expenses\n"},
+			"acme/handbook-md": {"vpn.md": "# VPN\n\nLogs go to /tmp and /sources/handbook.\n", "expenses.md": "# Expenses\n"},
 		},
 		secrets: map[string]map[string][]byte{"acme/embedder": {"apiKey": []byte("s3cret")}},
 	}
@@ -83,9 +83,10 @@ func TestPrepareRunsTheContainerAsWrittenWithLocalFolders(t *testing.T) {
 	if string(data) != want {
 		t.Errorf("config file:\n%s\nwant\n%s", data, want)
 	}
-	for _, f := range []string{"vpn.md", "expenses.md"} {
-		if _, err := os.Stat(filepath.Join(root, "src-handbook", f)); err != nil {
-			t.Errorf("source file not materialised: %v", err)
+	for name, content := range objs.configMaps["acme/handbook-md"] {
+		// Documents are data: never rewritten, even where they name a mount path.
+		if got, err := os.ReadFile(filepath.Join(root, "src-handbook", name)); err != nil || string(got) != content {
+			t.Errorf("source file %s: %q, %v; want it as in the ConfigMap", name, got, err)
 		}
 	}
 	for _, env := range []string{"PLAIN=x", "RAGROUTE_EMBEDDING_API_KEY=s3cret", "TMPDIR=" + filepath.Join(root, "tmp")} {

@@ -17,12 +17,11 @@ type EmbeddingsConfig struct {
 	Model      string
 	APIKey     string
 	Dimensions int
-	// MaxInputTokens, when set, cuts each input to that many tokens (by
-	// Tokens, BERT WordPiece when nil) before sending it, as
-	// sentence-transformers does: servers such as llama.cpp refuse longer
-	// inputs instead, and a long question must not fail a turn.
+	// MaxInputTokens, when set, cuts each input to that many BERT
+	// WordPiece tokens (the count the chunker keeps chunks under) before
+	// sending it, as sentence-transformers does: servers such as llama.cpp
+	// refuse longer inputs instead, and a long question must not fail a turn.
 	MaxInputTokens int
-	Tokens         tokenize.Counter
 	// Timeout bounds one request.
 	Timeout time.Duration
 }
@@ -31,6 +30,7 @@ type EmbeddingsConfig struct {
 type Embeddings struct {
 	client *openai.Client
 	cfg    EmbeddingsConfig
+	tokens tokenize.Counter // set when inputs are cut
 }
 
 // NewEmbeddings returns a client for cfg.
@@ -38,13 +38,14 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
-	if cfg.MaxInputTokens > 0 && cfg.Tokens == nil {
-		cfg.Tokens = tokenize.NewBERTUncased()
-	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout}
-	return &Embeddings{client: openai.NewClientWithConfig(oc), cfg: cfg}
+	e := &Embeddings{client: openai.NewClientWithConfig(oc), cfg: cfg}
+	if cfg.MaxInputTokens > 0 {
+		e.tokens = tokenize.NewBERTUncased()
+	}
+	return e
 }
 
 // Embed returns one vector per text, in order, each checked against the
@@ -57,7 +58,7 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 	if e.cfg.MaxInputTokens > 0 {
 		inputs = make([]string, len(texts))
 		for i, t := range texts {
-			inputs[i] = tokenize.Truncate(e.cfg.Tokens, t, e.cfg.MaxInputTokens)
+			inputs[i] = tokenize.Truncate(e.tokens, t, e.cfg.MaxInputTokens)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)

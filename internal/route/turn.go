@@ -158,9 +158,13 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: packing.context(ids)})
 	}
 	t := time.Now()
-	reply, err := r.Chat.Stream(ctx, messages, nil, onDelta)
+	scrub := newFenceScrubber(packing.Fence, onDelta)
+	reply, err := r.Chat.Stream(ctx, messages, nil, scrub.write)
 	st.timings["model_answer"] = time.Since(t)
 	st.add(reply.Usage)
+	if err == nil {
+		err = scrub.flush()
+	}
 	if err != nil {
 		return false, err
 	}

@@ -111,6 +111,26 @@ func TestInjectedInstructionsStayFencedData(t *testing.T) {
 	}
 }
 
+func TestEchoedFenceMarkersNeverReachTheUser(t *testing.T) {
+	w := newWorld(t)
+	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) > 0 {
+			return searchThenAnswer("sync hooks", "")(req)
+		}
+		// A small model echoing the packing's markers back.
+		tool := req.Messages[len(req.Messages)-1].Content
+		fence := tool[strings.Index(tool, "⟦data-") : strings.Index(tool, "⟧")+len("⟧")]
+		return testenv.ChatReply{Content: "Sync hooks run during a sync [S1].\n" + fence + " end S1\nThat is all."}
+	}
+	events := w.run(t, []string{"group:staff"}, user("What do sync hooks do?"))
+	if got := answerOf(events); got != "Sync hooks run during a sync [S1].\n\nThat is all." {
+		t.Errorf("answer %q", got)
+	}
+	if len(ofType(events, EventCitation)) != 1 {
+		t.Errorf("citations %+v", ofType(events, EventCitation))
+	}
+}
+
 func TestNothingFoundGivesTheHonestWording(t *testing.T) {
 	w := newWorld(t)
 	w.models.Chat = searchThenAnswer("admin password", "It is hunter2.")

@@ -22,11 +22,7 @@ import (
 func TestIngestCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(milvus.Stop)
+	milvus := startMilvus(ctx, t)
 	models := testenv.StartModelServer(32)
 	t.Cleanup(models.Close)
 

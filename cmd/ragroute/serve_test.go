@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,11 +28,7 @@ func (quiet) Embedded(int, int) {}
 func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(milvus.Stop)
+	milvus := startMilvus(ctx, t)
 	models := testenv.StartModelServer(32)
 	t.Cleanup(models.Close)
 	models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
@@ -66,16 +61,8 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 		Mode:      "singleRound",
 		Auth:      routeconfig.Auth{TrustedProxy: &routeconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups"}},
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- serve(serveCtx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	base := "http://" + ln.Addr().String()
-
-	waitReady(t, base)
+	base, ln, stop := serveOnLoopback(ctx, t, cfg)
+	waitOK(t, base+"/readyz")
 	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
 	req.Header.Set("X-User", "ann")
 	req.Header.Set("X-Groups", "staff")
@@ -100,34 +87,11 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	}
 
 	stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve stopped with %v", err)
-		}
-	case <-time.After(40 * time.Second):
-		t.Fatal("serve did not stop")
-	}
 
 	cfg.Mode = "agentic"
 	if err := serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "agentic" is not supported yet`) {
 		t.Errorf("agentic mode: %v", err)
 	}
-}
-
-func waitReady(t *testing.T, base string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("route never became ready")
 }
 
 func readAll(t *testing.T, r io.ReadCloser) string {
@@ -147,11 +111,7 @@ func readAll(t *testing.T, r io.ReadCloser) string {
 func TestServeLoadsTheOperatorsConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(milvus.Stop)
+	milvus := startMilvus(ctx, t)
 	golden, err := os.ReadFile("../../internal/controller/testdata/envtest-route-config.golden.json")
 	if err != nil {
 		t.Fatal(err)
@@ -165,33 +125,13 @@ func TestServeLoadsTheOperatorsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the operator's config does not load: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- serve(serveCtx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never answered: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	base, _, stop := serveOnLoopback(ctx, t, cfg)
+	waitOK(t, base+"/healthz")
 	// No identity, no turn: the JWT route from the golden refuses it.
-	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/turns", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+	resp, err := http.Post(base+"/v1/turns", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("anonymous turn: %v %v", resp, err)
 	}
 	resp.Body.Close()
 	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 }

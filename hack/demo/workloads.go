@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,7 +71,7 @@ func (d *demo) runIngestion(ctx context.Context) error {
 		if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: d.applied.store}, store); err != nil {
 			return false, err
 		}
-		return conditionTrue(store.Status.Conditions, v1alpha1.ConditionReady), nil
+		return meta.IsStatusConditionTrue(store.Status.Conditions, v1alpha1.ConditionReady), nil
 	})
 	if err != nil {
 		return err
@@ -160,15 +161,6 @@ func (o objects) Secret(ctx context.Context, ns, name string) (map[string][]byte
 		return nil, err
 	}
 	return s.Data, nil
-}
-
-func conditionTrue(conditions []metav1.Condition, kind string) bool {
-	for _, c := range conditions {
-		if c.Type == kind {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // indent copies a child's output, indented under the step.

@@ -1,13 +1,10 @@
 package route
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -35,33 +32,16 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 	for i := range docs {
 		docs[i] = fragments[i].Text
 	}
-	body, _ := json.Marshal(map[string]any{"model": c.Model, "query": query, "documents": docs, "top_n": n})
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.BaseURL, "/")+"/rerank", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("rerank at %s: %w", c.BaseURL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("rerank at %s: %s", c.BaseURL, resp.Status)
-	}
 	var out struct {
 		Results []struct {
 			Index int     `json:"index"`
 			Score float64 `json:"relevance_score"`
 		} `json:"results"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&out); err != nil {
-		return nil, fmt.Errorf("rerank at %s: %w", c.BaseURL, err)
+	endpoint := jsonEndpoint{BaseURL: c.BaseURL, APIKey: c.APIKey, HTTP: c.HTTP}
+	in := map[string]any{"model": c.Model, "query": query, "documents": docs, "top_n": n}
+	if err := endpoint.post(ctx, "/rerank", 30*time.Second, 1<<20, in, &out); err != nil {
+		return nil, fmt.Errorf("rerank at %w", err)
 	}
 	head := make([]Fragment, 0, n)
 	seen := map[int]bool{}

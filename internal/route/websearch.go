@@ -1,12 +1,9 @@
 package route
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -30,25 +27,6 @@ var webSearchTool = toolSpec(webSearchToolName,
 func (ws *WebSearch) Search(ctx context.Context, query string) (Retrieval, error) {
 	r := Retrieval{Query: query, Intent: IntentConcept, Timings: map[string]time.Duration{}}
 	start := time.Now()
-	body, _ := json.Marshal(map[string]any{"query": query, "max_results": ws.MaxResults})
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(ws.BaseURL, "/")+"/search", bytes.NewReader(body))
-	if err != nil {
-		return r, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if ws.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+ws.APIKey)
-	}
-	resp, err := ws.HTTP.Do(req)
-	if err != nil {
-		return r, fmt.Errorf("web search at %s: %w", ws.BaseURL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return r, fmt.Errorf("web search at %s: %s", ws.BaseURL, resp.Status)
-	}
 	var out struct {
 		Results []struct {
 			Title   string `json:"title"`
@@ -56,8 +34,9 @@ func (ws *WebSearch) Search(ctx context.Context, query string) (Retrieval, error
 			Content string `json:"content"`
 		} `json:"results"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 4<<20)).Decode(&out); err != nil {
-		return r, fmt.Errorf("web search at %s: %w", ws.BaseURL, err)
+	endpoint := jsonEndpoint{BaseURL: ws.BaseURL, APIKey: ws.APIKey, HTTP: ws.HTTP}
+	if err := endpoint.post(ctx, "/search", 20*time.Second, 4<<20, map[string]any{"query": query, "max_results": ws.MaxResults}, &out); err != nil {
+		return r, fmt.Errorf("web search at %w", err)
 	}
 	for i, res := range out.Results {
 		if i >= ws.MaxResults {

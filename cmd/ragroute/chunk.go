@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/ingest"
-	"github.com/ragroute/ragroute/internal/ingest/source"
+	"github.com/ragroute/ragroute/internal/sources"
 )
 
 // runChunk prints the chunks of Markdown files and folders as JSON lines,
@@ -51,7 +51,7 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 	enc.SetEscapeHTML(false)
 	failed := 0
 	for _, path := range fs.Args() {
-		docs, err := source.ReadMarkdown(path, defaults)
+		docs, err := sources.ReadMarkdown(path, defaults)
 		if err != nil {
 			fmt.Fprintln(stderr, "ragroute chunk:", err)
 			failed++

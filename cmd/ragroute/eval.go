@@ -9,11 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // runEval measures retrieval quality of the chunking and search ablations
@@ -40,9 +39,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	dial, cancel := context.WithTimeout(ctx, 30*time.Second)
-	client, err := knowledge.Connect(dial, knowledge.Connection{URI: *milvusURI})
-	cancel()
+	client, err := connectMilvus(ctx, podconfig.Milvus{URI: *milvusURI}, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)
 		return 1
@@ -51,8 +48,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	report, err := eval.Run(ctx, eval.Options{
 		Corpus: *corpus, Questions: *questions,
 		Client: func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
-		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: *baseURL, Model: *modelName, APIKey: os.Getenv("RAGROUTE_EMBEDDING_API_KEY"),
-			Dimensions: *dims, MaxInputTokens: *maxInput}),
+		Embedder: newEmbedder(podconfig.Embedding{BaseURL: *baseURL, Model: *modelName, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
+			Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput)}, os.Getenv),
 		Fingerprint:     fmt.Sprintf("%s/%d", *modelName, *dims),
 		SimilarityFloor: *similarityFloor, StrictFloor: *strictFloor, Progress: stderr,
 	})

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -26,7 +29,7 @@ func startMilvus(ctx context.Context, t *testing.T) *testenv.MilvusLite {
 
 // serveOnLoopback runs `ragroute serve` with cfg on a free loopback port.
 // stop cancels it and fails the test if it returns an error or hangs.
-func serveOnLoopback(ctx context.Context, t *testing.T, cfg routeconfig.Config) (base string, ln net.Listener, stop func()) {
+func serveOnLoopback(ctx context.Context, t *testing.T, cfg podconfig.RouteConfig) (base string, ln net.Listener, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -34,7 +37,7 @@ func serveOnLoopback(ctx context.Context, t *testing.T, cfg routeconfig.Config) 
 	}
 	serveCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- serve(serveCtx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() { done <- serve(serveCtx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	return "http://" + ln.Addr().String(), ln, func() {
 		t.Helper()
 		cancel()
@@ -63,4 +66,21 @@ func waitOK(t *testing.T, url string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s never answered 200", url)
+}
+
+// ingestOrFail runs `ragroute ingest` on cfg, as the ingest Job would.
+func ingestOrFail(t *testing.T, cfg podconfig.IngestConfig) {
+	t.Helper()
+	data, err := podconfig.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), podconfig.IngestFileName)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"ingest", "--config", path}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ragroute ingest: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 }

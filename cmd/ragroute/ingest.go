@@ -10,18 +10,19 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+	"github.com/ragroute/ragroute/internal/ingestion"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // runIngest runs one ingestion: sources → chunks → embeddings → Milvus.
 func runIngest(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "/etc/ragroute/ingest.json", "ingest config rendered by the operator")
+	configPath := fs.String("config", "/etc/ragroute/"+podconfig.IngestFileName, "ingest config rendered by the operator")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, err := pipeline.LoadConfig(*configPath)
+	cfg, err := podconfig.LoadIngest(*configPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute ingest:", err)
 		return 2
@@ -29,8 +30,15 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	var open closers
+	defer open.close()
+	store, err := openStore(ctx, cfg.Milvus, cfg.Embedding, os.Getenv, &open)
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute ingest:", err)
+		return 1
+	}
 	progress := newProgress(stdout, isTerminal(stdout))
-	summary, err := pipeline.Run(ctx, cfg, progress)
+	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store, Embedder: newEmbedder(cfg.Embedding, os.Getenv)}, progress)
 	progress.done()
 	for _, rejected := range summary.Rejected {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/ingest/pipeline"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -36,12 +35,12 @@ func TestIngestCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := pipeline.Config{
-		Version: pipeline.ConfigVersion, Store: "docs",
-		Milvus:    routeconfig.Milvus{URI: milvus.URI, Collection: "docs"},
-		Embedding: routeconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256},
-		Chunking:  pipeline.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		Sources:   []pipeline.Source{{Name: "handbook", Path: docs, Principals: []string{"group:staff"}}},
+	cfg := podconfig.IngestConfig{
+		Version: podconfig.IngestVersion, Store: "docs",
+		Milvus:    podconfig.Milvus{URI: milvus.URI, Collection: "docs"},
+		Embedding: podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256},
+		Chunking:  podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
+		Sources:   []podconfig.Source{{Name: "handbook", Path: docs, Principals: []string{"group:staff"}}},
 	}
 	configPath := filepath.Join(t.TempDir(), "ingest.json")
 	writeConfig := func() {

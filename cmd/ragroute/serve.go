@@ -14,21 +14,20 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // runServe serves one route's query API from its rendered config.
 func runServe(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "/etc/ragroute/"+routeconfig.FileName, "route config rendered by the operator")
+	configPath := fs.String("config", "/etc/ragroute/"+podconfig.RouteFileName, "route config rendered by the operator")
 	listen := fs.String("listen", "", "address to listen on (default :<server.port> of the config)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	cfg, err := routeconfig.Load(*configPath)
+	cfg, err := podconfig.LoadRoute(*configPath)
 	if err != nil {
 		logger.Error("load config", "error", err)
 		return 2
@@ -44,7 +43,7 @@ func runServe(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, ln, logger); err != nil {
+	if err := serve(ctx, cfg, os.Getenv, ln, logger); err != nil {
 		logger.Error("serve", "error", err)
 		return 1
 	}
@@ -54,17 +53,17 @@ func runServe(args []string, stderr io.Writer) int {
 // serve runs the route on ln until ctx ends. Then running turns are
 // cancelled (their streams end with an error event, never hang) and the
 // server drains for up to 30 s.
-func serve(ctx context.Context, cfg routeconfig.Config, ln net.Listener, logger *slog.Logger) error {
-	rt, err := route.NewRuntime(ctx, cfg, logger)
+func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln net.Listener, logger *slog.Logger) error {
+	rt, err := newRouteRuntime(ctx, cfg, env, logger)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer rt.close()
 	turns, cancelTurns := context.WithCancel(context.Background())
 	defer cancelTurns()
-	go rt.WatchGeneration(ctx, 30*time.Second)
+	go rt.generation.Run(ctx, 30*time.Second)
 
-	srv := &http.Server{Handler: rt.Server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: rt.server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errs := make(chan error, 1)
 	go func() { errs <- srv.Serve(ln) }()
 	logger.Info("serving route", "route", cfg.Route.Namespace+"/"+cfg.Route.Name, "addr", ln.Addr().String())

@@ -12,15 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/ingest/pipeline"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
-
-type quiet struct{}
-
-func (quiet) Read(int, int)     {}
-func (quiet) Embedded(int, int) {}
 
 // TestServeAnswersFromTheIngestedStore: ingest, then `ragroute serve` on
 // the config the operator would render, one turn over HTTP, and a clean
@@ -38,28 +32,26 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 		return testenv.ChatReply{Content: "Prune last deletes resources after the others are healthy [S1]."}
 	}
 
-	milvusCfg := routeconfig.Milvus{URI: milvus.URI, Database: "default", Collection: "docs"}
-	embedding := routeconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
-	if _, err := pipeline.Run(ctx, pipeline.Config{Version: pipeline.ConfigVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
-		Chunking: pipeline.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		Sources:  []pipeline.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs", Principals: []string{"group:staff"}}},
-	}, quiet{}); err != nil {
-		t.Fatal(err)
-	}
+	milvusCfg := podconfig.Milvus{URI: milvus.URI, Database: "default", Collection: "docs"}
+	embedding := podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
+	ingestOrFail(t, podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
+		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
+		Sources:  []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs", Principals: []string{"group:staff"}}},
+	})
 
-	cfg := routeconfig.Config{
-		Version: routeconfig.Version, Route: routeconfig.Route{Name: "support", Namespace: "test"}, Server: routeconfig.Server{Port: 8080},
-		Prompt: routeconfig.Prompt{Platform: "You are ACME's assistant.", NotFound: "Not in the docs."},
-		Store: routeconfig.Store{Name: "docs", Milvus: milvusCfg, Embedding: embedding,
-			Search: routeconfig.Search{Primitives: []string{"textDense", "textSparse", "titleDense", "titleSparse"}, Candidates: 12, RRFK: 60}},
-		Model:     routeconfig.ChatModel{BaseURL: models.BaseURL(), Name: "scripted", SearchPolicy: "modelDecides"},
-		Window:    routeconfig.Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
-		Retrieval: routeconfig.Retrieval{SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 6},
-		Rerank:    routeconfig.Rerank{Mode: "rrf"},
-		Cache:     routeconfig.Cache{Backend: "memory", TTL: "10m", MaxEntries: 100},
-		Turns:     routeconfig.Turns{Backend: "memory", Retention: "10m"},
+	cfg := podconfig.RouteConfig{
+		Version: podconfig.RouteVersion, Route: podconfig.RouteRef{Name: "support", Namespace: "test"}, Server: podconfig.Server{Port: 8080},
+		Prompt: podconfig.Prompt{Platform: "You are ACME's assistant.", NotFound: "Not in the docs."},
+		Store: podconfig.Store{Name: "docs", Milvus: milvusCfg, Embedding: embedding,
+			Search: podconfig.Search{Primitives: []string{"textDense", "textSparse", "titleDense", "titleSparse"}, Candidates: 12, RRFK: 60}},
+		Model:     podconfig.ChatModel{BaseURL: models.BaseURL(), Name: "scripted", SearchPolicy: "modelDecides"},
+		Window:    podconfig.Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
+		Retrieval: podconfig.Retrieval{SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 6},
+		Rerank:    podconfig.Rerank{Mode: "rrf"},
+		Cache:     podconfig.Cache{Backend: "memory", TTL: podconfig.Duration(10 * time.Minute), MaxEntries: 100},
+		Turns:     podconfig.Turns{Backend: "memory", Retention: podconfig.Duration(10 * time.Minute)},
 		Mode:      "singleRound",
-		Auth:      routeconfig.Auth{TrustedProxy: &routeconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups"}},
+		Auth:      podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups"}},
 	}
 	base, ln, stop := serveOnLoopback(ctx, t, cfg)
 	waitOK(t, base+"/readyz")
@@ -88,8 +80,8 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 
 	stop()
 
-	cfg.Mode = "agentic"
-	if err := serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "agentic" is not supported yet`) {
+	cfg.Mode = podconfig.ModeAgentic
+	if err := serve(ctx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "agentic" is not supported yet`) {
 		t.Errorf("agentic mode: %v", err)
 	}
 }
@@ -121,7 +113,7 @@ func TestServeLoadsTheOperatorsConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(rendered), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := routeconfig.Load(path)
+	cfg, err := podconfig.LoadRoute(path)
 	if err != nil {
 		t.Fatalf("the operator's config does not load: %v", err)
 	}

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,7 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/ingest/pipeline"
+	"github.com/ragroute/ragroute/internal/ingestion"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -54,8 +56,8 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 	if err := s.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: store + "-ingest"}, cm); err != nil {
 		t.Fatal(err)
 	}
-	var cfg pipeline.Config
-	if err := json.Unmarshal([]byte(cm.Data["ingest.json"]), &cfg); err != nil {
+	cfg, err := podconfig.ParseIngest(strings.NewReader(cm.Data[podconfig.IngestFileName]))
+	if err != nil {
 		t.Fatal(err)
 	}
 	for i, src := range cfg.Sources {
@@ -67,7 +69,19 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 		}
 		cfg.Sources[i].Path = dir
 	}
-	if _, err := pipeline.Run(context.Background(), cfg, noProgress{}); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: cfg.Milvus.URI, Database: cfg.Milvus.Database})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close(context.Background()) }()
+	target := ingestion.Target{
+		Store: knowledge.NewStore(client, cfg.Milvus.Collection, int(cfg.Embedding.Dimensions)),
+		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: cfg.Embedding.BaseURL, Model: cfg.Embedding.Model,
+			Dimensions: int(cfg.Embedding.Dimensions), MaxInputTokens: int(cfg.Embedding.MaxInputTokens)}),
+	}
+	if _, err := ingestion.Run(ctx, cfg, target, noProgress{}); err != nil {
 		t.Fatalf("ingest as the Job would: %v", err)
 	}
 }

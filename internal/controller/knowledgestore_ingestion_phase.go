@@ -54,7 +54,7 @@ func (r *KnowledgeStoreReconciler) reconcileIngestion(ctx context.Context, store
 	}
 
 	cfg := renderIngestConfig(store)
-	check.fingerprint = cfg.Fingerprint()
+	check.fingerprint = cfg.Embedding.Fingerprint()
 	data, err := marshalIngestConfig(cfg)
 	if err != nil {
 		if refErr, ok := asReferenceError(err); ok {

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files")
@@ -95,8 +95,8 @@ func TestRouteHappyPath(t *testing.T) {
 	if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-route"}, cm); err != nil {
 		t.Fatalf("get ConfigMap: %v", err)
 	}
-	rendered := cm.Data[routeconfig.FileName]
-	if _, err := routeconfig.Parse(strings.NewReader(rendered)); err != nil {
+	rendered := cm.Data[podconfig.RouteFileName]
+	if _, err := podconfig.ParseRoute(strings.NewReader(rendered)); err != nil {
 		t.Fatalf("rendered config does not parse: %v", err)
 	}
 	normalised := strings.NewReplacer(ns, "NAMESPACE", s.milvusURI, "MILVUS_URI").Replace(rendered)
@@ -111,7 +111,7 @@ func TestRouteHappyPath(t *testing.T) {
 	if container.Image != testRouteImage || strings.Join(container.Args, " ") != "serve --config=/etc/ragroute/route.json" {
 		t.Errorf("container runs %s %v", container.Image, container.Args)
 	}
-	wantEnv := map[string]string{routeconfig.EnvModelAPIKey: "llm/apiKey", routeconfig.EnvEmbeddingAPIKey: "embedder/apiKey"}
+	wantEnv := map[string]string{podconfig.EnvModelAPIKey: "llm/apiKey", podconfig.EnvEmbeddingAPIKey: "embedder/apiKey"}
 	for _, env := range container.Env {
 		ref := env.ValueFrom.SecretKeyRef
 		if env.Value != "" || ref == nil || wantEnv[env.Name] != ref.Name+"/"+ref.Key {
@@ -175,7 +175,7 @@ func TestPromptChangeRollsOnlyRoutesUsingIt(t *testing.T) {
 		if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-route"}, cm); err != nil {
 			return err
 		}
-		if !strings.Contains(cm.Data[routeconfig.FileName], "or personal data") {
+		if !strings.Contains(cm.Data[podconfig.RouteFileName], "or personal data") {
 			return errors.New("config does not hold the new prompt")
 		}
 		return nil

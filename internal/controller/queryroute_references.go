@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // resolveReferences fetches the route's KnowledgeStore, PlatformPrompt and
@@ -90,9 +90,9 @@ func isOwnedBy(obj client.Object, route *v1alpha1.QueryRoute) bool {
 }
 
 // marshalRouteConfig renders the config file.
-func marshalRouteConfig(cfg routeconfig.Config) ([]byte, error) {
+func marshalRouteConfig(cfg podconfig.RouteConfig) ([]byte, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
 	}
-	return routeconfig.Marshal(cfg)
+	return podconfig.Marshal(cfg)
 }

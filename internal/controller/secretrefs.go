@@ -2,7 +2,7 @@ package controller
 
 import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // secretUse is one Secret key a spec references: where (field), what (ref),
@@ -18,10 +18,10 @@ type secretUse struct {
 func storeSecretKeys(spec *v1alpha1.KnowledgeStoreSpec) []secretUse {
 	var uses []secretUse
 	if ref := spec.Milvus.TokenSecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, routeconfig.EnvMilvusToken})
+		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, podconfig.EnvMilvusToken})
 	}
 	if ref := spec.Embedding.APIKeySecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, routeconfig.EnvEmbeddingAPIKey})
+		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, podconfig.EnvEmbeddingAPIKey})
 	}
 	return uses
 }
@@ -48,17 +48,17 @@ func storeSecretNames(spec *v1alpha1.KnowledgeStoreSpec) []string {
 func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	var uses []secretUse
 	if ref := spec.Model.APIKeySecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *ref, routeconfig.EnvModelAPIKey})
+		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *ref, podconfig.EnvModelAPIKey})
 	}
 	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
-		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, routeconfig.EnvWebSearchAPIKey})
+		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey})
 	}
 	// The cross-encoder's key only matters when it is the rerank mode in use.
 	if r := spec.Rerank; r != nil && r.Mode == v1alpha1.RerankCrossEncoder && r.CrossEncoder != nil && r.CrossEncoder.APIKeySecretRef != nil {
-		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, routeconfig.EnvRerankAPIKey})
+		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, podconfig.EnvRerankAPIKey})
 	}
 	if spec.Redis != nil && spec.Redis.PasswordSecretRef != nil {
-		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *spec.Redis.PasswordSecretRef, routeconfig.EnvRedisPassword})
+		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *spec.Redis.PasswordSecretRef, podconfig.EnvRedisPassword})
 	}
 	return uses
 }

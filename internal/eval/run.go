@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
-	"github.com/ragroute/ragroute/internal/ingest/source"
+	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/sources"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -62,7 +63,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	docs, err := source.ReadMarkdown(opts.Corpus, []string{"public"})
+	docs, err := sources.ReadMarkdown(opts.Corpus, []string{"public"})
 	if err != nil {
 		return Report{}, err
 	}
@@ -83,7 +84,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			return Report{}, fmt.Errorf("%s: %w", d.Source, err)
 		}
 		for _, ch := range chunks {
-			tree = append(tree, knowledge.RowFromChunk(ch))
+			tree = append(tree, ingestion.RowFromChunk(ch))
 		}
 	}
 	logf(opts.Progress, "corpus: %d documents → %d fixed windows, %d heading-tree chunks\n", len(docs), len(fixed), len(tree))

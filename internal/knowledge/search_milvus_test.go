@@ -40,7 +40,7 @@ func search(t *testing.T, store *Store, embedder *testenv.HashEmbedder, query st
 	return hits
 }
 
-func sources(hits []Hit) []string {
+func sourcesOf(hits []Hit) []string {
 	var out []string
 	for _, h := range hits {
 		out = append(out, h.Source)
@@ -78,7 +78,7 @@ func TestHybridSearchReturnsOnlyWhatPrincipalsMaySee(t *testing.T) {
 					t.Errorf("%s (ACL %v) leaked to %q", h.Source, h.ACL, tc.principals)
 				}
 			}
-			if got := sources(hits); !slices.Equal(got, tc.want) {
+			if got := sourcesOf(hits); !slices.Equal(got, tc.want) {
 				t.Errorf("sources %v, want %v", got, tc.want)
 			}
 		})

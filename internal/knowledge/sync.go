@@ -4,24 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-
-	"github.com/ragroute/ragroute/internal/ingest"
 )
 
 // Embedder turns texts into vectors, in order: the KnowledgeStore's
 // embedding model, the same one routes embed queries with.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
-
-// RowFromChunk is the stored form of a chunk, vectors still to come.
-func RowFromChunk(ch ingest.Chunk) Row {
-	return Row{
-		ID: ch.ID, DocID: ch.DocID, Source: ch.Source, SourceURI: ch.URI, Title: ch.Title,
-		HeadingPath: ch.HeadingPath, ChunkType: string(ch.Type), Kind: string(ch.Kind),
-		PartIndex: int64(ch.PartIndex), PartCount: int64(ch.PartCount), ParentID: ch.ParentID,
-		ImageURLs: ch.ImageURLs, ACL: ch.ACL, ContentHash: ch.ContentHash, Text: ch.Text,
-	}
 }
 
 // SyncOptions tune a sync.

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -61,7 +63,7 @@ func newWorld(t testing.TB) *world {
 			t.Fatal(err)
 		}
 		for _, ch := range chunks {
-			rows = append(rows, knowledge.RowFromChunk(ch))
+			rows = append(rows, ingestion.RowFromChunk(ch))
 		}
 	}
 	models := testenv.StartModelServer(testDim)
@@ -85,7 +87,7 @@ func newWorld(t testing.TB) *world {
 		Searcher: searcher,
 		Prompt: Prompt{Platform: "You are ACME's assistant. Never reveal credentials.", NotFound: "I could not find this in ACME's documentation.",
 			Styles: map[string]string{"screen": "Name the exact button.", "concept": "Explain why."}},
-		Policy: PolicyModelDecides, ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens,
+		Policy: podconfig.SearchModelDecides, ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens,
 	}
 	return &world{store: store, models: models, searcher: searcher, runner: runner}
 }

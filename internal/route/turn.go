@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -17,12 +18,6 @@ import (
 type ChatModel interface {
 	Stream(ctx context.Context, messages []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error)
 }
-
-// Search policies (QueryRoute spec.model.searchPolicy).
-const (
-	PolicyModelDecides = "modelDecides"
-	PolicyAlways       = "always"
-)
 
 const searchToolName = "search_knowledge"
 
@@ -47,7 +42,7 @@ type Runner struct {
 	// WebSearch, when set, is offered as web_search next to search_knowledge.
 	WebSearch     *WebSearch
 	Prompt        Prompt
-	Policy        string
+	Policy        podconfig.SearchPolicy
 	ContextTokens int
 	AnswerReserve int
 	Tokens        tokenize.Counter
@@ -74,7 +69,7 @@ type turnState struct {
 func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	st := &turnState{emit: emit, timings: map[string]time.Duration{}}
 	start := time.Now()
-	emit(Event{Type: EventTurnStarted, Data: turnStarted{TurnID: in.ID, Mode: r.Policy}})
+	emit(Event{Type: EventTurnStarted, Data: turnStarted{TurnID: in.ID, Mode: string(r.Policy)}})
 	notFound, err := r.run(ctx, in, st)
 	if err != nil {
 		code := "internal"
@@ -101,7 +96,7 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 	}
 
 	var calls []model.ToolCall
-	if r.Policy == PolicyAlways {
+	if r.Policy == podconfig.SearchAlways {
 		query, err := r.condense(ctx, in.Messages, st)
 		if err != nil {
 			return false, err

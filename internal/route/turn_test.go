@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -160,7 +161,7 @@ func TestDirectAnswerStreamsThrough(t *testing.T) {
 
 func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 	w := newWorld(t)
-	w.runner.Policy = PolicyAlways
+	w.runner.Policy = podconfig.SearchAlways
 	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if strings.Contains(req.Messages[0].Content, "self-contained search query") {
 			return testenv.ChatReply{Content: "how does pruning delete resources"}

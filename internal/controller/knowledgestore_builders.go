@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -15,86 +13,10 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/ingest/pipeline"
-	"github.com/ragroute/ragroute/internal/ingest/source"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
-const (
-	sourcesMountPath = "/sources"
-	secretsMountPath = "/secrets"
-	ingestConfigPath = "/etc/ragroute"
-	ingestConfigFile = "ingest.json"
-)
-
-// hasIngestion reports whether the store declares sources to ingest.
-func hasIngestion(store *v1alpha1.KnowledgeStore) bool {
-	return store.Spec.Ingestion != nil && len(store.Spec.Ingestion.Sources) > 0
-}
-
-// renderIngestConfig is the pure rendering of the ingestion run's config:
-// the same Milvus and embedder settings routes get, and each source as a
-// folder the Job mounts.
-func renderIngestConfig(store *v1alpha1.KnowledgeStore) pipeline.Config {
-	spec := &store.Spec
-	milvus := routeconfig.Milvus{
-		URI: spec.Milvus.URI, Database: cmp.Or(spec.Milvus.Database, v1alpha1.DefaultMilvusDatabase),
-		Collection: spec.Milvus.Collection,
-	}
-	if spec.Milvus.TokenSecretRef != nil {
-		milvus.TokenEnv = routeconfig.EnvMilvusToken
-	}
-	if tls := spec.Milvus.TLS; tls != nil {
-		milvus.TLSServerName, milvus.TLSInsecureSkipVerify = tls.ServerName, tls.InsecureSkipVerify
-	}
-	embedding := routeconfig.Embedding{
-		BaseURL: spec.Embedding.BaseURL, Model: spec.Embedding.Model, Dimensions: spec.Embedding.Dimensions,
-		MaxInputTokens: cmp.Or(spec.Embedding.MaxInputTokens, v1alpha1.DefaultMaxInputTokens),
-	}
-	if spec.Embedding.APIKeySecretRef != nil {
-		embedding.APIKeyEnv = routeconfig.EnvEmbeddingAPIKey
-	}
-	cfg := pipeline.Config{
-		Version: pipeline.ConfigVersion, Store: store.Name, Milvus: milvus, Embedding: embedding,
-		Chunking: pipeline.Chunking{
-			MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
-			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey,
-		},
-	}
-	if a := spec.Access; a != nil {
-		cfg.DefaultPrincipals = a.DefaultPrincipals
-		cfg.Chunking.FrontMatterKey = cmp.Or(a.FrontMatterKey, cfg.Chunking.FrontMatterKey)
-	}
-	if ing := spec.Ingestion; ing != nil {
-		if c := ing.Chunking; c != nil {
-			cfg.Chunking.MaxTokens = int(cmp.Or(c.MaxTokens, int32(cfg.Chunking.MaxTokens)))
-			cfg.Chunking.OverlapTokens = int(c.OverlapTokens)
-			cfg.Chunking.MergeBelowTokens = int(c.MergeBelowTokens)
-		}
-		for _, src := range ing.Sources {
-			out := pipeline.Source{Name: src.Name, Principals: src.Principals}
-			if g := src.Git; g != nil {
-				out.Git = &source.Git{URL: g.URL, Ref: cmp.Or(g.Ref, "main"), Path: g.Path}
-				if g.SecretRef != nil {
-					out.Git.CredentialsDir = path.Join(secretsMountPath, src.Name)
-				}
-			} else {
-				out.Path = sourcePath(src)
-			}
-			cfg.Sources = append(cfg.Sources, out)
-		}
-	}
-	return cfg
-}
-
-// sourcePath is where the Job sees a source's files.
-func sourcePath(src v1alpha1.IngestionSource) string {
-	p := path.Join(sourcesMountPath, src.Name)
-	if src.PVC != nil && src.PVC.Path != "" {
-		p = path.Join(p, src.PVC.Path)
-	}
-	return p
-}
+const ingestConfigPath = "/etc/ragroute"
 
 func ingestConfigMapName(store *v1alpha1.KnowledgeStore) string { return store.Name + "-ingest" }
 
@@ -125,22 +47,11 @@ func storeOwner(store *v1alpha1.KnowledgeStore) *metav1ac.OwnerReferenceApplyCon
 		WithName(store.Name).WithUID(store.UID).WithController(true).WithBlockOwnerDeletion(true)
 }
 
-func marshalIngestConfig(cfg pipeline.Config) ([]byte, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
-	}
-	data, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("marshal ingest config: %w", err)
-	}
-	return append(data, '\n'), nil
-}
-
 func buildIngestConfigMap(store *v1alpha1.KnowledgeStore, data []byte) *corev1ac.ConfigMapApplyConfiguration {
 	return corev1ac.ConfigMap(ingestConfigMapName(store), store.Namespace).
 		WithLabels(storeLabels(store)).
 		WithOwnerReferences(storeOwner(store)).
-		WithData(map[string]string{ingestConfigFile: string(data)})
+		WithData(map[string]string{podconfig.IngestFileName: string(data)})
 }
 
 // buildIngestPodTemplate runs `ragroute ingest` with the sources mounted
@@ -149,7 +60,7 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 	container := corev1ac.Container().
 		WithName("ingest").
 		WithImage(image).
-		WithArgs("ingest", "--config="+ingestConfigPath+"/"+ingestConfigFile).
+		WithArgs("ingest", "--config="+ingestConfigPath+"/"+podconfig.IngestFileName).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName("config").WithMountPath(ingestConfigPath).WithReadOnly(true),
 			corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp")).
 		WithResources(corev1ac.ResourceRequirements().

@@ -1,4 +1,4 @@
-package source
+package sources
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // testRepo makes a repository with docs/ on branch main, tagged v1, and
@@ -62,7 +64,7 @@ func TestCloneBranchTagAndCommit(t *testing.T) {
 		{first, []string{"install.md"}},
 	}
 	for _, tc := range cases {
-		dir, err := Clone(ctx, Git{URL: url, Ref: tc.ref, Path: "docs"}, filepath.Join(t.TempDir(), "clone"))
+		dir, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: tc.ref, Path: "docs"}, filepath.Join(t.TempDir(), "clone"))
 		if err != nil {
 			t.Fatalf("clone %s: %v", tc.ref, err)
 		}
@@ -83,17 +85,17 @@ func TestCloneBranchTagAndCommit(t *testing.T) {
 func TestCloneNamesWhatIsWrong(t *testing.T) {
 	url, _ := testRepo(t)
 	ctx := context.Background()
-	if _, err := Clone(ctx, Git{URL: url, Ref: "nope"}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), `at "nope"`) {
+	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "nope"}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), `at "nope"`) {
 		t.Errorf("unknown ref: %v", err)
 	}
-	if _, err := Clone(ctx, Git{URL: url, Ref: "main", Path: "../.."}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "leaves the repository") {
+	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", Path: "../.."}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "leaves the repository") {
 		t.Errorf("escaping path: %v", err)
 	}
 	creds := t.TempDir()
 	if err := os.WriteFile(filepath.Join(creds, "ssh-privatekey"), []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Clone(ctx, Git{URL: url, Ref: "main", CredentialsDir: creds}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "ssh-privatekey") {
+	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", CredentialsDir: creds}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "ssh-privatekey") {
 		t.Errorf("bad key: %v", err)
 	}
 }

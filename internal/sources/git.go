@@ -1,4 +1,4 @@
-package source
+package sources
 
 import (
 	"context"
@@ -15,25 +15,15 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
-)
 
-// Git is a folder in a Git repository.
-type Git struct {
-	URL string `json:"url"`
-	// Ref is a branch, a tag or a full commit hash.
-	Ref string `json:"ref"`
-	// Path is the folder within the repository; the root when empty.
-	Path string `json:"path,omitempty"`
-	// CredentialsDir holds the files of a mounted Secret: username and
-	// password (HTTPS), or ssh-privatekey and known_hosts (SSH).
-	CredentialsDir string `json:"credentialsDir,omitempty"`
-}
+	"github.com/ragroute/ragroute/internal/podconfig"
+)
 
 var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // Clone checks out g into dest (a pure-Go client: no git binary needed)
 // and returns the folder to read Markdown from.
-func Clone(ctx context.Context, g Git, dest string) (string, error) {
+func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
 	auth, err := gitAuth(g)
 	if err != nil {
 		return "", err
@@ -61,7 +51,7 @@ func Clone(ctx context.Context, g Git, dest string) (string, error) {
 }
 
 // cloneNamed clones a branch, or else a tag, shallowly.
-func cloneNamed(ctx context.Context, g Git, auth transport.AuthMethod, dest string) error {
+func cloneNamed(ctx context.Context, g podconfig.GitSource, auth transport.AuthMethod, dest string) error {
 	ref := g.Ref
 	if ref == "" {
 		ref = "main"
@@ -81,7 +71,7 @@ func cloneNamed(ctx context.Context, g Git, auth transport.AuthMethod, dest stri
 }
 
 // gitAuth reads credentials from the mounted Secret, if any.
-func gitAuth(g Git) (transport.AuthMethod, error) {
+func gitAuth(g podconfig.GitSource) (transport.AuthMethod, error) {
 	if g.CredentialsDir == "" {
 		return nil, nil
 	}

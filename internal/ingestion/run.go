@@ -1,4 +1,9 @@
-package pipeline
+// Package ingestion is one ingestion run: read the sources, chunk them,
+// embed what changed and bring the Milvus collection to exactly those
+// chunks (a new generation behind the alias when the embedder changed).
+// `ragroute ingest` wires its clients and runs it; the KnowledgeStore
+// controller renders its config. It imports nothing from Kubernetes.
+package ingestion
 
 import (
 	"context"
@@ -9,9 +14,9 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
-	"github.com/ragroute/ragroute/internal/ingest/source"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/sources"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -31,37 +36,26 @@ type Progress interface {
 	Embedded(done, total int)
 }
 
-// Run ingests the configured sources. A document whose front matter cannot
-// be trusted is skipped and reported; everything else is still ingested,
-// and the run fails at the end so the problem is seen.
-func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
+// Target is where a run writes: the store behind the config's alias and
+// the store's embedder, built by the caller from the same config.
+type Target struct {
+	Store    *knowledge.Store
+	Embedder knowledge.Embedder
+}
+
+// Run ingests the configured sources into target. A document whose front
+// matter cannot be trusted is skipped and reported; everything else is
+// still ingested, and the run fails at the end so the problem is seen.
+func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progress Progress) (Summary, error) {
 	start := time.Now()
-	summary := Summary{Fingerprint: cfg.Fingerprint()}
+	summary := Summary{Fingerprint: cfg.Embedding.Fingerprint()}
 	rows, err := readRows(ctx, cfg, &summary)
 	if err != nil {
 		return summary, err
 	}
 	progress.Read(summary.Files, summary.Chunks)
 
-	conn := knowledge.Connection{
-		URI: cfg.Milvus.URI, Database: cfg.Milvus.Database, Token: envValue(cfg.Milvus.TokenEnv),
-		TLSServerName: cfg.Milvus.TLSServerName, TLSInsecureSkipVerify: cfg.Milvus.TLSInsecureSkipVerify,
-	}
-	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	client, err := knowledge.Connect(dialCtx, conn)
-	cancel()
-	if err != nil {
-		return summary, err
-	}
-	defer func() { _ = client.Close(context.WithoutCancel(ctx)) }()
-
-	store := knowledge.NewStore(client, cfg.Milvus.Collection, int(cfg.Embedding.Dimensions))
-	embedder := model.NewEmbeddings(model.EmbeddingsConfig{
-		BaseURL: cfg.Embedding.BaseURL, Model: cfg.Embedding.Model,
-		APIKey: envValue(cfg.Embedding.APIKeyEnv), Dimensions: int(cfg.Embedding.Dimensions),
-		MaxInputTokens: int(cfg.Embedding.MaxInputTokens),
-	})
-	summary.Result, err = store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
+	summary.Result, err = target.Store.Ingest(ctx, rows, target.Embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Progress: progress.Embedded,
 	})
 	summary.Duration = time.Since(start)
@@ -76,7 +70,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Summary, error) {
 
 // readRows reads and chunks every source. Sources are prefixed to document
 // paths, so two sources may hold a file of the same name.
-func readRows(ctx context.Context, cfg Config, summary *Summary) ([]knowledge.Row, error) {
+func readRows(ctx context.Context, cfg podconfig.IngestConfig, summary *Summary) ([]knowledge.Row, error) {
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
@@ -98,14 +92,14 @@ func readRows(ctx context.Context, cfg Config, summary *Summary) ([]knowledge.Ro
 		if src.Git != nil {
 			clone, err := os.MkdirTemp("", "ragroute-git-")
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("source %s: %w", src.Name, err)
 			}
 			defer os.RemoveAll(clone)
-			if dir, err = source.Clone(ctx, *src.Git, clone); err != nil {
+			if dir, err = sources.Clone(ctx, *src.Git, clone); err != nil {
 				return nil, fmt.Errorf("source %s: %w", src.Name, err)
 			}
 		}
-		docs, err := source.ReadMarkdown(dir, principals)
+		docs, err := sources.ReadMarkdown(dir, principals)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
@@ -119,7 +113,7 @@ func readRows(ctx context.Context, cfg Config, summary *Summary) ([]knowledge.Ro
 			summary.Files++
 			summary.Chunks += len(chunks)
 			for _, ch := range chunks {
-				rows = append(rows, knowledge.RowFromChunk(ch))
+				rows = append(rows, RowFromChunk(ch))
 			}
 		}
 	}
@@ -127,11 +121,4 @@ func readRows(ctx context.Context, cfg Config, summary *Summary) ([]knowledge.Ro
 		return nil, errors.New("the sources hold no Markdown documents; refusing to empty the store")
 	}
 	return rows, nil
-}
-
-func envValue(name string) string {
-	if name == "" {
-		return ""
-	}
-	return os.Getenv(name)
 }

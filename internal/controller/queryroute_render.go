@@ -4,13 +4,12 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // routePort is where `ragroute serve` listens in route pods.
@@ -31,52 +30,34 @@ type routeInputs struct {
 
 // renderRouteConfig is the pure rendering of a route's effective config,
 // every default filled in, so that the file alone says what a pod runs.
-func renderRouteConfig(in routeInputs) routeconfig.Config {
+func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 	spec, store := &in.route.Spec, &in.store.Spec
-	envFor := func(ref *v1alpha1.SecretKeyRef, env string) string {
-		if ref == nil {
-			return ""
-		}
-		return env
-	}
-
-	cfg := routeconfig.Config{
-		Version: routeconfig.Version,
-		Route:   routeconfig.Route{Name: in.route.Name, Namespace: in.route.Namespace},
-		Server:  routeconfig.Server{Port: routePort},
-		Prompt: routeconfig.Prompt{
+	cfg := podconfig.RouteConfig{
+		Version: podconfig.RouteVersion,
+		Route:   podconfig.RouteRef{Name: in.route.Name, Namespace: in.route.Namespace},
+		Server:  podconfig.Server{Port: routePort},
+		Prompt: podconfig.Prompt{
 			Name:     in.promptName,
 			Platform: in.prompt.Platform,
 			NotFound: in.prompt.NotFound,
 			Styles:   in.prompt.Styles,
 			Hash:     in.prompt.Hash(),
 		},
-		Store: routeconfig.Store{
-			Name: in.store.Name,
-			Milvus: routeconfig.Milvus{
-				URI:        store.Milvus.URI,
-				Database:   cmp.Or(store.Milvus.Database, v1alpha1.DefaultMilvusDatabase),
-				Collection: store.Milvus.Collection,
-				TokenEnv:   envFor(store.Milvus.TokenSecretRef, routeconfig.EnvMilvusToken),
-			},
-			Embedding: routeconfig.Embedding{
-				BaseURL:        store.Embedding.BaseURL,
-				Model:          store.Embedding.Model,
-				Dimensions:     store.Embedding.Dimensions,
-				MaxInputTokens: cmp.Or(store.Embedding.MaxInputTokens, v1alpha1.DefaultMaxInputTokens),
-				APIKeyEnv:      envFor(store.Embedding.APIKeySecretRef, routeconfig.EnvEmbeddingAPIKey),
-			},
-			Search: renderSearch(store.Search),
+		Store: podconfig.Store{
+			Name:      in.store.Name,
+			Milvus:    renderMilvus(store),
+			Embedding: renderEmbedding(store),
+			Search:    renderSearch(store.Search),
 		},
-		Model: routeconfig.ChatModel{
+		Model: podconfig.ChatModel{
 			BaseURL:      spec.Model.BaseURL,
 			Name:         spec.Model.Name,
-			APIKeyEnv:    envFor(spec.Model.APIKeySecretRef, routeconfig.EnvModelAPIKey),
+			APIKeyEnv:    envFor(spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey),
 			Temperature:  orDefault(spec.Model.Temperature, v1alpha1.DefaultTemperature),
 			MaxTokens:    spec.Model.MaxTokens,
-			SearchPolicy: string(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
+			SearchPolicy: podconfig.SearchPolicy(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
 		},
-		Window: routeconfig.Window{
+		Window: podconfig.Window{
 			ContextTokens:       spec.Window.ContextTokens,
 			AnswerReserveTokens: spec.Window.AnswerReserveTokens,
 		},
@@ -84,23 +65,20 @@ func renderRouteConfig(in routeInputs) routeconfig.Config {
 		Rerank:    renderRerank(spec.Rerank),
 		Cache:     renderCache(spec.Cache),
 		Turns:     renderTurns(spec.Turns),
-		Mode:      string(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
+		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
-	if tls := store.Milvus.TLS; tls != nil {
-		cfg.Store.Milvus.TLSServerName, cfg.Store.Milvus.TLSInsecureSkipVerify = tls.ServerName, tls.InsecureSkipVerify
-	}
 	if ws := spec.WebSearch; ws != nil {
-		cfg.WebSearch = &routeconfig.Endpoint{BaseURL: ws.BaseURL, APIKeyEnv: envFor(ws.APIKeySecretRef, routeconfig.EnvWebSearchAPIKey)}
+		cfg.WebSearch = &podconfig.Endpoint{BaseURL: ws.BaseURL, APIKeyEnv: envFor(ws.APIKeySecretRef, podconfig.EnvWebSearchAPIKey)}
 	}
 	if r := spec.Redis; r != nil {
-		cfg.Redis = &routeconfig.Redis{Address: r.Address, DB: r.DB, PasswordEnv: envFor(r.PasswordSecretRef, routeconfig.EnvRedisPassword)}
+		cfg.Redis = &podconfig.Redis{Address: r.Address, DB: r.DB, PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword)}
 	}
 	return cfg
 }
 
-func renderSearch(s *v1alpha1.SearchSettings) routeconfig.Search {
-	out := routeconfig.Search{Candidates: v1alpha1.DefaultCandidates, RRFK: v1alpha1.DefaultRRFK}
+func renderSearch(s *v1alpha1.SearchSettings) podconfig.Search {
+	out := podconfig.Search{Candidates: v1alpha1.DefaultCandidates, RRFK: v1alpha1.DefaultRRFK}
 	primitives := v1alpha1.AllSearchPrimitives
 	if s != nil {
 		out.Candidates = cmp.Or(s.Candidates, out.Candidates)
@@ -116,8 +94,8 @@ func renderSearch(s *v1alpha1.SearchSettings) routeconfig.Search {
 	return out
 }
 
-func renderRetrieval(r *v1alpha1.RetrievalSettings) routeconfig.Retrieval {
-	out := routeconfig.Retrieval{
+func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
+	out := podconfig.Retrieval{
 		SimilarityFloor: v1alpha1.DefaultSimilarityFloor,
 		StrictFloor:     v1alpha1.DefaultStrictFloor,
 		MaxFragments:    v1alpha1.DefaultMaxFragments,
@@ -130,52 +108,50 @@ func renderRetrieval(r *v1alpha1.RetrievalSettings) routeconfig.Retrieval {
 	return out
 }
 
-func renderRerank(r *v1alpha1.RerankSettings) routeconfig.Rerank {
+func renderRerank(r *v1alpha1.RerankSettings) podconfig.Rerank {
 	if r == nil {
-		return routeconfig.Rerank{Mode: string(v1alpha1.RerankRRF)}
+		return podconfig.Rerank{Mode: podconfig.RerankRRF}
 	}
-	out := routeconfig.Rerank{Mode: string(cmp.Or(r.Mode, v1alpha1.RerankRRF))}
+	out := podconfig.Rerank{Mode: podconfig.RerankMode(cmp.Or(r.Mode, v1alpha1.RerankRRF))}
 	// The cross-encoder endpoint only matters when it is the mode in use.
-	if ce := r.CrossEncoder; ce != nil && out.Mode == string(v1alpha1.RerankCrossEncoder) {
-		out.CrossEncoder = &routeconfig.CrossEncoder{
-			BaseURL: ce.BaseURL,
-			Model:   ce.Model,
-			TopN:    cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
-		}
-		if ce.APIKeySecretRef != nil {
-			out.CrossEncoder.APIKeyEnv = routeconfig.EnvRerankAPIKey
+	if ce := r.CrossEncoder; ce != nil && out.Mode == podconfig.RerankCrossEncoder {
+		out.CrossEncoder = &podconfig.CrossEncoder{
+			BaseURL:   ce.BaseURL,
+			Model:     ce.Model,
+			TopN:      cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
+			APIKeyEnv: envFor(ce.APIKeySecretRef, podconfig.EnvRerankAPIKey),
 		}
 	}
 	return out
 }
 
-func renderCache(c *v1alpha1.CacheSettings) routeconfig.Cache {
-	out := routeconfig.Cache{
-		Backend:    string(v1alpha1.BackendMemory),
-		TTL:        v1alpha1.DefaultCacheTTL.String(),
+func renderCache(c *v1alpha1.CacheSettings) podconfig.Cache {
+	out := podconfig.Cache{
+		Backend:    podconfig.BackendMemory,
+		TTL:        podconfig.Duration(v1alpha1.DefaultCacheTTL),
 		MaxEntries: v1alpha1.DefaultCacheMaxEntries,
 	}
 	if c != nil {
-		out.Backend = string(cmp.Or(c.Backend, v1alpha1.BackendMemory))
-		out.TTL = durationOr(c.TTL, v1alpha1.DefaultCacheTTL)
+		out.Backend = podconfig.Backend(cmp.Or(c.Backend, v1alpha1.BackendMemory))
+		out.TTL = durationOr(c.TTL, out.TTL)
 		out.MaxEntries = orDefault(c.MaxEntries, out.MaxEntries)
 	}
 	return out
 }
 
-func renderTurns(t *v1alpha1.TurnSettings) routeconfig.Turns {
-	out := routeconfig.Turns{Backend: string(v1alpha1.BackendMemory), Retention: v1alpha1.DefaultTurnRetention.String()}
+func renderTurns(t *v1alpha1.TurnSettings) podconfig.Turns {
+	out := podconfig.Turns{Backend: podconfig.BackendMemory, Retention: podconfig.Duration(v1alpha1.DefaultTurnRetention)}
 	if t != nil {
-		out.Backend = string(cmp.Or(t.Backend, v1alpha1.BackendMemory))
-		out.Retention = durationOr(t.Retention, v1alpha1.DefaultTurnRetention)
+		out.Backend = podconfig.Backend(cmp.Or(t.Backend, v1alpha1.BackendMemory))
+		out.Retention = durationOr(t.Retention, out.Retention)
 	}
 	return out
 }
 
-func renderAuth(a v1alpha1.RouteAuth) routeconfig.Auth {
-	var out routeconfig.Auth
+func renderAuth(a v1alpha1.RouteAuth) podconfig.Auth {
+	var out podconfig.Auth
 	if j := a.JWT; j != nil {
-		out.JWT = &routeconfig.JWT{
+		out.JWT = &podconfig.JWT{
 			Issuer:      j.Issuer,
 			Audience:    j.Audience,
 			JWKSURL:     cmp.Or(j.JWKSURL, strings.TrimSuffix(j.Issuer, "/")+"/.well-known/jwks.json"),
@@ -184,7 +160,7 @@ func renderAuth(a v1alpha1.RouteAuth) routeconfig.Auth {
 		}
 	}
 	if p := a.TrustedProxy; p != nil {
-		out.TrustedProxy = &routeconfig.TrustedProxy{
+		out.TrustedProxy = &podconfig.TrustedProxy{
 			UserHeader:   cmp.Or(p.UserHeader, v1alpha1.DefaultProxyUserHeader),
 			GroupsHeader: cmp.Or(p.GroupsHeader, v1alpha1.DefaultProxyGroupsHeader),
 		}
@@ -199,11 +175,20 @@ func orDefault[T any](v *T, def T) T {
 	return *v
 }
 
-func durationOr(d *metav1.Duration, def time.Duration) string {
+func durationOr(d *metav1.Duration, def podconfig.Duration) podconfig.Duration {
 	if d == nil {
-		return def.String()
+		return def
 	}
-	return d.Duration.String()
+	return podconfig.Duration(d.Duration)
+}
+
+// envFor names the environment variable that carries a referenced Secret
+// key into the pod, or nothing when no Secret is referenced.
+func envFor(ref *v1alpha1.SecretKeyRef, env string) string {
+	if ref == nil {
+		return ""
+	}
+	return env
 }
 
 // routeConfigHash identifies what a pod runs: the rendered config and the

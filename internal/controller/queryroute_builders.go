@@ -12,7 +12,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/routeconfig"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 const (
@@ -65,7 +65,7 @@ func buildRouteConfigMap(route *v1alpha1.QueryRoute, configData []byte) *corev1a
 	return corev1ac.ConfigMap(routeConfigMapName(route), route.Namespace).
 		WithLabels(routeLabels(route)).
 		WithOwnerReferences(routeOwner(route)).
-		WithData(map[string]string{routeconfig.FileName: string(configData)})
+		WithData(map[string]string{podconfig.RouteFileName: string(configData)})
 }
 
 // buildRouteService exposes the query API inside the cluster.
@@ -97,7 +97,7 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 	container := corev1ac.Container().
 		WithName(servingContainer).
 		WithImage(image).
-		WithArgs("serve", "--config="+configMountPath+"/"+routeconfig.FileName).
+		WithArgs("serve", "--config="+configMountPath+"/"+podconfig.RouteFileName).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(routePort).WithProtocol(corev1.ProtocolTCP)).
 		WithVolumeMounts(
 			corev1ac.VolumeMount().WithName("config").WithMountPath(configMountPath).WithReadOnly(true),

@@ -1,8 +1,8 @@
-// Package source reads Markdown documents for ingestion from the places a
-// KnowledgeStore names: folders (a mounted ConfigMap or PVC path) today,
-// Git repositories with the ingestion issue's sources. It never talks to
-// the Kubernetes API: the Job mounts what it needs.
-package source
+// Package sources reads Markdown documents for ingestion from the places a
+// KnowledgeStore names: folders (a mounted ConfigMap or PVC path) and Git
+// repositories (cloned with a pure-Go client). It never talks to the
+// Kubernetes API: the ingest Job mounts what it needs.
+package sources
 
 import (
 	"fmt"

@@ -1,21 +1,22 @@
-// Package routeconfig is the contract between the operator and `ragroute
-// serve`: the effective configuration of one route, rendered by the
-// QueryRoute controller into a ConfigMap and read by the route runtime at
-// start. It holds no secrets: a secret is named by the environment variable
-// that carries it into the pod. It imports nothing from Kubernetes.
-package routeconfig
+package podconfig
 
-// Version is the schema version of Config. A runtime refuses a file whose
-// version it does not know instead of guessing.
-const Version = 1
+import (
+	"errors"
+	"fmt"
+)
 
-// FileName is the ConfigMap key and file name of the rendered config.
-const FileName = "route.json"
+// RouteVersion is the schema version of RouteConfig. A runtime refuses a
+// file whose version it does not know instead of guessing.
+const RouteVersion = 1
 
-// Config is everything one route needs to serve turns.
-type Config struct {
+// RouteFileName is the ConfigMap key and file name of the route config.
+const RouteFileName = "route.json"
+
+// RouteConfig is the effective configuration of one route: everything
+// `ragroute serve` needs, every default filled in.
+type RouteConfig struct {
 	Version   int       `json:"version"`
-	Route     Route     `json:"route"`
+	Route     RouteRef  `json:"route"`
 	Server    Server    `json:"server"`
 	Prompt    Prompt    `json:"prompt"`
 	Store     Store     `json:"store"`
@@ -27,12 +28,12 @@ type Config struct {
 	Cache     Cache     `json:"cache"`
 	Turns     Turns     `json:"turns"`
 	Redis     *Redis    `json:"redis,omitempty"`
-	Mode      string    `json:"mode"`
+	Mode      Mode      `json:"mode"`
 	Auth      Auth      `json:"auth"`
 }
 
-// Route names the QueryRoute this config was rendered from.
-type Route struct {
+// RouteRef names the QueryRoute a config was rendered from.
+type RouteRef struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
 }
@@ -59,25 +60,6 @@ type Store struct {
 	Search    Search    `json:"search"`
 }
 
-// Milvus says how to reach the store's collection alias.
-type Milvus struct {
-	URI                   string `json:"uri"`
-	Database              string `json:"database"`
-	Collection            string `json:"collection"`
-	TokenEnv              string `json:"tokenEnv,omitempty"`
-	TLSServerName         string `json:"tlsServerName,omitempty"`
-	TLSInsecureSkipVerify bool   `json:"tlsInsecureSkipVerify,omitempty"`
-}
-
-// Embedding is the store's embedder.
-type Embedding struct {
-	BaseURL        string `json:"baseURL"`
-	Model          string `json:"model"`
-	Dimensions     int32  `json:"dimensions"`
-	MaxInputTokens int32  `json:"maxInputTokens"`
-	APIKeyEnv      string `json:"apiKeyEnv,omitempty"`
-}
-
 // Search tunes the hybrid search.
 type Search struct {
 	Primitives []string `json:"primitives"`
@@ -87,12 +69,12 @@ type Search struct {
 
 // ChatModel is the model that drives the turn.
 type ChatModel struct {
-	BaseURL      string  `json:"baseURL"`
-	Name         string  `json:"name"`
-	APIKeyEnv    string  `json:"apiKeyEnv,omitempty"`
-	Temperature  float64 `json:"temperature"`
-	MaxTokens    int32   `json:"maxTokens,omitempty"`
-	SearchPolicy string  `json:"searchPolicy"`
+	BaseURL      string       `json:"baseURL"`
+	Name         string       `json:"name"`
+	APIKeyEnv    string       `json:"apiKeyEnv,omitempty"`
+	Temperature  float64      `json:"temperature"`
+	MaxTokens    int32        `json:"maxTokens,omitempty"`
+	SearchPolicy SearchPolicy `json:"searchPolicy"`
 }
 
 // Endpoint is a plain HTTP endpoint with an optional API key.
@@ -116,7 +98,7 @@ type Retrieval struct {
 
 // Rerank chooses the reranker.
 type Rerank struct {
-	Mode         string        `json:"mode"`
+	Mode         RerankMode    `json:"mode"`
 	CrossEncoder *CrossEncoder `json:"crossEncoder,omitempty"`
 }
 
@@ -128,17 +110,17 @@ type CrossEncoder struct {
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
 }
 
-// Cache configures the exact cache. TTL is a Go duration string.
+// Cache configures the exact cache.
 type Cache struct {
-	Backend    string `json:"backend"`
-	TTL        string `json:"ttl"`
-	MaxEntries int32  `json:"maxEntries"`
+	Backend    Backend  `json:"backend"`
+	TTL        Duration `json:"ttl"`
+	MaxEntries int32    `json:"maxEntries"`
 }
 
-// Turns configures the turn event log. Retention is a Go duration string.
+// Turns configures the turn event log.
 type Turns struct {
-	Backend   string `json:"backend"`
-	Retention string `json:"retention"`
+	Backend   Backend  `json:"backend"`
+	Retention Duration `json:"retention"`
 }
 
 // Redis says how to reach the shared Redis.
@@ -169,13 +151,28 @@ type TrustedProxy struct {
 	GroupsHeader string `json:"groupsHeader"`
 }
 
-// Environment variables that carry secrets into route pods. The config names
-// them; their values never appear in the config.
-const (
-	EnvModelAPIKey     = "RAGROUTE_MODEL_API_KEY"
-	EnvEmbeddingAPIKey = "RAGROUTE_EMBEDDING_API_KEY"
-	EnvMilvusToken     = "RAGROUTE_MILVUS_TOKEN"
-	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"
-	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
-	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
-)
+// Validate checks what the runtime relies on and the CRD schema cannot
+// express once the config left the API server.
+func (c RouteConfig) Validate() error {
+	var errs []error
+	if c.Version != RouteVersion {
+		errs = append(errs, fmt.Errorf("version %d is not supported (want %d)", c.Version, RouteVersion))
+	}
+	if c.Store.Milvus.URI == "" || c.Store.Milvus.Collection == "" {
+		errs = append(errs, errors.New("store.milvus.uri and store.milvus.collection are required"))
+	}
+	if c.Model.BaseURL == "" || c.Model.Name == "" {
+		errs = append(errs, errors.New("model.baseURL and model.name are required"))
+	}
+	if c.Window.AnswerReserveTokens >= c.Window.ContextTokens {
+		errs = append(errs, fmt.Errorf("window.answerReserveTokens (%d) must be less than window.contextTokens (%d)",
+			c.Window.AnswerReserveTokens, c.Window.ContextTokens))
+	}
+	if (c.Auth.JWT == nil) == (c.Auth.TrustedProxy == nil) {
+		errs = append(errs, errors.New("auth needs exactly one of jwt or trustedProxy"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("invalid route config: %w", err)
+	}
+	return nil
+}

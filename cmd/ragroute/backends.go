@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+)
+
+// The clients of ragroute's pods are built here, once, for serve, ingest
+// and eval alike; secrets are read from the environment here and nowhere
+// else, and the internal packages get plain values.
+
+// environment looks up the variables a pod config names.
+type environment func(name string) string
+
+// secret is the value of the variable name, or nothing when the config
+// names none.
+func (env environment) secret(name string) string {
+	if name == "" {
+		return ""
+	}
+	return env(name)
+}
+
+// closers releases what a command opened, last first.
+type closers []func()
+
+func (c *closers) add(close func()) { *c = append(*c, close) }
+
+func (c closers) close() {
+	for i := len(c) - 1; i >= 0; i-- {
+		c[i]()
+	}
+}
+
+// milvusDialTimeout bounds connecting to Milvus.
+const milvusDialTimeout = 30 * time.Second
+
+// connectMilvus dials the Milvus a config names; the caller closes it.
+func connectMilvus(ctx context.Context, m podconfig.Milvus, env environment) (*milvusclient.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, milvusDialTimeout)
+	defer cancel()
+	client, err := knowledge.Connect(ctx, knowledge.Connection{
+		URI: m.URI, Database: m.Database, Token: env.secret(m.TokenEnv),
+		TLSServerName: m.TLSServerName, TLSInsecureSkipVerify: m.TLSInsecureSkipVerify,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Milvus: %w", err)
+	}
+	return client, nil
+}
+
+// openStore connects to the store behind a config's collection alias and
+// registers the connection with open.
+func openStore(ctx context.Context, m podconfig.Milvus, e podconfig.Embedding, env environment, open *closers) (*knowledge.Store, error) {
+	client, err := connectMilvus(ctx, m, env)
+	if err != nil {
+		return nil, err
+	}
+	open.add(func() { _ = client.Close(context.Background()) })
+	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)), nil
+}
+
+// newEmbedder is a store's embedder, the same for ingestion and queries.
+func newEmbedder(e podconfig.Embedding, env environment) *model.Embeddings {
+	return model.NewEmbeddings(model.EmbeddingsConfig{
+		BaseURL: e.BaseURL, Model: e.Model, APIKey: env.secret(e.APIKeyEnv),
+		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens),
+	})
+}
+
+// newChat is the route's chat model.
+func newChat(m podconfig.ChatModel, env environment) *model.Chat {
+	return model.NewChat(model.ChatConfig{
+		BaseURL: m.BaseURL, Model: m.Name, APIKey: env.secret(m.APIKeyEnv),
+		Temperature: m.Temperature, MaxTokens: int(m.MaxTokens),
+	})
+}
+
+// newRedis is the route's shared Redis, or nil when it names none; it
+// registers the client with open.
+func newRedis(r *podconfig.Redis, env environment, open *closers) *redis.Client {
+	if r == nil {
+		return nil
+	}
+	client := redis.NewClient(&redis.Options{
+		Addr: r.Address, DB: int(r.DB), Password: env.secret(r.PasswordEnv),
+		DialTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
+	})
+	open.add(func() { _ = client.Close() })
+	return client
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/tokenize"
+)
+
+// routeRuntime is a route wired from its config: the API server, the
+// generation watch its cache keys depend on, and what it holds open.
+type routeRuntime struct {
+	server     *route.Server
+	generation *route.GenerationWatch
+	open       closers
+}
+
+// close releases the route's connections.
+func (rt *routeRuntime) close() { rt.open.close() }
+
+// unsupported lists settings this version of the runtime refuses rather
+// than silently ignores.
+func unsupported(cfg podconfig.RouteConfig) error {
+	var errs []error
+	if (cfg.Cache.Backend == podconfig.BackendRedis || cfg.Turns.Backend == podconfig.BackendRedis) && cfg.Redis == nil {
+		errs = append(errs, errors.New("a redis backend needs redis.address"))
+	}
+	if cfg.Rerank.Mode == podconfig.RerankCrossEncoder && cfg.Rerank.CrossEncoder == nil {
+		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
+	}
+	if cfg.Mode != podconfig.ModeSingleRound {
+		errs = append(errs, fmt.Errorf("mode %q is not supported yet (use singleRound)", cfg.Mode))
+	}
+	return errors.Join(errs...)
+}
+
+// newRouteRuntime connects to the route's backends and wires its turn and
+// API from cfg. On any error, whatever was opened is closed.
+func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environment, logger *slog.Logger) (_ *routeRuntime, err error) {
+	if err := unsupported(cfg); err != nil {
+		return nil, fmt.Errorf("route %s/%s: %w", cfg.Route.Namespace, cfg.Route.Name, err)
+	}
+	rt := &routeRuntime{}
+	defer func() {
+		if err != nil {
+			rt.close()
+		}
+	}()
+	store, err := openStore(ctx, cfg.Store.Milvus, cfg.Store.Embedding, env, &rt.open)
+	if err != nil {
+		return nil, err
+	}
+	rdb := newRedis(cfg.Redis, env, &rt.open)
+	tokens, err := tokenize.NewCL100K()
+	if err != nil {
+		return nil, fmt.Errorf("chat token counter: %w", err)
+	}
+	auth, err := authenticator(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	rt.generation = &route.GenerationWatch{Index: store, Logger: logger}
+	searcher := newSearcher(cfg, store, env, rdb, rt.generation)
+	runner := &route.Runner{
+		Chat: newChat(cfg.Model, env), Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
+		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
+		Prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
+	}
+	if ws := cfg.WebSearch; ws != nil {
+		runner.WebSearch = &route.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
+			HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
+	rt.server = &route.Server{
+		Runner:   runner,
+		Searcher: searcher,
+		Log:      newTurnLog(cfg, rdb),
+		Auth:     auth,
+		Limits:   route.DefaultLimits(),
+		Logger:   logger,
+		Ready:    func(ctx context.Context) error { return routeReady(ctx, store, cfg.Model.BaseURL) },
+	}
+	return rt, nil
+}
+
+// redisPrefix keeps routes that share a Redis apart.
+func redisPrefix(cfg podconfig.RouteConfig) string {
+	return "ragroute:" + cfg.Route.Namespace + "/" + cfg.Route.Name + ":"
+}
+
+// newSearcher is the body of search_knowledge as the route's config sets it.
+func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, gen *route.GenerationWatch) *route.Searcher {
+	var primitives []knowledge.Primitive
+	for _, p := range cfg.Store.Search.Primitives {
+		primitives = append(primitives, knowledge.Primitive(p))
+	}
+	searcher := &route.Searcher{
+		Index:    store,
+		Embedder: newEmbedder(cfg.Store.Embedding, env),
+		Reranker: route.KeepOrder{},
+		Cache:    route.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
+		Settings: route.SearchSettings{
+			Primitives: primitives, Candidates: int(cfg.Store.Search.Candidates), RRFK: int(cfg.Store.Search.RRFK),
+			SimilarityFloor: cfg.Retrieval.SimilarityFloor, StrictFloor: cfg.Retrieval.StrictFloor,
+			MaxFragments: int(cfg.Retrieval.MaxFragments),
+		},
+		Generation: gen.Load,
+	}
+	if cfg.Cache.Backend == podconfig.BackendRedis {
+		searcher.Cache = route.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())
+	}
+	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
+		searcher.Reranker = &route.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
+			TopN: int(ce.TopN), HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
+	return searcher
+}
+
+// newTurnLog keeps turn events in memory, or in Redis across replicas.
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client) route.TurnLog {
+	if cfg.Turns.Backend == podconfig.BackendRedis {
+		return route.NewRedisTurnLog(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
+	}
+	return route.NewMemoryTurnLog(cfg.Turns.Retention.Std(), 10000, time.Now)
+}
+
+// authenticator establishes identities as the route's auth says.
+func authenticator(a podconfig.Auth) (route.Authenticator, error) {
+	switch {
+	case a.TrustedProxy != nil:
+		return route.ProxyHeaders{UserHeader: a.TrustedProxy.UserHeader, GroupsHeader: a.TrustedProxy.GroupsHeader}, nil
+	case a.JWT != nil:
+		return &route.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
+			UserClaim: a.JWT.UserClaim, GroupsClaim: a.JWT.GroupsClaim,
+			HTTP: &http.Client{Timeout: 10 * time.Second}, Refresh: time.Minute}, nil
+	}
+	return nil, errors.New("auth: no authenticator configured")
+}
+
+// routeReady: an index serves the alias and the chat model's server answers.
+func routeReady(ctx context.Context, store route.ActiveIndex, modelURL string) error {
+	if _, ok, err := store.Active(ctx); err != nil || !ok {
+		return fmt.Errorf("no index serves the collection alias (err=%v)", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(modelURL, "/")+"/models", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("chat model at %s: %w", modelURL, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("chat model at %s: %s", modelURL, resp.Status)
+	}
+	return nil
+}

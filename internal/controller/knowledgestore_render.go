@@ -1,0 +1,101 @@
+package controller
+
+import (
+	"cmp"
+	"path"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/podconfig"
+)
+
+// Where the ingest Job sees its inputs.
+const (
+	sourcesMountPath = "/sources"
+	secretsMountPath = "/secrets"
+)
+
+// hasIngestion reports whether the store declares sources to ingest.
+func hasIngestion(store *v1alpha1.KnowledgeStore) bool {
+	return store.Spec.Ingestion != nil && len(store.Spec.Ingestion.Sources) > 0
+}
+
+// renderMilvus is the store's Milvus connection as routes and ingestion
+// runs both get it.
+func renderMilvus(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Milvus {
+	out := podconfig.Milvus{
+		URI:        spec.Milvus.URI,
+		Database:   cmp.Or(spec.Milvus.Database, v1alpha1.DefaultMilvusDatabase),
+		Collection: spec.Milvus.Collection,
+		TokenEnv:   envFor(spec.Milvus.TokenSecretRef, podconfig.EnvMilvusToken),
+	}
+	if tls := spec.Milvus.TLS; tls != nil {
+		out.TLSServerName, out.TLSInsecureSkipVerify = tls.ServerName, tls.InsecureSkipVerify
+	}
+	return out
+}
+
+// renderEmbedding is the store's embedder as routes and ingestion runs both
+// get it: the same model on both sides of the index.
+func renderEmbedding(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Embedding {
+	return podconfig.Embedding{
+		BaseURL:        spec.Embedding.BaseURL,
+		Model:          spec.Embedding.Model,
+		Dimensions:     spec.Embedding.Dimensions,
+		MaxInputTokens: cmp.Or(spec.Embedding.MaxInputTokens, v1alpha1.DefaultMaxInputTokens),
+		APIKeyEnv:      envFor(spec.Embedding.APIKeySecretRef, podconfig.EnvEmbeddingAPIKey),
+	}
+}
+
+// renderIngestConfig is the pure rendering of the ingestion run's config:
+// the same Milvus and embedder settings routes get, and each source as a
+// folder the Job mounts.
+func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
+	spec := &store.Spec
+	cfg := podconfig.IngestConfig{
+		Version: podconfig.IngestVersion, Store: store.Name, Milvus: renderMilvus(spec), Embedding: renderEmbedding(spec),
+		Chunking: podconfig.Chunking{
+			MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
+			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey,
+		},
+	}
+	if a := spec.Access; a != nil {
+		cfg.DefaultPrincipals = a.DefaultPrincipals
+		cfg.Chunking.FrontMatterKey = cmp.Or(a.FrontMatterKey, cfg.Chunking.FrontMatterKey)
+	}
+	if ing := spec.Ingestion; ing != nil {
+		if c := ing.Chunking; c != nil {
+			cfg.Chunking.MaxTokens = int(cmp.Or(c.MaxTokens, int32(cfg.Chunking.MaxTokens)))
+			cfg.Chunking.OverlapTokens = int(c.OverlapTokens)
+			cfg.Chunking.MergeBelowTokens = int(c.MergeBelowTokens)
+		}
+		for _, src := range ing.Sources {
+			out := podconfig.Source{Name: src.Name, Principals: src.Principals}
+			if g := src.Git; g != nil {
+				out.Git = &podconfig.GitSource{URL: g.URL, Ref: cmp.Or(g.Ref, "main"), Path: g.Path}
+				if g.SecretRef != nil {
+					out.Git.CredentialsDir = path.Join(secretsMountPath, src.Name)
+				}
+			} else {
+				out.Path = sourcePath(src)
+			}
+			cfg.Sources = append(cfg.Sources, out)
+		}
+	}
+	return cfg
+}
+
+// sourcePath is where the Job sees a source's files.
+func sourcePath(src v1alpha1.IngestionSource) string {
+	p := path.Join(sourcesMountPath, src.Name)
+	if src.PVC != nil && src.PVC.Path != "" {
+		p = path.Join(p, src.PVC.Path)
+	}
+	return p
+}
+
+func marshalIngestConfig(cfg podconfig.IngestConfig) ([]byte, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
+	}
+	return podconfig.Marshal(cfg)
+}

@@ -1,0 +1,45 @@
+package podconfig
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+)
+
+// Milvus says how to reach a KnowledgeStore's collection alias.
+type Milvus struct {
+	URI                   string `json:"uri"`
+	Database              string `json:"database"`
+	Collection            string `json:"collection"`
+	TokenEnv              string `json:"tokenEnv,omitempty"`
+	TLSServerName         string `json:"tlsServerName,omitempty"`
+	TLSInsecureSkipVerify bool   `json:"tlsInsecureSkipVerify,omitempty"`
+}
+
+// Embedding is a KnowledgeStore's embedder.
+type Embedding struct {
+	BaseURL        string `json:"baseURL"`
+	Model          string `json:"model"`
+	Dimensions     int32  `json:"dimensions"`
+	MaxInputTokens int32  `json:"maxInputTokens"`
+	APIKeyEnv      string `json:"apiKeyEnv,omitempty"`
+}
+
+// Fingerprint identifies the embedder's vector space: a change of model,
+// dimensions or endpoint means vectors that cannot be compared with the old
+// ones, so a new generation.
+func (e Embedding) Fingerprint() string {
+	sum := sha256.Sum256([]byte(e.Model + "\x00" + strconv.Itoa(int(e.Dimensions)) + "\x00" + e.BaseURL))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Environment variables that carry secrets into pods. The configs name them;
+// their values never appear in a config.
+const (
+	EnvModelAPIKey     = "RAGROUTE_MODEL_API_KEY"
+	EnvEmbeddingAPIKey = "RAGROUTE_EMBEDDING_API_KEY"
+	EnvMilvusToken     = "RAGROUTE_MILVUS_TOKEN"
+	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"
+	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
+	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
+)

@@ -9,8 +9,10 @@ IMG ?= ragroute/ragroute:$(VERSION)
 
 CONTROLLER_TOOLS_VERSION ?= v0.22.0
 HELM_VERSION ?= v3.22.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)/controller-gen
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)/helm
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
 # Go test flags, e.g. make test GOTESTFLAGS='-run TestRoute -v'.
 GOTESTFLAGS ?=
@@ -43,6 +45,10 @@ fmt: ## gofmt the tree.
 vet: ## go vet.
 	go vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (pinned; config in .golangci.yml).
+	"$(GOLANGCI_LINT)" run ./...
+
 .PHONY: verify
 verify: manifests generate ## Fail if generated files or formatting are out of date.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "verify: run make fmt"; exit 1; }
@@ -63,8 +69,8 @@ test: manifests generate vet testbed ## Run all tests against a real kube-apiser
 bench: testbed ## Print the performance figures: chunker and tokenizer throughput, route overhead, concurrent streams, cache hits, soak RSS.
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'SoakTurns' -benchtime 4000x
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 4000x
 
 .PHONY: testbed
 testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, Milvus Lite, Helm.
@@ -101,6 +107,10 @@ docker-build: ## Build the image (needs a Docker engine).
 
 $(CONTROLLER_GEN):
 	GOBIN="$(dir $(CONTROLLER_GEN))" go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+
+$(GOLANGCI_LINT):
+	@echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) from the Go module proxy (a few minutes on first run)"
+	GOBIN="$(dir $(GOLANGCI_LINT))" go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 $(HELM):
 	@echo "installing helm $(HELM_VERSION) from the Go module proxy (a few minutes on first run)"

@@ -9,11 +9,12 @@ const (
 	// ConditionConnected (KnowledgeStore) is True when Milvus answered.
 	ConditionConnected = "Connected"
 	// ConditionSchemaReady (KnowledgeStore) is True when the collection exists
-	// with the expected schema and indexes. Set by the ingestion controller.
+	// with the expected schema and indexes. Set by the KnowledgeStore
+	// reconciler when the store declares ingestion sources.
 	ConditionSchemaReady = "SchemaReady"
 	// ConditionIndexed (KnowledgeStore) is True when the last ingestion built
-	// a complete generation and the alias points at it. Set by the ingestion
-	// controller.
+	// a complete generation and the alias points at it. Set by the
+	// KnowledgeStore reconciler when the store declares ingestion sources.
 	ConditionIndexed = "Indexed"
 
 	// ConditionProgressing (QueryRoute) is True while the Deployment rolls out.

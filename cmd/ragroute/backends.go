@@ -32,7 +32,7 @@ func (env environment) secret(name string) string {
 // closers releases what a command opened, last first.
 type closers []func()
 
-func (c *closers) add(close func()) { *c = append(*c, close) }
+func (c *closers) add(release func()) { *c = append(*c, release) }
 
 func (c closers) close() {
 	for i := len(c) - 1; i >= 0; i-- {

@@ -14,14 +14,18 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/api"
+	"github.com/ragroute/ragroute/internal/route/identity"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // routeRuntime is a route wired from its config: the API server, the
 // generation watch its cache keys depend on, and what it holds open.
 type routeRuntime struct {
-	server     *route.Server
-	generation *route.GenerationWatch
+	server     *api.Server
+	generation *retrieval.GenerationWatch
 	open       closers
 }
 
@@ -69,7 +73,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
-	rt.generation = &route.GenerationWatch{Index: store, Logger: logger}
+	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
 	searcher := newSearcher(cfg, store, env, rdb, rt.generation)
 	runner := &route.Runner{
 		Chat: newChat(cfg.Model, env), Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
@@ -77,15 +81,15 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 	}
 	if ws := cfg.WebSearch; ws != nil {
-		runner.WebSearch = &route.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
+		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
-	rt.server = &route.Server{
+	rt.server = &api.Server{
 		Runner:   runner,
 		Searcher: searcher,
 		Log:      newTurnLog(cfg, rdb),
 		Auth:     auth,
-		Limits:   route.DefaultLimits(),
+		Limits:   api.DefaultLimits(),
 		Logger:   logger,
 		Ready:    func(ctx context.Context) error { return routeReady(ctx, store, cfg.Model.BaseURL) },
 	}
@@ -98,17 +102,17 @@ func redisPrefix(cfg podconfig.RouteConfig) string {
 }
 
 // newSearcher is the body of search_knowledge as the route's config sets it.
-func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, gen *route.GenerationWatch) *route.Searcher {
+func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, gen *retrieval.GenerationWatch) *retrieval.Searcher {
 	var primitives []knowledge.Primitive
 	for _, p := range cfg.Store.Search.Primitives {
 		primitives = append(primitives, knowledge.Primitive(p))
 	}
-	searcher := &route.Searcher{
+	searcher := &retrieval.Searcher{
 		Index:    store,
 		Embedder: newEmbedder(cfg.Store.Embedding, env),
-		Reranker: route.KeepOrder{},
-		Cache:    route.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
-		Settings: route.SearchSettings{
+		Reranker: retrieval.KeepOrder{},
+		Cache:    retrieval.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
+		Settings: retrieval.SearchSettings{
 			Primitives: primitives, Candidates: int(cfg.Store.Search.Candidates), RRFK: int(cfg.Store.Search.RRFK),
 			SimilarityFloor: cfg.Retrieval.SimilarityFloor, StrictFloor: cfg.Retrieval.StrictFloor,
 			MaxFragments: int(cfg.Retrieval.MaxFragments),
@@ -116,30 +120,30 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 		Generation: gen.Load,
 	}
 	if cfg.Cache.Backend == podconfig.BackendRedis {
-		searcher.Cache = route.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())
+		searcher.Cache = retrieval.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())
 	}
 	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
-		searcher.Reranker = &route.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
+		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
 			TopN: int(ce.TopN), HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
 	return searcher
 }
 
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client) route.TurnLog {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client) turnlog.Log {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
-		return route.NewRedisTurnLog(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
+		return turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
 	}
-	return route.NewMemoryTurnLog(cfg.Turns.Retention.Std(), 10000, time.Now)
+	return turnlog.NewMemory(cfg.Turns.Retention.Std(), 10000, time.Now)
 }
 
 // authenticator establishes identities as the route's auth says.
-func authenticator(a podconfig.Auth) (route.Authenticator, error) {
+func authenticator(a podconfig.Auth) (identity.Authenticator, error) {
 	switch {
 	case a.TrustedProxy != nil:
-		return route.ProxyHeaders{UserHeader: a.TrustedProxy.UserHeader, GroupsHeader: a.TrustedProxy.GroupsHeader}, nil
+		return identity.ProxyHeaders{UserHeader: a.TrustedProxy.UserHeader, GroupsHeader: a.TrustedProxy.GroupsHeader}, nil
 	case a.JWT != nil:
-		return &route.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
+		return &identity.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
 			UserClaim: a.JWT.UserClaim, GroupsClaim: a.JWT.GroupsClaim,
 			HTTP: &http.Client{Timeout: 10 * time.Second}, Refresh: time.Minute}, nil
 	}
@@ -147,7 +151,7 @@ func authenticator(a podconfig.Auth) (route.Authenticator, error) {
 }
 
 // routeReady: an index serves the alias and the chat model's server answers.
-func routeReady(ctx context.Context, store route.ActiveIndex, modelURL string) error {
+func routeReady(ctx context.Context, store retrieval.ActiveIndex, modelURL string) error {
 	if _, ok, err := store.Active(ctx); err != nil || !ok {
 		return fmt.Errorf("no index serves the collection alias (err=%v)", err)
 	}

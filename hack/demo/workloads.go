@@ -46,7 +46,7 @@ func (d *demo) runIngestion(ctx context.Context) error {
 	}
 	cmd, err := d.prepare(ctx, job.Spec.Template.Spec, "ingest", "ingest")
 	if err != nil {
-		return fmt.Errorf("Job %s: %w", job.Name, err)
+		return fmt.Errorf("ingest job %s: %w", job.Name, err)
 	}
 	fmt.Printf("    Job %s: ragroute %s\n", job.Name, strings.Join(cmd.Args, " "))
 	run := exec.CommandContext(ctx, d.cfg.ragroute, cmd.Args...)
@@ -111,7 +111,7 @@ func (d *demo) runRoute(ctx context.Context) error {
 	}
 	cmd, err := d.prepare(ctx, deployment.Spec.Template.Spec, "serve", "route")
 	if err != nil {
-		return fmt.Errorf("Deployment %s: %w", deployment.Name, err)
+		return fmt.Errorf("route deployment %s: %w", deployment.Name, err)
 	}
 	port, err := testenv.FreePort()
 	if err != nil {

@@ -140,4 +140,5 @@ func TestIngestBuildersGolden(t *testing.T) {
 	}
 	compareGolden(t, "ingest-config.golden.json", data)
 	compareGolden(t, "ingest-cronjob.golden.yaml", toYAML(t, buildIngestCronJob(store, "ragroute/ragroute:v0.1.0", "0123456789abcdef", storeSecretKeys(&store.Spec))))
+	compareGolden(t, "ingest-job.golden.yaml", toYAML(t, buildIngestJob(store, "ragroute/ragroute:v0.1.0", "0123456789abcdef", storeSecretKeys(&store.Spec))))
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
 type wantCondition struct {
@@ -79,27 +81,125 @@ func TestRouteConditionsKeepTheReferenceMessage(t *testing.T) {
 }
 
 func TestStoreConditions(t *testing.T) {
+	const uri = "http://m:19530"
+	unreachable := errors.New("context deadline exceeded")
+	missingSecret := &referenceError{Reason: v1alpha1.ReasonSecretNotFound, Message: "x"}
+	missingSource := &referenceError{Reason: v1alpha1.ReasonConfigMapNotFound, Message: `ConfigMap "faq-md" of source "faq" not found`}
+	refused := errors.New(`apply ingest Job: jobs.batch "docs-ingest-0123456789" is forbidden: exceeded quota`)
+	serving := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "fp"}}
+	oldEmbedder := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "old"}}
+	noIndex := &knowledge.IndexState{}
+	mismatch := &knowledge.IndexState{Exists: true, Generation: knowledge.Generation{Number: 1, Embedder: "fp"}, SchemaErr: errors.New("dense vectors have 384 dimensions, want 768")}
+	running := &jobState{name: "docs-ingest-1", running: true}
+	done := &jobState{name: "docs-ingest-1"}
+	failed := &jobState{name: "docs-ingest-2", failed: true, message: "Job docs-ingest-2 failed: BackoffLimitExceeded: too many retries"}
+	// ingesting is a connected store with sources.
+	ingesting := func(f storeFacts) storeFacts {
+		f.uri, f.version, f.ingestion, f.fingerprint = uri, "v2.6.0", true, "fp"
+		return f
+	}
 	cases := []struct {
-		name             string
-		check            storeCheck
-		connected, ready wantCondition
+		name  string
+		facts storeFacts
+		// want is Connected, then SchemaReady and Indexed with sources, then Ready.
+		want []wantCondition
+		// retry: checked again after RetryAfter, not RecheckAfter.
+		retry bool
 	}{
-		{"connected", storeCheck{uri: "http://m:19530", version: "v2.6.0"},
-			wantCondition{"True", v1alpha1.ReasonConnected}, wantCondition{"True", v1alpha1.ReasonConnected}},
-		{"unreachable", storeCheck{uri: "http://m:19530", probeErr: errors.New("context deadline exceeded")},
-			wantCondition{"False", v1alpha1.ReasonMilvusUnreachable}, wantCondition{"False", v1alpha1.ReasonMilvusUnreachable}},
-		{"token secret missing", storeCheck{uri: "http://m:19530", refErr: &referenceError{Reason: v1alpha1.ReasonSecretNotFound, Message: "x"}},
-			wantCondition{"Unknown", v1alpha1.ReasonSecretNotFound}, wantCondition{"False", v1alpha1.ReasonSecretNotFound}},
+		{"connected", storeFacts{uri: uri, version: "v2.6.0"}, []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonConnected}}, false},
+		{"unreachable", storeFacts{uri: uri, probeErr: unreachable}, []wantCondition{
+			{"False", v1alpha1.ReasonMilvusUnreachable}, {"False", v1alpha1.ReasonMilvusUnreachable}}, true},
+		{"token secret missing", storeFacts{uri: uri, refErr: missingSecret}, []wantCondition{
+			{"Unknown", v1alpha1.ReasonSecretNotFound}, {"False", v1alpha1.ReasonSecretNotFound}}, true},
+		{"sources, Secret missing", storeFacts{uri: uri, ingestion: true, refErr: missingSecret}, []wantCondition{
+			{"Unknown", v1alpha1.ReasonSecretNotFound}, {"Unknown", v1alpha1.ReasonMilvusUnreachable},
+			{"Unknown", v1alpha1.ReasonMilvusUnreachable}, {"False", v1alpha1.ReasonSecretNotFound}}, true},
+		{"sources, index unreadable", storeFacts{uri: uri, ingestion: true, probeErr: unreachable}, []wantCondition{
+			{"False", v1alpha1.ReasonMilvusUnreachable}, {"Unknown", v1alpha1.ReasonMilvusUnreachable},
+			{"Unknown", v1alpha1.ReasonMilvusUnreachable}, {"False", v1alpha1.ReasonMilvusUnreachable}}, true},
+		{"Job not created yet", ingesting(storeFacts{index: noIndex}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonNoIndex},
+			{"False", v1alpha1.ReasonIngestionPending}, {"False", v1alpha1.ReasonNoIndex}}, false},
+		{"first ingestion running", ingesting(storeFacts{job: running, index: noIndex}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonNoIndex},
+			{"False", v1alpha1.ReasonIngestionRunning}, {"False", v1alpha1.ReasonNoIndex}}, true},
+		{"indexed", ingesting(storeFacts{job: done, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"True", v1alpha1.ReasonIndexed}, {"True", v1alpha1.ReasonSchemaReady}}, false},
+		{"re-ingestion running, the last generation serves", ingesting(storeFacts{job: running, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonIngestionRunning}, {"True", v1alpha1.ReasonSchemaReady}}, true},
+		{"re-ingestion failed, the last generation serves", ingesting(storeFacts{job: failed, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonIngestionFailed}, {"True", v1alpha1.ReasonSchemaReady}}, false},
+		{"Job done, alias serves another embedder", ingesting(storeFacts{job: done, index: oldEmbedder}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonIngestionFailed}, {"True", v1alpha1.ReasonSchemaReady}}, false},
+		{"schema mismatch", ingesting(storeFacts{job: done, index: mismatch}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonSchemaMismatch},
+			{"True", v1alpha1.ReasonIndexed}, {"False", v1alpha1.ReasonSchemaMismatch}}, false},
+		{"source ConfigMap missing, the last generation serves", ingesting(storeFacts{ingestErr: missingSource, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonConfigMapNotFound}, {"True", v1alpha1.ReasonSchemaReady}}, false},
+		{"apply refused, the last generation serves", ingesting(storeFacts{applyErr: refused, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonApplyFailed}, {"True", v1alpha1.ReasonSchemaReady}}, false},
+		{"apply refused before any index", ingesting(storeFacts{applyErr: refused, index: noIndex}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonNoIndex},
+			{"False", v1alpha1.ReasonApplyFailed}, {"False", v1alpha1.ReasonNoIndex}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := storeConditions(tc.check)
-			for i, want := range []wantCondition{tc.connected, tc.ready} {
-				if got[i].Status != want.status || got[i].Reason != want.reason {
-					t.Errorf("%s = %s/%s, want %s/%s", got[i].Type, got[i].Status, got[i].Reason, want.status, want.reason)
+			got := storeConditions(tc.facts)
+			types := []string{v1alpha1.ConditionConnected, v1alpha1.ConditionReady}
+			if tc.facts.ingestion {
+				types = []string{v1alpha1.ConditionConnected, v1alpha1.ConditionSchemaReady, v1alpha1.ConditionIndexed, v1alpha1.ConditionReady}
+			}
+			if len(got) != len(types) || len(tc.want) != len(types) {
+				t.Fatalf("got %d conditions, want %d (test lists %d): %+v", len(got), len(types), len(tc.want), got)
+			}
+			for i, want := range tc.want {
+				if got[i].Type != types[i] || got[i].Status != want.status || got[i].Reason != want.reason {
+					t.Errorf("%s = %s/%s (%s), want %s %s/%s", got[i].Type, got[i].Status, got[i].Reason, got[i].Message, types[i], want.status, want.reason)
 				}
 			}
+			wantAfter := time.Hour
+			if tc.retry {
+				wantAfter = time.Second
+			}
+			if after := tc.facts.recheckAfter(time.Hour, time.Second); after != wantAfter {
+				t.Errorf("checked again after %s, want %s", after, wantAfter)
+			}
 		})
+	}
+}
+
+func TestStoreConditionsKeepWhatServes(t *testing.T) {
+	refused := errors.New("apply ingest Job: exceeded quota")
+	indexed := indexedCondition(storeFacts{uri: "http://m:19530", ingestion: true, applyErr: refused,
+		index: &knowledge.IndexState{Exists: true, Generation: knowledge.Generation{Number: 3}}})
+	if want := refused.Error() + "; generation 3 keeps serving"; indexed.Message != want {
+		t.Errorf("Indexed message %q, want %q", indexed.Message, want)
+	}
+}
+
+func TestStoreStatusRecordsIngestion(t *testing.T) {
+	finished := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	status := &v1alpha1.KnowledgeStoreStatus{Rows: 7, IndexGeneration: 1}
+	recordIngestion(status, storeFacts{probeErr: errors.New("unreachable")})
+	if status.Rows != 7 || status.IndexGeneration != 1 || status.LastIngestion != nil {
+		t.Errorf("nothing read, yet the status changed: %+v", status)
+	}
+	recordIngestion(status, storeFacts{
+		index: &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Embedder: "fp"}},
+		job:   &jobState{name: "docs-ingest-2", failed: true, message: strings.Repeat("x", 3000), finished: &finished},
+	})
+	if status.Rows != 42 || status.IndexGeneration != 3 || status.EmbedderFingerprint != "fp" {
+		t.Errorf("index not recorded: %+v", status)
+	}
+	if r := status.LastIngestion; r == nil || r.Result != "Failed" || !r.Time.Equal(&finished) || len(r.Message) > 2010 {
+		t.Errorf("last ingestion %+v", r)
 	}
 }
 

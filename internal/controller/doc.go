@@ -1,10 +1,26 @@
-// Package controller reconciles ragroute's custom resources, one concern per
-// reconciler: PlatformPrompt (validate, hash), KnowledgeStore (secrets,
-// Milvus connection) and QueryRoute (resolve references, render the route
-// config, apply ConfigMap + Deployment + Service).
+// Package controller reconciles ragroute's custom resources, one reconciler
+// per kind: PlatformPrompt (resolve and validate the text, hash it, count
+// the routes that use it), KnowledgeStore (resolve Secrets, probe Milvus,
+// apply the ingestion ConfigMap, Job and CronJob, read what the alias
+// serves) and QueryRoute (resolve references, render the route config,
+// apply ConfigMap + Deployment + Service).
 //
-// Every reconciler has the same shape: fetch, defer one server-side apply of
-// the status it owns, run its phases in order, and derive conditions from
-// what the phases found with small pure functions. Desired children come
-// from pure builders checked against golden files.
+// The KnowledgeStore and QueryRoute reconcilers share one shape: fetch the
+// object, open a scope (storeScope, routeScope) that carries what the phases
+// find, defer one server-side apply of the status, run an ordered list of
+// small phase methods, and derive the conditions from those facts with pure
+// functions. A broken reference is a fact the conditions name, not an
+// error; a child the API server refuses is recorded as well, and the status
+// is still written; only a failed read keeps the old status and retries.
+// PlatformPrompt, a single step, has the same deferred status apply.
+//
+// Files are named by role: <kind>_controller.go holds the reconciler, its
+// RBAC markers, Reconcile, the status apply and the watches;
+// <kind>_phases.go the phases; <kind>_conditions.go the facts and the pure
+// conditions derived from them; <kind>_render.go the pure rendering of the
+// config files pods read; <kind>_builders.go the pure builders of child
+// objects, checked against golden files in testdata/. indexers.go holds the
+// field indexes and watches.go the mapping and predicates through which a
+// change to a referenced Secret, ConfigMap, store or prompt reaches exactly
+// the objects that use it.
 package controller

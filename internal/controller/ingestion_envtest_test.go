@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -168,6 +171,56 @@ func TestStoreIngestionJobLifecycle(t *testing.T) {
 	if !isReady(got.Status.Conditions) || got.Status.LastIngestion.Result != "Failed" {
 		t.Errorf("after a failed re-ingestion: ready %v, last ingestion %+v", isReady(got.Status.Conditions), got.Status.LastIngestion)
 	}
+}
+
+func TestStoreReportsARefusedIngestionApply(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+
+	// A quota of no Jobs: the API server's admission refuses the ingest Job.
+	// Without a quota controller here, the test writes the quota's status.
+	noJobs := corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-jobs"},
+		Spec: corev1.ResourceQuotaSpec{Hard: noJobs}}
+	s.create(t, quota)
+	quota.Status = corev1.ResourceQuotaStatus{Hard: noJobs, Used: noJobs}
+	if err := s.client.Status().Update(ctx, quota); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitFor, "quota in force", func() error {
+		probe := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "probe"}, Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "c", Image: "x"}}}}}}
+		if err := s.client.Create(ctx, probe, client.DryRunAll); !apierrors.IsForbidden(err) {
+			return fmt.Errorf("dry-run Job create: %v", err)
+		}
+		return nil
+	})
+	faq := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "faq-md"}, Data: map[string]string{"faq.md": "# FAQ\n"}}
+	store := newStore(ns, "docs", s.milvusURI)
+	store.Spec.Milvus.Collection = "refused_" + strings.ReplaceAll(ns, "-", "_")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
+		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
+	}}
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+
+	// The refusal is in the status, written for the current generation.
+	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonApplyFailed)
+	indexed := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionIndexed)
+	if !strings.Contains(indexed.Message, "apply ingest Job") || got.Status.ObservedGeneration != got.Generation {
+		t.Errorf("Indexed %+v, observed generation %d of %d", indexed, got.Status.ObservedGeneration, got.Generation)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionConnected); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Connected = %+v: the refusal is not a connection problem", c)
+	}
+
+	// Once the quota goes, the retry creates the Job.
+	if err := s.client.Delete(ctx, quota); err != nil {
+		t.Fatal(err)
+	}
+	s.ingestJob(t, ns, "")
+	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
 }
 
 func hasVolume(pod corev1.PodSpec, name, configMap, mountPath string) bool {

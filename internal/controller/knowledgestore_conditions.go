@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -9,113 +10,137 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
-// storeCheck is what one KnowledgeStore reconcile found.
-type storeCheck struct {
+// storeFacts is what a store reconcile found, reduced to what its
+// conditions, status and next check depend on.
+type storeFacts struct {
 	uri      string
 	refErr   *referenceError // a Secret reference is broken; Milvus was not tried
 	probeErr error           // Milvus did not answer
 	version  string          // Milvus' version when it answered
 
 	ingestion   bool                  // the store declares sources
-	ingestErr   *referenceError       // the ingestion cannot run (missing source, git source)
+	ingestErr   *referenceError       // the ingestion cannot run (missing source, config not rendered)
+	applyErr    error                 // the API server refused the ingest ConfigMap, Job or CronJob
 	fingerprint string                // of the embedder the spec names
 	job         *jobState             // the current ingestion Job, once it exists
 	index       *knowledge.IndexState // what the alias serves, once read
 }
 
-func (c storeCheck) connected() bool { return c.refErr == nil && c.probeErr == nil }
+// jobState is what the current ingestion Job reports.
+type jobState struct {
+	name     string
+	running  bool
+	failed   bool
+	message  string
+	finished *metav1.Time
+}
+
+func (f storeFacts) connected() bool { return f.refErr == nil && f.probeErr == nil }
+
+// recheckAfter is when the store is checked again: recheck once Milvus
+// answered, retry while it does not or while a Job runs (the index changes
+// when it ends).
+func (f storeFacts) recheckAfter(recheck, retry time.Duration) time.Duration {
+	if f.connected() && (f.job == nil || !f.job.running) {
+		return recheck
+	}
+	return retry
+}
 
 // storeConditions derives, in order: Connected, SchemaReady, Indexed,
 // Ready. A store with sources is Ready once a generation serves its alias:
 // a later re-ingestion, running or failed, never takes a working index
 // away from routes.
-func storeConditions(c storeCheck) []metav1.Condition {
-	conditions := []metav1.Condition{connectedCondition(c)}
-	if c.ingestion {
-		conditions = append(conditions, schemaReadyCondition(c), indexedCondition(c))
+func storeConditions(f storeFacts) []metav1.Condition {
+	conditions := []metav1.Condition{connectedCondition(f)}
+	if f.ingestion {
+		conditions = append(conditions, schemaReadyCondition(f), indexedCondition(f))
 	}
-	return append(conditions, storeReadyCondition(c, conditions))
+	return append(conditions, storeReadyCondition(f, conditions))
 }
 
-func connectedCondition(c storeCheck) metav1.Condition {
+func connectedCondition(f storeFacts) metav1.Condition {
 	switch {
-	case c.refErr != nil:
+	case f.refErr != nil:
 		return metav1.Condition{Type: v1alpha1.ConditionConnected, Status: metav1.ConditionUnknown,
-			Reason: c.refErr.Reason, Message: "not checked: " + c.refErr.Message}
-	case c.probeErr != nil:
-		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, c.probeErr.Error())
+			Reason: f.refErr.Reason, Message: "not checked: " + f.refErr.Message}
+	case f.probeErr != nil:
+		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, f.probeErr.Error())
 	}
 	return condition(v1alpha1.ConditionConnected, true, v1alpha1.ReasonConnected,
-		fmt.Sprintf("Milvus %s at %s answered", c.version, c.uri))
+		fmt.Sprintf("Milvus %s at %s answered", f.version, f.uri))
 }
 
-func schemaReadyCondition(c storeCheck) metav1.Condition {
+func schemaReadyCondition(f storeFacts) metav1.Condition {
 	switch {
-	case c.index == nil:
+	case f.index == nil:
 		return metav1.Condition{Type: v1alpha1.ConditionSchemaReady, Status: metav1.ConditionUnknown,
 			Reason: v1alpha1.ReasonMilvusUnreachable, Message: "the index could not be read"}
-	case !c.index.Exists:
+	case !f.index.Exists:
 		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonNoIndex,
 			"no index generation serves the alias yet: waiting for the first ingestion")
-	case c.index.SchemaErr != nil:
-		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonSchemaMismatch, c.index.SchemaErr.Error())
+	case f.index.SchemaErr != nil:
+		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonSchemaMismatch, f.index.SchemaErr.Error())
 	}
 	return condition(v1alpha1.ConditionSchemaReady, true, v1alpha1.ReasonSchemaReady,
-		fmt.Sprintf("collection %s (generation %d) serves the alias", c.index.Generation.Collection, c.index.Generation.Number))
+		fmt.Sprintf("collection %s (generation %d) serves the alias", f.index.Generation.Collection, f.index.Generation.Number))
 }
 
-func indexedCondition(c storeCheck) metav1.Condition {
+func indexedCondition(f storeFacts) metav1.Condition {
 	serving := ""
-	if c.index != nil && c.index.Exists {
-		serving = fmt.Sprintf("; generation %d keeps serving", c.index.Generation.Number)
+	if f.index != nil && f.index.Exists {
+		serving = fmt.Sprintf("; generation %d keeps serving", f.index.Generation.Number)
 	}
 	switch {
-	case !c.connected():
+	case !f.connected():
 		return metav1.Condition{Type: v1alpha1.ConditionIndexed, Status: metav1.ConditionUnknown,
 			Reason: v1alpha1.ReasonMilvusUnreachable, Message: "Milvus could not be asked"}
-	case c.ingestErr != nil:
-		return condition(v1alpha1.ConditionIndexed, false, c.ingestErr.Reason, c.ingestErr.Message+serving)
-	case c.job == nil:
+	case f.ingestErr != nil:
+		return condition(v1alpha1.ConditionIndexed, false, f.ingestErr.Reason, f.ingestErr.Message+serving)
+	case f.applyErr != nil:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonApplyFailed, f.applyErr.Error()+serving)
+	case f.job == nil:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionPending, "the ingestion Job is being created"+serving)
-	case c.job.failed:
-		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed, c.job.message+serving)
-	case c.job.running:
-		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionRunning, "Job "+c.job.name+" is ingesting"+serving)
-	case c.index == nil || !c.index.Exists || c.index.Generation.Embedder != c.fingerprint:
+	case f.job.failed:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed, f.job.message+serving)
+	case f.job.running:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionRunning, "Job "+f.job.name+" is ingesting"+serving)
+	case f.index == nil || !f.index.Exists || f.index.Generation.Embedder != f.fingerprint:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed,
-			"Job "+c.job.name+" completed but no generation of the current embedder serves the alias")
+			"Job "+f.job.name+" completed but no generation of the current embedder serves the alias")
 	}
 	return condition(v1alpha1.ConditionIndexed, true, v1alpha1.ReasonIndexed,
-		fmt.Sprintf("%d chunks in generation %d, ingested by Job %s", c.index.Rows, c.index.Generation.Number, c.job.name))
+		fmt.Sprintf("%d chunks in generation %d, ingested by Job %s", f.index.Rows, f.index.Generation.Number, f.job.name))
 }
 
-func storeReadyCondition(c storeCheck, before []metav1.Condition) metav1.Condition {
+func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Condition {
 	switch {
-	case c.refErr != nil:
-		return condition(v1alpha1.ConditionReady, false, c.refErr.Reason, c.refErr.Message)
-	case c.probeErr != nil:
+	case f.refErr != nil:
+		return condition(v1alpha1.ConditionReady, false, f.refErr.Reason, f.refErr.Message)
+	case f.probeErr != nil:
 		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonMilvusUnreachable,
-			"Milvus at "+c.uri+" is unreachable: "+c.probeErr.Error())
+			"Milvus at "+f.uri+" is unreachable: "+f.probeErr.Error())
 	}
 	for _, cond := range before {
 		if cond.Type == v1alpha1.ConditionSchemaReady && cond.Status != metav1.ConditionTrue {
 			return condition(v1alpha1.ConditionReady, false, cond.Reason, cond.Message)
 		}
 	}
-	if c.ingestion {
+	if f.ingestion {
 		return condition(v1alpha1.ConditionReady, true, v1alpha1.ReasonSchemaReady, "an index generation serves the alias")
 	}
-	return condition(v1alpha1.ConditionReady, true, v1alpha1.ReasonConnected, "Milvus at "+c.uri+" answered; no ingestion is declared")
+	return condition(v1alpha1.ConditionReady, true, v1alpha1.ReasonConnected, "Milvus at "+f.uri+" answered; no ingestion is declared")
 }
 
 // recordIngestion copies what the index and the Job say into the status.
-func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, c storeCheck) {
-	if c.index != nil && c.index.Exists {
-		status.Rows = c.index.Rows
-		status.IndexGeneration = c.index.Generation.Number
-		status.EmbedderFingerprint = c.index.Generation.Embedder
+// Without them (e.g. Milvus unreachable) the status keeps what it said.
+func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
+	if f.index != nil && f.index.Exists {
+		status.Rows = f.index.Rows
+		status.IndexGeneration = f.index.Generation.Number
+		status.EmbedderFingerprint = f.index.Generation.Embedder
 	}
-	if j := c.job; j != nil {
+	if j := f.job; j != nil {
 		record := &v1alpha1.IngestionRecord{Time: j.finished, Result: "Succeeded", Message: "Job " + j.name}
 		switch {
 		case j.running:

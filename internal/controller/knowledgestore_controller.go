@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -23,9 +24,14 @@ import (
 // MilvusProbe checks that Milvus answers at a connection.
 type MilvusProbe func(ctx context.Context, conn knowledge.Connection) (knowledge.ServerInfo, error)
 
-// KnowledgeStoreReconciler resolves a KnowledgeStore's Secrets and checks it
-// can reach Milvus. Schema and ingestion belong to the ingestion controller,
-// which owns the SchemaReady and Indexed conditions.
+// IndexReader reads what a store's alias serves.
+type IndexReader func(ctx context.Context, conn knowledge.Connection, alias string, dim int) (knowledge.IndexState, error)
+
+// KnowledgeStoreReconciler connects a KnowledgeStore and runs its
+// ingestion: it resolves the store's Secrets, checks Milvus answers, keeps
+// the ingestion ConfigMap, Job and CronJob in line with spec.ingestion, and
+// reads what the alias serves. It writes all of the store's conditions:
+// Connected, SchemaReady, Indexed and Ready.
 type KnowledgeStoreReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
@@ -46,93 +52,79 @@ type KnowledgeStoreReconciler struct {
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile checks one KnowledgeStore's references and Milvus connection.
-func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, reterr error) {
+// storeScope carries what one reconcile of a store found, phase to phase.
+type storeScope struct {
+	store *v1alpha1.KnowledgeStore
+	// conn is the Milvus connection the store's Secrets resolve to.
+	conn knowledge.Connection
+	// renderFailed: the ingest config could not be rendered, so nothing
+	// was applied and the index is not read this time.
+	renderFailed bool
+	facts        storeFacts
+}
+
+// Reconcile brings one store's connection, ingestion children and status
+// in line with its spec, its Secrets and what Milvus serves.
+func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	store := &v1alpha1.KnowledgeStore{}
 	if err := r.Get(ctx, req.NamespacedName, store); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !store.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, nil // children go with their owner
 	}
 
-	status := store.Status.DeepCopy()
+	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, ingestion: hasIngestion(store)}}
 	defer func() {
-		if reterr == nil {
-			status.ObservedGeneration = store.Generation
-			reterr = publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
+		// A failed read says nothing about the store: keep its status and
+		// retry. A refused apply is news the admin needs.
+		if reterr != nil && s.facts.applyErr == nil {
+			return
+		}
+		if err := r.applyStoreStatus(ctx, s); err != nil {
+			reterr = errors.Join(reterr, err)
 		}
 	}()
 
-	check := storeCheck{uri: store.Spec.Milvus.URI, ingestion: hasIngestion(store)}
-	conn, err := r.connection(ctx, store)
-	if err != nil {
-		refErr, ok := asReferenceError(err)
-		if !ok {
+	phases := []func(context.Context, *storeScope) error{
+		r.resolveSecrets,
+		r.probeMilvus,
+		r.applyIngestion,
+		r.readIndexState,
+	}
+	for _, phase := range phases {
+		if err := phase(ctx, s); err != nil {
 			return ctrl.Result{}, err
 		}
-		check.refErr = refErr
-	} else {
-		probeCtx, cancel := context.WithTimeout(ctx, r.ProbeTimeout)
-		info, probeErr := r.Probe(probeCtx, conn)
-		cancel()
-		check.version, check.probeErr = info.Version, probeErr
-		if check.connected() && check.ingestion {
-			if err := r.reconcileIngestion(ctx, store, conn, &check); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
 	}
+	if s.facts.applyErr != nil {
+		return ctrl.Result{}, s.facts.applyErr // retried with backoff; the status says why
+	}
+	return ctrl.Result{RequeueAfter: s.facts.recheckAfter(r.RecheckAfter, r.RetryAfter)}, nil
+}
 
+// applyStoreStatus derives the status from what the phases found.
+func (r *KnowledgeStoreReconciler) applyStoreStatus(ctx context.Context, s *storeScope) error {
+	store, f := s.store, s.facts
+	status := store.Status.DeepCopy()
+	status.ObservedGeneration = store.Generation
 	now := r.Clock.Now()
-	for _, c := range storeConditions(check) {
+	for _, c := range storeConditions(f) {
 		setCondition(&status.Conditions, c, store.Generation, now)
 	}
-	recordIngestion(status, check)
-	if check.connected() {
-		status.ServerVersion = check.version
+	recordIngestion(status, f)
+	if f.connected() {
+		status.ServerVersion = f.version
 		status.LastConnectedTime = &metav1.Time{Time: now}
-		if check.job != nil && check.job.running {
-			return ctrl.Result{RequeueAfter: r.RetryAfter}, nil // the index changes when the Job ends
-		}
-		return ctrl.Result{RequeueAfter: r.RecheckAfter}, nil
 	}
-	return ctrl.Result{RequeueAfter: r.RetryAfter}, nil
+	return publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
 }
 
-// connection resolves the store's Secrets into a Milvus connection. The
-// embedder key is checked too: routes and ingestion need it.
-func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alpha1.KnowledgeStore) (knowledge.Connection, error) {
-	m := store.Spec.Milvus
-	conn := knowledge.Connection{URI: m.URI, Database: m.Database}
-	if m.TLS != nil {
-		conn.TLSServerName, conn.TLSInsecureSkipVerify = m.TLS.ServerName, m.TLS.InsecureSkipVerify
-	}
-	for _, use := range storeSecretKeys(&store.Spec) {
-		secret, err := getSecretKey(ctx, r.Client, store.Namespace, use.field, &use.ref)
-		if err != nil {
-			return knowledge.Connection{}, err
-		}
-		if m.TokenSecretRef != nil && use.ref == *m.TokenSecretRef {
-			conn.Token = string(secret.Data[use.ref.Key])
-		}
-	}
-	if store.Spec.Ingestion != nil {
-		for _, source := range store.Spec.Ingestion.Sources {
-			if source.Git == nil || source.Git.SecretRef == nil {
-				continue
-			}
-			field := "spec.ingestion.sources[" + source.Name + "].git.secretRef"
-			if _, err := getSecret(ctx, r.Client, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
-				return knowledge.Connection{}, err
-			}
-		}
-	}
-	return conn, nil
-}
-
-// SetupWithManager registers the reconciler for stores and their Secrets.
+// SetupWithManager registers the reconciler: stores, their ingestion
+// children, and the source ConfigMaps and Secrets they reference (through
+// field indexes).
 func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.KnowledgeStore{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).

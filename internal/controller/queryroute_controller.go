@@ -3,11 +3,9 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -109,70 +107,6 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 		setCondition(&status.Conditions, c, route.Generation, now)
 	}
 	return publishStatus(ctx, r.Client, r.Recorder, route, route.Status.Conditions, status.Conditions, status)
-}
-
-// renderConfig renders the effective config and its hash.
-func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) error {
-	data, err := marshalRouteConfig(renderRouteConfig(s.inputs))
-	if err != nil {
-		return err
-	}
-	s.configData = data
-	s.configHash = routeConfigHash(data, s.inputs.secrets)
-	return nil
-}
-
-// applyChildren server-side applies ConfigMap, Deployment and Service. The
-// ConfigMap goes first so new pods never start on an old config.
-func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
-	route := s.route
-	children := []struct {
-		existing client.Object
-		name     string
-		apply    runtime.ApplyConfiguration
-	}{
-		{&corev1.ConfigMap{}, routeConfigMapName(route), buildRouteConfigMap(route, s.configData)},
-		{&appsv1.Deployment{}, route.Name, buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)},
-		{&corev1.Service{}, route.Name, buildRouteService(route)},
-	}
-	for _, child := range children {
-		if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
-			return err
-		}
-		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
-			s.applyErr = fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
-			return s.applyErr
-		}
-	}
-	s.applied = true
-	return nil
-}
-
-// checkNotForeign refuses to take over an object of the same name that the
-// route does not own: applying with force would silently adopt it.
-func (r *QueryRouteReconciler) checkNotForeign(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, name string) error {
-	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj)
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("get %T %s: %w", obj, name, err)
-	}
-	if err == nil && !isOwnedBy(obj, route) {
-		return &referenceError{Reason: v1alpha1.ReasonChildConflict,
-			Message: fmt.Sprintf("%T %q exists and is not owned by this route; rename the route or remove it", obj, name)}
-	}
-	return nil
-}
-
-// observeDeployment reads the Deployment's rollout state, if it exists.
-func (r *QueryRouteReconciler) observeDeployment(ctx context.Context, s *routeScope) error {
-	deployment := &appsv1.Deployment{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: s.route.Namespace, Name: s.route.Name}, deployment)
-	switch {
-	case err == nil && isOwnedBy(deployment, s.route):
-		s.deployment = deployment
-	case client.IgnoreNotFound(err) != nil:
-		return fmt.Errorf("get Deployment %s: %w", s.route.Name, err)
-	}
-	return nil
 }
 
 // SetupWithManager registers the reconciler: routes, their children, and

@@ -202,3 +202,11 @@ func routeConfigHash(configData []byte, secrets []*corev1.Secret) string {
 	}
 	return shortHash([]byte(b.String()))
 }
+
+// marshalRouteConfig renders the config file.
+func marshalRouteConfig(cfg podconfig.RouteConfig) ([]byte, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
+	}
+	return podconfig.Marshal(cfg)
+}

@@ -18,9 +18,10 @@ import (
 // operator writes: children and the status fields it owns.
 const fieldOwner = client.FieldOwner("ragroute-operator")
 
-// applyStatus server-side applies status as the status of obj. Only the
-// fields in status are claimed, so other writers (e.g. the ingestion
-// controller's conditions) keep theirs.
+// applyStatus server-side applies status as the status of obj, forcing
+// ownership: each kind's status has one writer, its reconciler (the
+// KnowledgeStore reconciler sets Connected, SchemaReady, Indexed and Ready
+// alike).
 func applyStatus(ctx context.Context, c client.Client, obj client.Object, status any) error {
 	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/sources"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -96,9 +96,9 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	logf(opts.Progress, "ingested both chunk sets\n")
 
-	ranking := &route.Searcher{Index: treeStore, Embedder: opts.Embedder, Reranker: route.KeepOrder{},
-		Cache: route.NewMemoryCache(0, time.Minute, time.Now), Generation: func() int64 { return 0 },
-		Settings: route.SearchSettings{Candidates: 3 * topK, RRFK: defaultRRFK, MaxFragments: topK}}
+	ranking := &retrieval.Searcher{Index: treeStore, Embedder: opts.Embedder, Reranker: retrieval.KeepOrder{},
+		Cache: retrieval.NewMemoryCache(0, time.Minute, time.Now), Generation: func() int64 { return 0 },
+		Settings: retrieval.SearchSettings{Candidates: 3 * topK, RRFK: defaultRRFK, MaxFragments: topK}}
 	abstaining := *ranking
 	abstaining.Settings.SimilarityFloor, abstaining.Settings.StrictFloor = opts.SimilarityFloor, opts.StrictFloor
 
@@ -159,7 +159,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			}
 			s.rank(firstHit(results[name], q))
 			s.intents++
-			if string(route.ClassifyIntent(q.Question)) == q.Intent {
+			if string(retrieval.ClassifyIntent(q.Question)) == q.Intent {
 				s.intentOK++
 			}
 		}
@@ -205,7 +205,7 @@ func bestSimilarity(hits []knowledge.Hit) float64 {
 	return best
 }
 
-func fragmentUnits(fragments []route.Fragment) []unit {
+func fragmentUnits(fragments []retrieval.Fragment) []unit {
 	out := make([]unit, len(fragments))
 	for i, f := range fragments {
 		out[i] = unit{file: f.Source, paths: [][]string{f.HeadingPath}}

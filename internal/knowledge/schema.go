@@ -7,8 +7,9 @@ import (
 	"github.com/milvus-io/milvus/client/v2/index"
 )
 
-// Field names of the chunk collection (DESIGN.md, "Knowledge: chunks in
-// Milvus"). title_path is title and heading path as one analysed text, the
+// Field names of the chunk collection (docs/ingestion.md lists them). The
+// four search primitives are dense and BM25 search over text and over
+// titles; title_path is title and heading path as one analysed text, the
 // input of the title BM25 function.
 const (
 	FieldID          = "id"

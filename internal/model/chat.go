@@ -91,10 +91,12 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req := openai.ChatCompletionRequest{
-		Model:         c.cfg.Model,
-		Messages:      toOpenAI(messages),
-		Temperature:   float32(c.cfg.Temperature),
-		MaxTokens:     c.cfg.MaxTokens,
+		Model:       c.cfg.Model,
+		Messages:    toOpenAI(messages),
+		Temperature: float32(c.cfg.Temperature),
+		// max_tokens, not max_completion_tokens: the local servers (llama.cpp,
+		// vLLM, Ollama) honour it; OpenAI still accepts it outside o1 models.
+		MaxTokens:     c.cfg.MaxTokens, //nolint:staticcheck // see above
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 	}

@@ -1,5 +1,5 @@
 // Package model talks to OpenAI-compatible model servers (OpenAI, vLLM,
-// Ollama, llama.cpp, TEI, …): embeddings today; chat with tools and
-// streaming, and rerank, with the route runtime. It imports nothing from
-// Kubernetes.
+// Ollama, llama.cpp, TEI, …): embeddings (cut to the embedder's input
+// limit) and streamed chat with tool calls. Clients get their endpoints
+// and keys as values from cmd/ragroute. It imports nothing from Kubernetes.
 package model

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -35,7 +36,7 @@ type Packing struct {
 	Fence string
 	// Blocks holds each packed fragment, fenced, by fragment id.
 	Blocks  map[string]string
-	Packed  []Fragment
+	Packed  []retrieval.Fragment
 	Dropped []Dropped
 	// Budget is the tokens that were left for fragments.
 	Budget int
@@ -46,7 +47,7 @@ const minCutTokens = 32
 
 // systemPrompt is the platform prompt on top, then the grounding rule in
 // the platform's not-found wording, then the answer style for the intent.
-func systemPrompt(p Prompt, intent Intent) string {
+func systemPrompt(p Prompt, intent retrieval.Intent) string {
 	var b strings.Builder
 	if p.Platform != "" {
 		b.WriteString(strings.TrimSpace(p.Platform) + "\n\n")
@@ -68,7 +69,7 @@ func systemPrompt(p Prompt, intent Intent) string {
 // never copied into the packing: it is already in the window. A fragment
 // that does not fit is cut at a sentence end, or dropped; both are
 // reported.
-func pack(p Prompt, intent Intent, history []model.Message, fragments []Fragment, contextTokens, answerReserve int, tokens tokenize.Counter) Packing {
+func pack(p Prompt, intent retrieval.Intent, history []model.Message, fragments []retrieval.Fragment, contextTokens, answerReserve int, tokens tokenize.Counter) Packing {
 	out := Packing{System: systemPrompt(p, intent), Blocks: map[string]string{}}
 	used := tokens.Count(out.System) + 4
 	for _, m := range history {

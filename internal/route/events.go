@@ -1,6 +1,10 @@
 package route
 
-import "time"
+import (
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
 
 // Event types of a turn's stream.
 const (
@@ -14,29 +18,36 @@ const (
 )
 
 // Event is one entry of a turn's event log. ID is its position in the log
-// (1, 2, …), the SSE id a client resumes from.
+// (1, 2, …), the SSE id a client resumes from. Data is one of the payload
+// types below while the turn runs; an event read back from a shared log
+// carries its payload as json.RawMessage.
 type Event struct {
 	ID   int64  `json:"id"`
 	Type string `json:"type"`
 	Data any    `json:"data"`
 }
 
-// final reports whether the stream ends after e.
-func (e Event) final() bool { return e.Type == EventTurnCompleted || e.Type == EventError }
+// Final reports whether the stream ends after e: turn.completed or error.
+func (e Event) Final() bool { return e.Type == EventTurnCompleted || e.Type == EventError }
 
-// Payloads of the events.
+// Payloads of the events. Their JSON is the wire format of the SSE stream,
+// the Redis turn log and the OpenAI facade's extension field.
 
-type turnStarted struct {
+// TurnStarted is the payload of turn.started.
+type TurnStarted struct {
 	TurnID string `json:"turn_id"`
 	Mode   string `json:"mode"`
 }
 
-type toolCall struct {
+// ToolCall is the payload of tool.call: a tool the model (or the always
+// policy) called, and its query.
+type ToolCall struct {
 	Name  string `json:"name"`
 	Query string `json:"query"`
 }
 
-type retrievalSource struct {
+// RetrievalSource is one packed fragment as a retrieval event reports it.
+type RetrievalSource struct {
 	Marker      string   `json:"marker"`
 	Title       string   `json:"title"`
 	HeadingPath []string `json:"heading_path"`
@@ -47,38 +58,45 @@ type retrievalSource struct {
 	Reassembled bool     `json:"reassembled,omitempty"`
 }
 
-type retrieval struct {
+// RetrievalReport is the payload of retrieval: what one search found that
+// was packed, and what the budget dropped.
+type RetrievalReport struct {
 	Query    string            `json:"query"`
-	Intent   Intent            `json:"intent"`
+	Intent   retrieval.Intent  `json:"intent"`
 	CacheHit bool              `json:"cache_hit"`
-	Sources  []retrievalSource `json:"sources"`
+	Sources  []RetrievalSource `json:"sources"`
 	Dropped  []Dropped         `json:"dropped,omitempty"`
 }
 
-type delta struct {
+// Delta is the payload of delta: the next piece of the answer.
+type Delta struct {
 	Text string `json:"text"`
 }
 
-type citation struct {
+// Citation is the payload of citation: a marker the answer used.
+type Citation struct {
 	Marker    string   `json:"marker"`
 	Title     string   `json:"title"`
 	SourceURI string   `json:"source_uri"`
 	Heading   []string `json:"heading_path"`
 }
 
-type turnCompleted struct {
-	Usage    usage            `json:"usage"`
+// TurnCompleted is the payload of turn.completed.
+type TurnCompleted struct {
+	Usage    Usage            `json:"usage"`
 	Timings  map[string]int64 `json:"timings_ms"`
 	CacheHit bool             `json:"cache_hit"`
 	NotFound bool             `json:"not_found"`
 }
 
-type usage struct {
+// Usage counts the chat model's tokens over a turn.
+type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-type turnError struct {
+// TurnError is the payload of error; the stream ends with it.
+type TurnError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }

@@ -1,4 +1,4 @@
-package route
+package route_test
 
 import (
 	"io"
@@ -9,50 +9,24 @@ import (
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-func ofType(events []Event, typ string) []Event {
-	var out []Event
-	for _, e := range events {
-		if e.Type == typ {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func answerOf(events []Event) string {
-	var b strings.Builder
-	for _, e := range ofType(events, EventDelta) {
-		b.WriteString(e.Data.(delta).Text)
-	}
-	return b.String()
-}
-
-// searchThenAnswer scripts a model that searches with query, then answers
-// with answer.
-func searchThenAnswer(query, answer string) func(testenv.ChatRequest) testenv.ChatReply {
-	return func(req testenv.ChatRequest) testenv.ChatReply {
-		if len(req.Tools) > 0 {
-			return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"` + query + `"}`}}}
-		}
-		return testenv.ChatReply{Content: answer}
-	}
-}
-
 func TestTurnSearchesOnceThenAnswersWithCitations(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = searchThenAnswer("how do sync waves order resources", "Lower waves are applied first [S1].")
-	events := w.run(t, []string{"user:ann", "group:staff", "public"}, user("How are sync waves ordered?"))
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("how do sync waves order resources", "Lower waves are applied first [S1].")
+	events := w.Run(t, []string{"user:ann", "group:staff", "public"}, routetest.User("How are sync waves ordered?"))
 
-	if events[0].Type != EventTurnStarted || events[len(events)-1].Type != EventTurnCompleted {
+	if events[0].Type != route.EventTurnStarted || events[len(events)-1].Type != route.EventTurnCompleted {
 		t.Fatalf("events %v", events)
 	}
-	if calls := ofType(events, EventToolCall); len(calls) != 1 || calls[0].Data.(toolCall).Query != "how do sync waves order resources" {
+	if calls := routetest.OfType(events, route.EventToolCall); len(calls) != 1 || calls[0].Data.(route.ToolCall).Query != "how do sync waves order resources" {
 		t.Fatalf("tool calls %+v", calls)
 	}
-	r := ofType(events, EventRetrieval)[0].Data.(retrieval)
+	r := routetest.OfType(events, route.EventRetrieval)[0].Data.(route.RetrievalReport)
 	if len(r.Sources) == 0 || r.Sources[0].Title != "Sync Waves" || r.Sources[0].Marker != "S1" {
 		t.Fatalf("retrieval %+v", r)
 	}
@@ -61,14 +35,14 @@ func TestTurnSearchesOnceThenAnswersWithCitations(t *testing.T) {
 			t.Errorf("a group:admins document reached group:staff")
 		}
 	}
-	if got := answerOf(events); got != "Lower waves are applied first [S1]." {
+	if got := routetest.AnswerOf(events); got != "Lower waves are applied first [S1]." {
 		t.Errorf("answer %q", got)
 	}
-	if c := ofType(events, EventCitation); len(c) != 1 || c[0].Data.(citation).Title != "Sync Waves" {
+	if c := routetest.OfType(events, route.EventCitation); len(c) != 1 || c[0].Data.(route.Citation).Title != "Sync Waves" {
 		t.Errorf("citations %+v", c)
 	}
 
-	seen := w.models.Seen()
+	seen := w.Models.Seen()
 	if len(seen) != 2 || len(seen[0].Tools) != 1 || len(seen[1].Tools) != 0 {
 		t.Fatalf("want one call with search_knowledge then one without tools; got %d calls", len(seen))
 	}
@@ -83,13 +57,13 @@ func TestTurnSearchesOnceThenAnswersWithCitations(t *testing.T) {
 }
 
 func TestInjectedInstructionsStayFencedData(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = searchThenAnswer("sync hooks", "Sync hooks run during a sync [S1].")
-	events := w.run(t, []string{"group:staff"}, user("What do sync hooks do?"))
-	if answerOf(events) == "" {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync hooks", "Sync hooks run during a sync [S1].")
+	events := w.Run(t, []string{"group:staff"}, routetest.User("What do sync hooks do?"))
+	if routetest.AnswerOf(events) == "" {
 		t.Fatal("no answer")
 	}
-	seen := w.models.Seen()
+	seen := w.Models.Seen()
 	msgs := seen[1].Messages
 	if strings.Contains(msgs[0].Content, "Ignore previous instructions") {
 		t.Fatal("fragment text reached the system prompt")
@@ -113,110 +87,115 @@ func TestInjectedInstructionsStayFencedData(t *testing.T) {
 }
 
 func TestEchoedFenceMarkersNeverReachTheUser(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if len(req.Tools) > 0 {
-			return searchThenAnswer("sync hooks", "")(req)
+			return routetest.SearchThenAnswer("sync hooks", "")(req)
 		}
 		// A small model echoing the packing's markers back.
 		tool := req.Messages[len(req.Messages)-1].Content
 		fence := tool[strings.Index(tool, "⟦data-") : strings.Index(tool, "⟧")+len("⟧")]
 		return testenv.ChatReply{Content: "Sync hooks run during a sync [S1].\n" + fence + " end S1\nThat is all."}
 	}
-	events := w.run(t, []string{"group:staff"}, user("What do sync hooks do?"))
-	if got := answerOf(events); got != "Sync hooks run during a sync [S1].\n\nThat is all." {
+	events := w.Run(t, []string{"group:staff"}, routetest.User("What do sync hooks do?"))
+	if got := routetest.AnswerOf(events); got != "Sync hooks run during a sync [S1].\n\nThat is all." {
 		t.Errorf("answer %q", got)
 	}
-	if len(ofType(events, EventCitation)) != 1 {
-		t.Errorf("citations %+v", ofType(events, EventCitation))
+	if len(routetest.OfType(events, route.EventCitation)) != 1 {
+		t.Errorf("citations %+v", routetest.OfType(events, route.EventCitation))
 	}
 }
 
 func TestNothingFoundGivesTheHonestWording(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = searchThenAnswer("admin password", "It is hunter2.")
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("admin password", "It is hunter2.")
 	// group:nobody may see no document: nothing survives, so no answer is invented.
-	events := w.run(t, []string{"group:nobody"}, user("What is the admin password?"))
-	if got := answerOf(events); got != "I could not find this in ACME's documentation." {
+	events := w.Run(t, []string{"group:nobody"}, routetest.User("What is the admin password?"))
+	if got := routetest.AnswerOf(events); got != "I could not find this in ACME's documentation." {
 		t.Fatalf("answer %q", got)
 	}
-	if done := ofType(events, EventTurnCompleted)[0].Data.(turnCompleted); !done.NotFound {
+	if done := routetest.OfType(events, route.EventTurnCompleted)[0].Data.(route.TurnCompleted); !done.NotFound {
 		t.Errorf("turn.completed %+v", done)
 	}
-	if n := len(w.models.Seen()); n != 1 {
+	if n := len(w.Models.Seen()); n != 1 {
 		t.Errorf("%d model calls; the answering call must not happen without fragments", n)
 	}
 }
 
 func TestDirectAnswerStreamsThrough(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
 		return testenv.ChatReply{Content: "Hello! Ask me about Argo CD."}
 	}
-	events := w.run(t, []string{"group:staff"}, user("hi"))
-	if answerOf(events) != "Hello! Ask me about Argo CD." || len(ofType(events, EventToolCall)) != 0 || len(w.models.Seen()) != 1 {
+	events := w.Run(t, []string{"group:staff"}, routetest.User("hi"))
+	if routetest.AnswerOf(events) != "Hello! Ask me about Argo CD." || len(routetest.OfType(events, route.EventToolCall)) != 0 || len(w.Models.Seen()) != 1 {
 		t.Fatalf("events %+v", events)
 	}
 }
 
 func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
-	w := newWorld(t)
-	w.runner.Policy = podconfig.SearchAlways
-	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+	w := routetest.NewWorld(t)
+	w.Runner.Policy = podconfig.SearchAlways
+	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if strings.Contains(req.Messages[0].Content, "self-contained search query") {
 			return testenv.ChatReply{Content: "how does pruning delete resources"}
 		}
 		return testenv.ChatReply{Content: "Pruning deletes what left Git [S1]."}
 	}
-	events := w.run(t, []string{"group:staff"},
-		user("What are sync waves?"), model.Message{Role: model.RoleAssistant, Content: "They order resources."},
-		user("And what does pruning do?"))
-	if calls := ofType(events, EventToolCall); len(calls) != 1 || calls[0].Data.(toolCall).Query != "how does pruning delete resources" {
+	events := w.Run(t, []string{"group:staff"},
+		routetest.User("What are sync waves?"), model.Message{Role: model.RoleAssistant, Content: "They order resources."},
+		routetest.User("And what does pruning do?"))
+	if calls := routetest.OfType(events, route.EventToolCall); len(calls) != 1 || calls[0].Data.(route.ToolCall).Query != "how does pruning delete resources" {
 		t.Fatalf("tool calls %+v", calls)
 	}
-	for _, req := range w.models.Seen() {
+	for _, req := range w.Models.Seen() {
 		if len(req.Tools) > 0 {
 			t.Errorf("always policy offered tools")
 		}
 	}
-	if answerOf(events) != "Pruning deletes what left Git [S1]." {
-		t.Errorf("answer %q", answerOf(events))
+	if routetest.AnswerOf(events) != "Pruning deletes what left Git [S1]." {
+		t.Errorf("answer %q", routetest.AnswerOf(events))
 	}
 }
 
 func TestSmallWindowDropsAndReports(t *testing.T) {
-	w := newWorld(t)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 750, 400
-	w.models.Chat = searchThenAnswer("sync", "Syncs apply Git [S1].")
-	history := []model.Message{user(strings.Repeat("Tell me everything about syncing applications. ", 8)),
-		{Role: model.RoleAssistant, Content: "Sure."}, user("What happens in a sync?")}
-	events := w.run(t, []string{"group:staff"}, history...)
-	r := ofType(events, EventRetrieval)[0].Data.(retrieval)
+	w := routetest.NewWorld(t)
+	w.Runner.ContextTokens, w.Runner.AnswerReserve = 750, 400
+	w.Models.Chat = routetest.SearchThenAnswer("sync", "Syncs apply Git [S1].")
+	history := []model.Message{routetest.User(strings.Repeat("Tell me everything about syncing applications. ", 8)),
+		{Role: model.RoleAssistant, Content: "Sure."}, routetest.User("What happens in a sync?")}
+	events := w.Run(t, []string{"group:staff"}, history...)
+	r := routetest.OfType(events, route.EventRetrieval)[0].Data.(route.RetrievalReport)
 	if len(r.Dropped) == 0 {
 		t.Fatalf("nothing dropped with a tiny window: %+v", r)
 	}
 	if len(r.Sources) == 0 || r.Sources[0].Marker != "S1" {
 		t.Errorf("the highest-ranked fragment did not survive: %+v", r.Sources)
 	}
-	seen := w.models.Seen()
+	seen := w.Models.Seen()
 	msgs := seen[len(seen)-1].Messages
-	tool := msgs[len(msgs)-1].Content
+	checkAnswerCallFitsWindow(t, w.Runner, msgs[0].Content, msgs[len(msgs)-1].Content, history)
+}
+
+// checkAnswerCallFitsWindow: the answering call (system prompt + history +
+// packed context) fits the window minus the answer reserve, and the
+// history was not copied into the packing.
+func checkAnswerCallFitsWindow(t *testing.T, runner *route.Runner, system, tool string, history []model.Message) {
+	t.Helper()
 	if strings.Contains(tool, "Tell me everything") {
 		t.Error("history was copied into the packing")
 	}
-	// Counted: system prompt + history + packed context fit the window
-	// minus the answer reserve.
-	used := w.runner.Tokens.Count(msgs[0].Content) + w.runner.Tokens.Count(tool)
+	used := runner.Tokens.Count(system) + runner.Tokens.Count(tool)
 	for _, m := range history {
-		used += w.runner.Tokens.Count(m.Content)
+		used += runner.Tokens.Count(m.Content)
 	}
-	if limit := w.runner.ContextTokens - w.runner.AnswerReserve; used > limit {
+	if limit := runner.ContextTokens - runner.AnswerReserve; used > limit {
 		t.Errorf("packed %d tokens, the window leaves %d", used, limit)
 	}
 }
 
 func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
-	w := newWorld(t)
+	w := routetest.NewWorld(t)
 	web := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/search" || r.Header.Get("Authorization") != "Bearer key" {
 			http.Error(rw, "no", http.StatusUnauthorized)
@@ -225,8 +204,8 @@ func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
 		_, _ = io.WriteString(rw, `{"results":[{"title":"Argo CD 9 released","url":"https://news.example/argo9","content":"Argo CD 9 was released this week."}]}`)
 	}))
 	defer web.Close()
-	w.runner.WebSearch = &WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
-	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+	w.Runner.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
+	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if len(req.Tools) > 0 {
 			if len(req.Tools) != 2 {
 				return testenv.ChatReply{Content: "expected two tools"}
@@ -238,48 +217,48 @@ func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
 		}
 		return testenv.ChatReply{Content: "Waves order resources [S1]; Argo CD 9 is out [S2][S3][S4][S5][S6]."}
 	}
-	events := w.run(t, []string{"group:staff"}, user("How do sync waves work, and what is the latest release?"))
-	if n := len(ofType(events, EventRetrieval)); n != 2 {
+	events := w.Run(t, []string{"group:staff"}, routetest.User("How do sync waves work, and what is the latest release?"))
+	if n := len(routetest.OfType(events, route.EventRetrieval)); n != 2 {
 		t.Fatalf("%d retrieval events: %+v", n, events)
 	}
 	cited := map[string]bool{}
-	for _, c := range ofType(events, EventCitation) {
-		cited[c.Data.(citation).SourceURI] = true
+	for _, c := range routetest.OfType(events, route.EventCitation) {
+		cited[c.Data.(route.Citation).SourceURI] = true
 	}
 	if !cited["https://news.example/argo9"] {
 		t.Errorf("the web result was not citable: %+v", cited)
 	}
-	msgs := w.models.Seen()[1].Messages
+	msgs := w.Models.Seen()[1].Messages
 	if tool := msgs[len(msgs)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "Argo CD 9 was released") {
 		t.Errorf("web result not in its tool message: %+v", tool)
 	}
 }
 
 func TestOneRoundOnly(t *testing.T) {
-	w := newWorld(t)
+	w := routetest.NewWorld(t)
 	// A model that always wants to search again.
-	w.models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
+	w.Models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
 		return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"sync waves"}`}}}
 	}
-	events := w.run(t, []string{"group:staff"}, user("How are sync waves ordered?"))
-	if n := len(ofType(events, EventToolCall)); n != 1 {
+	events := w.Run(t, []string{"group:staff"}, routetest.User("How are sync waves ordered?"))
+	if n := len(routetest.OfType(events, route.EventToolCall)); n != 1 {
 		t.Errorf("%d tool rounds, want 1", n)
 	}
-	if n := len(w.models.Seen()); n != 2 || len(w.models.Seen()[1].Tools) != 0 {
+	if n := len(w.Models.Seen()); n != 2 || len(w.Models.Seen()[1].Tools) != 0 {
 		t.Errorf("%d model calls; the second must offer no tools", n)
 	}
-	if got := answerOf(events); got != "I could not find this in ACME's documentation." {
+	if got := routetest.AnswerOf(events); got != "I could not find this in ACME's documentation." {
 		t.Errorf("answer %q", got)
 	}
 }
 
 func TestTwoIdentitiesGetDifferentSources(t *testing.T) {
-	w := newWorld(t)
-	w.models.Chat = searchThenAnswer("admin password secret", "See [S1].")
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("admin password secret", "See [S1].")
 	sourcesOf := func(principals ...string) map[string]bool {
 		out := map[string]bool{}
-		for _, e := range ofType(w.run(t, principals, user("Where is the admin password?")), EventRetrieval) {
-			for _, s := range e.Data.(retrieval).Sources {
+		for _, e := range routetest.OfType(w.Run(t, principals, routetest.User("Where is the admin password?")), route.EventRetrieval) {
+			for _, s := range e.Data.(route.RetrievalReport).Sources {
 				out[s.SourceURI] = true
 			}
 		}

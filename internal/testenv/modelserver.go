@@ -163,7 +163,7 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usage)
 }
 
-// Requests so far, safe to read while the server runs.
+// Seen returns the requests so far, safe to read while the server runs.
 func (m *ModelServer) Seen() []ChatRequest {
 	m.mu.Lock()
 	defer m.mu.Unlock()

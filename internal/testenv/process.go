@@ -68,13 +68,20 @@ func (p *Process) Stop() {
 	}
 	pgid := -p.cmd.Process.Pid
 	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	// A stopped process exits with a signal status: the wait's error is
+	// expected and dropped.
+	stopped := make(chan struct{})
+	go func() { _ = p.wait(); close(stopped) }()
 	select {
-	case <-p.done:
+	case <-stopped:
 	case <-time.After(5 * time.Second):
 		_ = syscall.Kill(pgid, syscall.SIGKILL)
-		<-p.done
+		<-stopped
 	}
 }
+
+// wait is the process's exit, once.
+func (p *Process) wait() error { return <-p.done }
 
 // Exited reports whether the process has ended, without waiting.
 func (p *Process) Exited() bool {

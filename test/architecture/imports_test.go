@@ -1,6 +1,8 @@
-// Package architecture checks the house rule of DESIGN.md: the data path
+// Package architecture checks the house rules of the tree: the data path
 // (route, knowledge, ingest, model and their helpers) never imports
-// Kubernetes packages.
+// Kubernetes packages; the controller renders pod configs without the
+// ingestion run's code; the route's packages depend in one direction; and
+// only cmd/ reads the environment.
 package architecture
 
 import (
@@ -9,31 +11,48 @@ import (
 	"testing"
 )
 
+const module = "github.com/ragroute/ragroute"
+
 // dataPath are the packages that must stay free of Kubernetes.
-var dataPath = []string{"route", "knowledge", "ingest", "model", "tokenize", "routeconfig", "eval"}
+var dataPath = []string{"route", "knowledge", "ingest", "ingestion", "sources", "model", "tokenize", "podconfig", "eval"}
 
 func isKubernetes(path string) bool {
 	return strings.HasPrefix(path, "k8s.io/") || strings.HasPrefix(path, "sigs.k8s.io/")
 }
 
-// goList runs `go list` on the data path's packages.
-func goList(t *testing.T, format string) []string {
+// goList runs `go list -f format` on packages and returns package → the
+// fields the format lists after a colon.
+func goList(t *testing.T, format string, packages ...string) map[string][]string {
 	t.Helper()
-	args := []string{"list", "-f", format}
-	for _, p := range dataPath {
-		args = append(args, "github.com/ragroute/ragroute/internal/"+p+"/...")
-	}
+	args := append([]string{"list", "-f", "{{.ImportPath}}:" + format}, packages...)
 	out, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
+	result := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, fields, _ := strings.Cut(line, ":")
+		result[pkg] = strings.Fields(fields)
+	}
+	return result
+}
+
+const (
+	imports = `{{range .Imports}} {{.}}{{end}}`
+	deps    = `{{range .Deps}} {{.}}{{end}}`
+)
+
+func internal(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, module+"/internal/"+n+"/...")
+	}
+	return out
 }
 
 func TestDataPathImportsNoKubernetes(t *testing.T) {
-	for _, line := range goList(t, `{{.ImportPath}}:{{range .Imports}} {{.}}{{end}}`) {
-		pkg, imports, _ := strings.Cut(line, ":")
-		for _, imp := range strings.Fields(imports) {
+	for pkg, imps := range goList(t, imports, internal(dataPath...)...) {
+		for _, imp := range imps {
 			if isKubernetes(imp) {
 				t.Errorf("%s imports %s", pkg, imp)
 			}
@@ -54,24 +73,71 @@ func TestDataPathDependsOnKubernetesOnlyThroughMilvus(t *testing.T) {
 		"sigs.k8s.io/json/internal/golang/encoding/json": true,
 		"sigs.k8s.io/yaml": true,
 	}
-	for _, line := range goList(t, `{{.ImportPath}}:{{range .Deps}} {{.}}{{end}}`) {
-		pkg, deps, _ := strings.Cut(line, ":")
-		for _, dep := range strings.Fields(deps) {
+	for pkg, ds := range goList(t, deps, internal(dataPath...)...) {
+		for _, dep := range ds {
 			if isKubernetes(dep) && !allowed[dep] {
 				t.Errorf("%s depends on %s", pkg, dep)
 			}
 		}
 	}
 	// Those packages must come from the Milvus client, not from our code.
-	out, err := exec.Command("go", "list", "-deps", "github.com/ragroute/ragroute/internal/ingest",
-		"github.com/ragroute/ragroute/internal/model", "github.com/ragroute/ragroute/internal/tokenize",
-		"github.com/ragroute/ragroute/internal/routeconfig").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+	for pkg, ds := range goList(t, deps, internal("ingest", "model", "tokenize", "podconfig")...) {
+		for _, dep := range ds {
+			if isKubernetes(dep) {
+				t.Errorf("%s (no Milvus) depends on %s", pkg, dep)
+			}
+		}
 	}
-	for _, dep := range strings.Fields(string(out)) {
-		if isKubernetes(dep) {
-			t.Errorf("a package without Milvus depends on %s", dep)
+}
+
+// forbid fails for every package of from that depends (directly or not)
+// on a package under one of the prefixes.
+func forbid(t *testing.T, from []string, prefixes ...string) {
+	t.Helper()
+	for pkg, ds := range goList(t, deps, from...) {
+		for _, dep := range ds {
+			for _, p := range prefixes {
+				if dep == p || strings.HasPrefix(dep, p+"/") {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+// The controller renders the ingest config; it needs neither the run nor
+// the sources' readers (nor go-git through them).
+func TestControllerNeedsNoIngestionCode(t *testing.T) {
+	forbid(t, internal("controller"),
+		module+"/internal/ingest", module+"/internal/ingestion", module+"/internal/sources", "github.com/go-git")
+}
+
+// The store knows rows, not chunks: the ingestion run converts between them.
+func TestKnowledgeKnowsNoChunker(t *testing.T) {
+	forbid(t, internal("knowledge"), module+"/internal/ingest", module+"/internal/ingestion", module+"/internal/sources")
+}
+
+// The route's packages depend in one direction: API → turn → retrieval →
+// knowledge/model; identity and the turn log sit beside the turn.
+func TestRoutePackagesDependInOneDirection(t *testing.T) {
+	route := module + "/internal/route"
+	forbid(t, []string{route + "/retrieval/..."}, route+"/api", route+"/turnlog", route+"/identity")
+	for pkg, ds := range goList(t, deps, route+"/retrieval/...") {
+		for _, dep := range ds {
+			if dep == route {
+				t.Errorf("%s depends on the turn (%s)", pkg, dep)
+			}
+		}
+	}
+	forbid(t, []string{route}, route+"/api", route+"/turnlog", route+"/identity")
+	forbid(t, []string{route + "/identity/..."}, route+"/api", route+"/turnlog", route+"/retrieval")
+	// The turn log stores the turn's events, so it may know the turn.
+	forbid(t, []string{route + "/turnlog/..."}, route+"/api", route+"/identity")
+	for pkg, ds := range goList(t, deps, route+"/identity/...") {
+		for _, dep := range ds {
+			if dep == route {
+				t.Errorf("%s depends on the turn (%s)", pkg, dep)
+			}
 		}
 	}
 }

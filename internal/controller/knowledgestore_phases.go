@@ -1,0 +1,218 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
+
+// The KnowledgeStore phases, in the order Reconcile runs them: resolve
+// Secrets, probe Milvus, apply the ingestion, read the index state. Each
+// records what it found in s.facts; a broken reference or input is such a
+// fact, not an error. A write the API server refuses is one too
+// (facts.applyErr): the later phases still run, the status says so, and
+// Reconcile returns it to retry with backoff. A phase returns an error only
+// when the API server could not be read; the status is then kept.
+
+// resolveSecrets resolves the store's Secrets into a Milvus connection. The
+// embedder key and git credentials are checked too: routes and ingestion
+// need them.
+func (r *KnowledgeStoreReconciler) resolveSecrets(ctx context.Context, s *storeScope) error {
+	conn, err := r.connection(ctx, s.store)
+	if refErr, ok := asReferenceError(err); ok {
+		s.facts.refErr = refErr // Milvus is not tried without its Secrets
+		return nil
+	}
+	s.conn = conn
+	return err
+}
+
+// connection is the Milvus connection the store's Secrets resolve to; a
+// missing Secret or key is a referenceError.
+func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alpha1.KnowledgeStore) (knowledge.Connection, error) {
+	m := store.Spec.Milvus
+	conn := knowledge.Connection{URI: m.URI, Database: m.Database}
+	if m.TLS != nil {
+		conn.TLSServerName, conn.TLSInsecureSkipVerify = m.TLS.ServerName, m.TLS.InsecureSkipVerify
+	}
+	for _, use := range storeSecretKeys(&store.Spec) {
+		secret, err := getSecretKey(ctx, r.Client, store.Namespace, use.field, &use.ref)
+		if err != nil {
+			return knowledge.Connection{}, err
+		}
+		if m.TokenSecretRef != nil && use.ref == *m.TokenSecretRef {
+			conn.Token = string(secret.Data[use.ref.Key])
+		}
+	}
+	if store.Spec.Ingestion != nil {
+		for _, source := range store.Spec.Ingestion.Sources {
+			if source.Git == nil || source.Git.SecretRef == nil {
+				continue
+			}
+			field := "spec.ingestion.sources[" + source.Name + "].git.secretRef"
+			if _, err := getSecret(ctx, r.Client, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
+				return knowledge.Connection{}, err
+			}
+		}
+	}
+	return conn, nil
+}
+
+// probeMilvus asks Milvus for its version (and whether the database
+// exists) within ProbeTimeout.
+func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScope) error {
+	if s.facts.refErr != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.ProbeTimeout)
+	defer cancel()
+	info, err := r.Probe(ctx, s.conn)
+	s.facts.version, s.facts.probeErr = info.Version, err
+	return nil
+}
+
+// applyIngestion keeps a connected store's ingestion ConfigMap, Job and
+// CronJob in line with its spec, and observes the current Job. A missing
+// source ConfigMap or a config that cannot be rendered is recorded as
+// facts.ingestErr, a refused write as facts.applyErr.
+func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeScope) error {
+	if !s.facts.connected() || !s.facts.ingestion {
+		return nil
+	}
+	store := s.store
+	runHash := sha256.New()
+	if err := r.hashSources(ctx, s, runHash); err != nil || s.facts.ingestErr != nil {
+		return err
+	}
+
+	cfg := renderIngestConfig(store)
+	s.facts.fingerprint = cfg.Embedding.Fingerprint()
+	data, err := marshalIngestConfig(cfg)
+	if err != nil {
+		if refErr, ok := asReferenceError(err); ok {
+			s.facts.ingestErr, s.renderFailed = refErr, true
+			return nil
+		}
+		return err
+	}
+	runHash.Write(data)
+	hash := hex.EncodeToString(runHash.Sum(nil))
+	env := storeSecretKeys(&store.Spec)
+
+	children := []ingestChild{
+		{"ConfigMap", buildIngestConfigMap(store, data)},
+		{"Job", buildIngestJob(store, r.Image, hash, env)},
+	}
+	if store.Spec.Ingestion.Schedule != "" {
+		children = append(children, ingestChild{"CronJob", buildIngestCronJob(store, r.Image, hash, env)})
+	}
+	for _, child := range children {
+		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
+			s.facts.applyErr = fmt.Errorf("apply ingest %s: %w", child.kind, err)
+			return nil
+		}
+	}
+	if store.Spec.Ingestion.Schedule == "" {
+		if err := r.deleteUnscheduled(ctx, s); err != nil || s.facts.applyErr != nil {
+			return err
+		}
+	}
+	s.facts.job, err = r.observeJob(ctx, store, ingestJobName(store, hash))
+	return err
+}
+
+// ingestChild is one object applyIngestion applies, in order.
+type ingestChild struct {
+	kind  string
+	apply runtime.ApplyConfiguration
+}
+
+// hashSources adds each source ConfigMap's version to the run hash: editing
+// a document starts a new run. A missing one is recorded as ingestErr.
+func (r *KnowledgeStoreReconciler) hashSources(ctx context.Context, s *storeScope, runHash hash.Hash) error {
+	for _, src := range s.store.Spec.Ingestion.Sources {
+		if src.ConfigMap == nil {
+			continue
+		}
+		cm := &corev1.ConfigMap{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: src.ConfigMap.Name}, cm); err != nil {
+			if apierrors.IsNotFound(err) {
+				s.facts.ingestErr = &referenceError{Reason: v1alpha1.ReasonConfigMapNotFound,
+					Message: fmt.Sprintf("ConfigMap %q of source %q not found", src.ConfigMap.Name, src.Name)}
+				return nil
+			}
+			return fmt.Errorf("get ConfigMap %q: %w", src.ConfigMap.Name, err)
+		}
+		fmt.Fprintf(runHash, "%s/%s\n", cm.UID, cm.ResourceVersion)
+	}
+	return nil
+}
+
+// deleteUnscheduled removes the store's CronJob once the store has no
+// schedule; a refused delete is recorded as applyErr.
+func (r *KnowledgeStoreReconciler) deleteUnscheduled(ctx context.Context, s *storeScope) error {
+	cron := &batchv1.CronJob{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: s.store.Name + "-ingest"}, cron)
+	if err == nil && metav1.IsControlledBy(cron, s.store) {
+		if err := r.Delete(ctx, cron); client.IgnoreNotFound(err) != nil {
+			s.facts.applyErr = fmt.Errorf("delete unscheduled CronJob: %w", err)
+		}
+		return nil
+	}
+	return client.IgnoreNotFound(err)
+}
+
+// observeJob reads the state of the store's current ingestion Job, if it
+// exists.
+func (r *KnowledgeStoreReconciler) observeJob(ctx context.Context, store *v1alpha1.KnowledgeStore, name string) (*jobState, error) {
+	job := &batchv1.Job{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: store.Namespace, Name: name}, job); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	state := &jobState{name: name, running: true}
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			state.running, state.finished = false, job.Status.CompletionTime
+		case batchv1.JobFailed:
+			state.running, state.failed = false, true
+			state.message = fmt.Sprintf("Job %s failed: %s: %s", name, c.Reason, c.Message)
+			state.finished = &c.LastTransitionTime
+		}
+	}
+	return state, nil
+}
+
+// readIndexState asks Milvus what a connected store's alias serves. An
+// unreadable index counts as Milvus not answering.
+func (r *KnowledgeStoreReconciler) readIndexState(ctx context.Context, s *storeScope) error {
+	if !s.facts.connected() || !s.facts.ingestion || s.renderFailed {
+		return nil
+	}
+	store := s.store
+	ctx, cancel := context.WithTimeout(ctx, r.ProbeTimeout+5*time.Second)
+	defer cancel()
+	state, err := r.ReadIndex(ctx, s.conn, store.Spec.Milvus.Collection, int(store.Spec.Embedding.Dimensions))
+	if err != nil {
+		s.facts.probeErr = fmt.Errorf("read the index behind alias %s: %w", store.Spec.Milvus.Collection, err)
+		return nil
+	}
+	s.facts.index = &state
+	return nil
+}

@@ -1,0 +1,161 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// The QueryRoute phases, in the order Reconcile runs them: resolve
+// references, render the config, apply the children. A broken reference
+// (a referenceError) stops them and is reported in the conditions; a
+// refused apply is recorded in s.applyErr. observeDeployment runs after
+// them whatever they returned, so the status tells the rollout state.
+
+// resolveReferences fetches the route's KnowledgeStore, PlatformPrompt and
+// Secrets. The first broken reference stops the reconcile with a reason
+// that names it; the children keep serving their last good config.
+func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeScope) error {
+	route := s.route
+	store := &v1alpha1.KnowledgeStore{}
+	if err := r.getReferenced(ctx, route, route.Spec.KnowledgeStoreRef.Name, store); err != nil {
+		if apierrors.IsNotFound(err) {
+			return &referenceError{Reason: v1alpha1.ReasonKnowledgeStoreMissing,
+				Message: fmt.Sprintf("KnowledgeStore %q referenced by spec.knowledgeStoreRef not found", route.Spec.KnowledgeStoreRef.Name)}
+		}
+		return err
+	}
+	if !isReady(store.Status.Conditions) {
+		return &referenceError{Reason: v1alpha1.ReasonKnowledgeStoreNotReady,
+			Message: fmt.Sprintf("KnowledgeStore %q is not Ready%s", store.Name, readyDetail(store.Status.Conditions))}
+	}
+
+	prompt := &v1alpha1.PlatformPrompt{}
+	if err := r.getReferenced(ctx, route, route.Spec.PlatformPromptRef.Name, prompt); err != nil {
+		if apierrors.IsNotFound(err) {
+			return &referenceError{Reason: v1alpha1.ReasonPlatformPromptMissing,
+				Message: fmt.Sprintf("PlatformPrompt %q referenced by spec.platformPromptRef not found", route.Spec.PlatformPromptRef.Name)}
+		}
+		return err
+	}
+	if !isReady(prompt.Status.Conditions) {
+		return &referenceError{Reason: v1alpha1.ReasonPlatformPromptNotReady,
+			Message: fmt.Sprintf("PlatformPrompt %q is not Ready%s", prompt.Name, readyDetail(prompt.Status.Conditions))}
+	}
+	content, err := resolvePrompt(ctx, r.Client, prompt)
+	if err != nil {
+		return err
+	}
+
+	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
+	secrets := map[string]*corev1.Secret{}
+	for _, use := range uses {
+		secret, err := getSecretKey(ctx, r.Client, route.Namespace, use.field, &use.ref)
+		if err != nil {
+			return err
+		}
+		secrets[secret.Name] = secret
+	}
+
+	s.inputs = routeInputs{route: route, store: store, promptName: prompt.Name, prompt: content, env: uses}
+	for _, secret := range secrets {
+		s.inputs.secrets = append(s.inputs.secrets, secret)
+	}
+	return nil
+}
+
+// renderConfig renders the effective config and its hash.
+func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) error {
+	data, err := marshalRouteConfig(renderRouteConfig(s.inputs))
+	if err != nil {
+		return err
+	}
+	s.configData = data
+	s.configHash = routeConfigHash(data, s.inputs.secrets)
+	return nil
+}
+
+// applyChildren server-side applies ConfigMap, Deployment and Service. The
+// ConfigMap goes first so new pods never start on an old config.
+func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
+	route := s.route
+	children := []struct {
+		existing client.Object
+		name     string
+		apply    runtime.ApplyConfiguration
+	}{
+		{&corev1.ConfigMap{}, routeConfigMapName(route), buildRouteConfigMap(route, s.configData)},
+		{&appsv1.Deployment{}, route.Name, buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)},
+		{&corev1.Service{}, route.Name, buildRouteService(route)},
+	}
+	for _, child := range children {
+		if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
+			return err
+		}
+		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
+			s.applyErr = fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
+			return s.applyErr
+		}
+	}
+	s.applied = true
+	return nil
+}
+
+// checkNotForeign refuses to take over an object of the same name that the
+// route does not own: applying with force would silently adopt it.
+func (r *QueryRouteReconciler) checkNotForeign(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, name string) error {
+	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("get %T %s: %w", obj, name, err)
+	}
+	if err == nil && !isOwnedBy(obj, route) {
+		return &referenceError{Reason: v1alpha1.ReasonChildConflict,
+			Message: fmt.Sprintf("%T %q exists and is not owned by this route; rename the route or remove it", obj, name)}
+	}
+	return nil
+}
+
+// observeDeployment reads the Deployment's rollout state, if it exists.
+func (r *QueryRouteReconciler) observeDeployment(ctx context.Context, s *routeScope) error {
+	deployment := &appsv1.Deployment{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.route.Namespace, Name: s.route.Name}, deployment)
+	switch {
+	case err == nil && isOwnedBy(deployment, s.route):
+		s.deployment = deployment
+	case client.IgnoreNotFound(err) != nil:
+		return fmt.Errorf("get Deployment %s: %w", s.route.Name, err)
+	}
+	return nil
+}
+
+// getReferenced fetches a referenced object in the route's namespace.
+// Not-found stays unwrapped-detectable for the caller to name.
+func (r *QueryRouteReconciler) getReferenced(ctx context.Context, route *v1alpha1.QueryRoute, name string, obj client.Object) error {
+	if err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj); err != nil {
+		return fmt.Errorf("get %T %q: %w", obj, name, err)
+	}
+	return nil
+}
+
+// readyDetail quotes a reference's Ready reason and message for ours.
+func readyDetail(conditions []metav1.Condition) string {
+	for _, c := range conditions {
+		if c.Type == v1alpha1.ConditionReady {
+			return fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
+		}
+	}
+	return " (not reconciled yet)"
+}
+
+// isOwnedBy reports whether route controls obj.
+func isOwnedBy(obj client.Object, route *v1alpha1.QueryRoute) bool {
+	return metav1.IsControlledBy(obj, route)
+}

@@ -1,0 +1,6 @@
+// Package api is a route's HTTP API: Server submits turns (POST
+// /v1/turns) and streams their events as Server-Sent Events with
+// Last-Event-ID resume, serves the ACL-filtered /v1/search, the
+// OpenAI-compatible /v1/chat/completions facade, the probes and the
+// Prometheus metrics; Limits bound what one request may ask.
+package api

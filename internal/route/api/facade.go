@@ -1,0 +1,145 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
+)
+
+// The OpenAI-compatible facade lets existing chat UIs and SDKs use a route:
+// POST /v1/chat/completions, streamed or not. The route's platform prompt
+// stays on top: system messages from the client are ignored. Citations and
+// sources travel in the extension field "ragroute".
+
+type completionRequest struct {
+	Model    string          `json:"model"`
+	Messages []model.Message `json:"messages"`
+	Stream   bool            `json:"stream"`
+}
+
+// extension is what a route adds to an OpenAI response.
+type extension struct {
+	TurnID    string                  `json:"turn_id"`
+	Citations []route.Citation        `json:"citations"`
+	Sources   []route.RetrievalSource `json:"sources"`
+	NotFound  bool                    `json:"not_found"`
+}
+
+// collector turns a turn's events into the facade's answer.
+type collector struct {
+	ext     extension
+	content strings.Builder
+	usage   route.Usage
+	err     *route.TurnError
+}
+
+func (c *collector) add(ev route.Event) {
+	switch d := ev.Data.(type) {
+	case route.Delta:
+		c.content.WriteString(d.Text)
+	case route.Citation:
+		c.ext.Citations = append(c.ext.Citations, d)
+	case route.RetrievalReport:
+		c.ext.Sources = append(c.ext.Sources, d.Sources...)
+	case route.TurnCompleted:
+		c.usage, c.ext.NotFound = d.Usage, d.NotFound
+	case route.TurnError:
+		c.err = &d
+	}
+}
+
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	var req completionRequest
+	r.Body = http.MaxBytesReader(w, r.Body, s.Limits.BodyBytes)
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "bad_json", "the body is not an OpenAI chat completion request: "+err.Error())
+		return
+	}
+	var messages []model.Message
+	for _, m := range req.Messages {
+		if m.Role != model.RoleSystem {
+			messages = append(messages, model.Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	if err := s.checkMessages(messages); err != nil {
+		apiError(w, http.StatusBadRequest, "bad_messages", err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.TurnTimeout)
+	defer cancel()
+	turnID := newTurnID()
+	in := route.TurnInput{ID: turnID, Messages: messages, Principals: id.Principals()}
+	c := &collector{ext: extension{TurnID: turnID, Citations: []route.Citation{}, Sources: []route.RetrievalSource{}}}
+	name := req.Model
+	if name == "" {
+		name = "ragroute"
+	}
+	if !req.Stream {
+		s.Runner.Run(ctx, in, func(ev route.Event) { s.observe(ev); c.add(ev) })
+		if c.err != nil {
+			apiError(w, http.StatusBadGateway, c.err.Code, c.err.Message)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-" + turnID, "object": "chat.completion", "created": time.Now().Unix(), "model": name,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": c.content.String()}}},
+			"usage": map[string]int{"prompt_tokens": c.usage.PromptTokens, "completion_tokens": c.usage.CompletionTokens,
+				"total_tokens": c.usage.PromptTokens + c.usage.CompletionTokens},
+			"ragroute": c.ext,
+		})
+		return
+	}
+
+	flusher, ok := startSSE(w)
+	if !ok {
+		return
+	}
+	created := time.Now().Unix()
+	chunk := func(delta map[string]any, finish any, extra map[string]any) {
+		body := map[string]any{"id": "chatcmpl-" + turnID, "object": "chat.completion.chunk", "created": created, "model": name,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		for k, v := range extra {
+			body[k] = v
+		}
+		data, _ := json.Marshal(body)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		flusher.Flush()
+	}
+	chunk(map[string]any{"role": "assistant"}, nil, nil)
+	s.Runner.Run(ctx, in, func(ev route.Event) {
+		s.observe(ev)
+		c.add(ev)
+		if d, ok := ev.Data.(route.Delta); ok {
+			chunk(map[string]any{"content": d.Text}, nil, nil)
+		}
+	})
+	if c.err != nil {
+		data, _ := json.Marshal(map[string]any{"error": map[string]string{"code": c.err.Code, "message": c.err.Message}})
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	} else {
+		chunk(map[string]any{}, "stop", map[string]any{"ragroute": c.ext, "usage": map[string]int{
+			"prompt_tokens": c.usage.PromptTokens, "completion_tokens": c.usage.CompletionTokens,
+			"total_tokens": c.usage.PromptTokens + c.usage.CompletionTokens}})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	flusher.Flush()
+}
+
+// observe feeds the metrics with the events that carry them.
+func (s *Server) observe(ev route.Event) {
+	if ev.Final() || ev.Type == route.EventRetrieval {
+		s.metrics.observe(ev)
+	}
+}

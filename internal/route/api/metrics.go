@@ -1,0 +1,62 @@
+package api
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ragroute/ragroute/internal/route"
+)
+
+// metrics are the route's Prometheus metrics, in a registry of their own.
+type metrics struct {
+	registry *prometheus.Registry
+	stage    *prometheus.HistogramVec
+	turns    *prometheus.CounterVec
+	cache    *prometheus.CounterVec
+	tokens   *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ragroute_stage_duration_seconds", Help: "Duration of each stage of a turn.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+		}, []string{"stage"}),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragroute_turns_total", Help: "Turns by result (answered, not_found, error).",
+		}, []string{"result"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragroute_cache_lookups_total", Help: "Exact cache lookups by result (hit, miss).",
+		}, []string{"result"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragroute_model_tokens_total", Help: "Chat model tokens by kind (prompt, completion).",
+		}, []string{"kind"}),
+	}
+	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens)
+	return m
+}
+
+// observe records a finished turn's last event.
+func (m *metrics) observe(ev route.Event) {
+	switch data := ev.Data.(type) {
+	case route.TurnCompleted:
+		result := "answered"
+		if data.NotFound {
+			result = "not_found"
+		}
+		m.turns.WithLabelValues(result).Inc()
+		for stage, ms := range data.Timings {
+			m.stage.WithLabelValues(stage).Observe(float64(ms) / 1000)
+		}
+		m.tokens.WithLabelValues("prompt").Add(float64(data.Usage.PromptTokens))
+		m.tokens.WithLabelValues("completion").Add(float64(data.Usage.CompletionTokens))
+	case route.TurnError:
+		m.turns.WithLabelValues("error").Inc()
+	case route.RetrievalReport:
+		if data.CacheHit {
+			m.cache.WithLabelValues("hit").Inc()
+		} else {
+			m.cache.WithLabelValues("miss").Inc()
+		}
+	}
+}

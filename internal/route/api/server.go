@@ -1,0 +1,296 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/identity"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
+)
+
+// Limits bound what one request may ask.
+type Limits struct {
+	BodyBytes    int64
+	Messages     int
+	MessageBytes int
+	TurnTimeout  time.Duration
+	KeepAlive    time.Duration
+}
+
+// DefaultLimits suit a chat UI.
+func DefaultLimits() Limits {
+	return Limits{BodyBytes: 1 << 20, Messages: 64, MessageBytes: 32 << 10, TurnTimeout: 5 * time.Minute, KeepAlive: 15 * time.Second}
+}
+
+// Server is the route's HTTP API.
+type Server struct {
+	Runner   *route.Runner
+	Searcher *retrieval.Searcher
+	Log      turnlog.Log
+	Auth     identity.Authenticator
+	Limits   Limits
+	// Ready checks what the route depends on (Milvus, the model).
+	Ready  func(ctx context.Context) error
+	Logger *slog.Logger
+
+	metrics *metrics
+	// turns is cancelled on shutdown so running turns end with an error
+	// event instead of hanging.
+	turns context.Context
+}
+
+// Handler returns the API's routes. ctx bounds the turns it starts.
+func (s *Server) Handler(ctx context.Context) http.Handler {
+	s.metrics = newMetrics()
+	s.turns = ctx
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/turns", s.submit)
+	mux.HandleFunc("GET /v1/turns/{id}/events", s.events)
+	mux.HandleFunc("POST /v1/search", s.search)
+	mux.HandleFunc("POST /v1/chat/completions", s.completions)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// apiError writes {"error": {"code", "message"}}.
+func apiError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}})
+}
+
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	id, err := s.Auth.Authenticate(r)
+	if err != nil {
+		apiError(w, http.StatusUnauthorized, "unauthenticated", "a verified identity is required: "+err.Error())
+		return identity.Identity{}, false
+	}
+	return id, true
+}
+
+type turnRequest struct {
+	Messages       []model.Message `json:"messages"`
+	ConversationID string          `json:"conversation_id,omitempty"`
+}
+
+// decode reads a bounded JSON body, answering 413/400 itself.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, into any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, s.Limits.BodyBytes)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			apiError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is over %d bytes", s.Limits.BodyBytes))
+			return false
+		}
+		apiError(w, http.StatusBadRequest, "bad_json", "the body is not valid JSON for this endpoint: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// checkMessages: only user and assistant messages (a client cannot inject
+// a system prompt), the last from the user, within the limits.
+func (s *Server) checkMessages(messages []model.Message) error {
+	if len(messages) == 0 {
+		return errors.New("messages is empty")
+	}
+	if len(messages) > s.Limits.Messages {
+		return fmt.Errorf("%d messages; the limit is %d", len(messages), s.Limits.Messages)
+	}
+	for i, m := range messages {
+		if m.Role != model.RoleUser && m.Role != model.RoleAssistant {
+			return fmt.Errorf("messages[%d].role %q: want user or assistant", i, m.Role)
+		}
+		if len(m.Content) > s.Limits.MessageBytes || !utf8.ValidString(m.Content) {
+			return fmt.Errorf("messages[%d] is over %d bytes or not UTF-8", i, s.Limits.MessageBytes)
+		}
+		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+			return fmt.Errorf("messages[%d] carries tool calls; clients send text only", i)
+		}
+	}
+	if last := messages[len(messages)-1]; last.Role != model.RoleUser || strings.TrimSpace(last.Content) == "" {
+		return errors.New("the last message must be the user's question")
+	}
+	return nil
+}
+
+func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	var req turnRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := s.checkMessages(req.Messages); err != nil {
+		apiError(w, http.StatusBadRequest, "bad_messages", err.Error())
+		return
+	}
+	turnID := newTurnID()
+	if err := s.Log.Start(r.Context(), turnID, id.User); err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, turnlog.ErrTooManyTurns) {
+			status = http.StatusServiceUnavailable
+		}
+		apiError(w, status, "turn_not_started", err.Error())
+		return
+	}
+	input := route.TurnInput{ID: turnID, Messages: req.Messages, Principals: id.Principals()}
+	go s.play(input)
+
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_ = json.NewEncoder(w).Encode(map[string]string{"turn_id": turnID, "stream_url": "/v1/turns/" + turnID + "/events"})
+}
+
+// play runs a turn in the background, writing its events to the log.
+func (s *Server) play(in route.TurnInput) {
+	ctx, cancel := context.WithTimeout(s.turns, s.Limits.TurnTimeout)
+	defer cancel()
+	s.Runner.Run(ctx, in, func(ev route.Event) {
+		s.observe(ev)
+		// The log's context is not the turn's: a cancelled turn still
+		// records its error event.
+		if err := s.Log.Append(context.WithoutCancel(ctx), in.ID, ev); err != nil && s.Logger != nil {
+			s.Logger.Error("append turn event", "turn", in.ID, "error", err)
+		}
+	})
+}
+
+func newTurnID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// events streams a turn's events as Server-Sent Events, resuming after
+// Last-Event-ID.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	turnID := r.PathValue("id")
+	owner, err := s.Log.Owner(r.Context(), turnID)
+	if err != nil || owner != id.User {
+		// Another user's turn does not exist, as far as this user knows.
+		apiError(w, http.StatusNotFound, "turn_not_found", "no turn "+turnID)
+		return
+	}
+	after := int64(0)
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		if after, err = strconv.ParseInt(last, 10, 64); err != nil || after < 0 {
+			apiError(w, http.StatusBadRequest, "bad_last_event_id", "Last-Event-ID must be an event id")
+			return
+		}
+	}
+	flusher, ok := startSSE(w)
+	if !ok {
+		return
+	}
+	for {
+		events, done, err := s.Log.Read(r.Context(), turnID, after, s.Limits.KeepAlive)
+		if err != nil {
+			return // client gone, or the turn was freed
+		}
+		if len(events) == 0 && !done {
+			_, _ = io.WriteString(w, ": keep-alive\n\n")
+		}
+		for _, ev := range events {
+			data, _ := json.Marshal(ev.Data)
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, data)
+			after = ev.ID
+		}
+		flusher.Flush()
+		if done {
+			return
+		}
+	}
+}
+
+// startSSE sends the headers of a Server-Sent Events stream; it answers
+// 500 itself when the connection cannot stream.
+func startSSE(w http.ResponseWriter) (http.Flusher, bool) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		apiError(w, http.StatusInternalServerError, "no_streaming", "streaming unsupported")
+		return nil, false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	return flusher, true
+}
+
+type searchRequest struct {
+	Query string `json:"query"`
+}
+
+// search returns the fused, ACL-filtered fragments for a query.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	var req searchRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if q := strings.TrimSpace(req.Query); q == "" || len(q) > s.Limits.MessageBytes {
+		apiError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query must be 1 to %d bytes", s.Limits.MessageBytes))
+		return
+	}
+	res, err := s.Searcher.Search(r.Context(), req.Query, id.Principals())
+	if err != nil {
+		apiError(w, http.StatusBadGateway, "search_failed", err.Error())
+		return
+	}
+	type fragment struct {
+		retrieval.Fragment
+		Text string `json:"text"`
+	}
+	out := struct {
+		Query     string           `json:"query"`
+		Intent    retrieval.Intent `json:"intent"`
+		CacheHit  bool             `json:"cache_hit"`
+		Fragments []fragment       `json:"fragments"`
+	}{Query: req.Query, Intent: res.Intent, CacheHit: res.CacheHit, Fragments: []fragment{}}
+	for _, f := range res.Fragments {
+		out.Fragments = append(out.Fragments, fragment{Fragment: f, Text: f.Text})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if err := s.Ready(ctx); err != nil {
+		http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = io.WriteString(w, "ok\n")
+}

@@ -1,0 +1,35 @@
+package retrieval
+
+import "github.com/ragroute/ragroute/internal/knowledge"
+
+// Fragment is one retrieved piece of knowledge as a turn uses it.
+type Fragment struct {
+	// Marker is the citation marker, S1…, set when fragments are packed.
+	Marker      string   `json:"marker,omitempty"`
+	ID          string   `json:"id"`
+	DocID       string   `json:"doc_id"`
+	Source      string   `json:"source"`
+	SourceURI   string   `json:"source_uri"`
+	Title       string   `json:"title"`
+	HeadingPath []string `json:"heading_path"`
+	Kind        string   `json:"kind"`
+	ImageURLs   []string `json:"image_urls"`
+	Text        string   `json:"-"`
+	// Score is the cosine similarity of the question to the fragment's
+	// text or title (the embedder's judgement of relatedness); a
+	// cross-encoder replaces it with its relevance. Floors apply to it.
+	Score float64 `json:"score"`
+	// Reassembled is true when the fragment is a split section put back
+	// together from its parts.
+	Reassembled bool   `json:"reassembled,omitempty"`
+	ParentID    string `json:"-"`
+	PartCount   int    `json:"-"`
+}
+
+func fragmentOf(row knowledge.Row, score float64) Fragment {
+	return Fragment{
+		ID: row.ID, DocID: row.DocID, Source: row.Source, SourceURI: row.SourceURI, Title: row.Title,
+		HeadingPath: row.HeadingPath, Kind: row.Kind, ImageURLs: row.ImageURLs, Text: row.Text,
+		Score: score, ParentID: row.ParentID, PartCount: int(row.PartCount),
+	}
+}

@@ -1,0 +1,58 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// reassemble replaces a part of a split section by the whole section, its
+// parts in order with the overlap between them removed.
+func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, principals []string) ([]Fragment, error) {
+	for i, f := range fragments {
+		if f.PartCount <= 1 || f.ParentID == "" {
+			continue
+		}
+		parts, err := s.Index.Parts(ctx, f.ParentID, principals)
+		if err != nil {
+			return nil, fmt.Errorf("reassemble %s: %w", f.Source, err)
+		}
+		if len(parts) < 2 {
+			continue
+		}
+		texts := make([]string, len(parts))
+		for j, p := range parts {
+			texts[j] = p.Text
+		}
+		fragments[i].Text = joinParts(texts)
+		fragments[i].Reassembled = true
+		fragments[i].ID = f.ParentID
+	}
+	return fragments, nil
+}
+
+// joinParts concatenates parts, dropping each part's leading overlap (the
+// longest prefix that repeats the previous part's end).
+func joinParts(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			p = strings.TrimLeft(p[overlapLen(parts[i-1], p):], " \n")
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// overlapLen is the length of the longest prefix of next that is a suffix
+// of prev, counted at word boundaries.
+func overlapLen(prev, next string) int {
+	best := 0
+	for i := 1; i <= len(next) && i <= len(prev) && i <= 2000; i++ {
+		if (i == len(next) || next[i] == ' ' || next[i] == '\n') && strings.HasSuffix(prev, next[:i]) {
+			best = i
+		}
+	}
+	return best
+}

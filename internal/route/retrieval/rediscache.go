@@ -1,0 +1,72 @@
+package retrieval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisCache is the exact cache shared by a route's replicas. Entries
+// expire after the TTL; the size bound is Redis' own maxmemory policy.
+type RedisCache struct {
+	client *redis.Client
+	prefix string
+	ttl    time.Duration
+}
+
+// NewRedisCache stores entries under prefix for ttl.
+func NewRedisCache(client *redis.Client, prefix string, ttl time.Duration) *RedisCache {
+	return &RedisCache{client: client, prefix: prefix, ttl: ttl}
+}
+
+// cachedFragment is a Fragment with its text, as stored.
+type cachedFragment struct {
+	Fragment
+	Text     string `json:"text"`
+	ParentID string `json:"parent_id"`
+	Parts    int    `json:"part_count"`
+}
+
+func (c *RedisCache) key(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return c.prefix + "cache:" + hex.EncodeToString(sum[:])
+}
+
+// Get returns a cached entry; a Redis error is a miss (the search runs).
+func (c *RedisCache) Get(k string) ([]Fragment, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	data, err := c.client.Get(ctx, c.key(k)).Bytes()
+	if err != nil {
+		return nil, false
+	}
+	var stored []cachedFragment
+	if json.Unmarshal(data, &stored) != nil {
+		return nil, false
+	}
+	out := make([]Fragment, len(stored))
+	for i, s := range stored {
+		out[i] = s.Fragment
+		out[i].Text, out[i].ParentID, out[i].PartCount = s.Text, s.ParentID, s.Parts
+	}
+	return out, true
+}
+
+// Put stores an entry; failures only cost a later miss.
+func (c *RedisCache) Put(k string, fragments []Fragment) {
+	stored := make([]cachedFragment, len(fragments))
+	for i, f := range fragments {
+		stored[i] = cachedFragment{Fragment: f, Text: f.Text, ParentID: f.ParentID, Parts: f.PartCount}
+	}
+	data, err := json.Marshal(stored)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.client.Set(ctx, c.key(k), data, c.ttl)
+}

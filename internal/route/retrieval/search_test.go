@@ -1,0 +1,159 @@
+package retrieval
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// fakeIndex answers searches from a fixed list and counts calls.
+type fakeIndex struct {
+	hits     []knowledge.Hit
+	parts    map[string][]knowledge.Row
+	searches int
+}
+
+func (f *fakeIndex) HybridSearch(_ context.Context, _ knowledge.SearchRequest) ([]knowledge.Hit, error) {
+	f.searches++
+	return f.hits, nil
+}
+
+func (f *fakeIndex) Parts(_ context.Context, parentID string, _ []string) ([]knowledge.Row, error) {
+	return f.parts[parentID], nil
+}
+
+func hit(id, doc string, rank int, kind string) knowledge.Hit {
+	// A hit ranked first in all four primitives scores 4/(k+1); similarity
+	// falls with the rank.
+	return knowledge.Hit{Score: float32(4.0 / float64(60+rank)), Similarity: 0.8 - 0.05*float32(rank), Row: knowledge.Row{ID: id, DocID: doc, Source: doc + ".md", Kind: kind, Text: id, PartCount: 1}}
+}
+
+func newSearcher(index Index, generation *int64) *Searcher {
+	return &Searcher{
+		Index: index, Embedder: &testenv.HashEmbedder{Dim: 8}, Reranker: KeepOrder{},
+		Cache:      NewMemoryCache(10, time.Minute, time.Now),
+		Settings:   SearchSettings{Candidates: 10, RRFK: 60, SimilarityFloor: 0.2, StrictFloor: 0.35, MaxFragments: 3},
+		Generation: func() int64 { return *generation },
+	}
+}
+
+func TestSearchFiltersAndDiversifies(t *testing.T) {
+	index := &fakeIndex{hits: []knowledge.Hit{
+		hit("a1", "a", 1, "prose"), hit("a2", "a", 2, "prose"), hit("b1", "b", 3, "screen"),
+		hit("c1", "c", 4, "prose"), hit("d1", "d", 5, "prose"),
+		{Score: 0.06, Similarity: 0.1, Row: knowledge.Row{ID: "weak", DocID: "w", PartCount: 1}},
+	}}
+	gen := int64(1)
+	s := newSearcher(index, &gen)
+	r, err := s.Search(context.Background(), "how does it work", []string{"group:staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range r.Fragments {
+		ids = append(ids, f.ID)
+	}
+	// One fragment per document, the weak hit under the floors, at most 3.
+	if strings.Join(ids, ",") != "a1,b1,c1" {
+		t.Errorf("fragments %v", ids)
+	}
+	// A screen question puts the screen fragment first.
+	r, _ = s.Search(context.Background(), "where is the sync button on the page", []string{"group:staff"})
+	if r.Intent != IntentScreen || r.Fragments[0].ID != "b1" {
+		t.Errorf("screen question: intent %s, first %s", r.Intent, r.Fragments[0].ID)
+	}
+	if _, err := s.Search(context.Background(), "anything", nil); err == nil {
+		t.Error("a search without principals ran")
+	}
+}
+
+func TestExactCacheKeysOnQueryPrincipalsAndGeneration(t *testing.T) {
+	index := &fakeIndex{hits: []knowledge.Hit{hit("a1", "a", 1, "prose")}}
+	gen := int64(1)
+	s := newSearcher(index, &gen)
+	ctx := context.Background()
+	search := func(q string, principals ...string) bool {
+		r, err := s.Search(ctx, q, principals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.CacheHit
+	}
+	if search("How do sync waves work?", "group:a", "public") {
+		t.Fatal("first search hit the cache")
+	}
+	if !search("how do  sync waves WORK", "public", "group:a") || index.searches != 1 {
+		t.Error("same normalised query and principals missed the cache")
+	}
+	if search("how do sync waves work", "group:b", "public") {
+		t.Error("another identity shared a cache entry")
+	}
+	gen = 2
+	if search("how do sync waves work", "group:a", "public") {
+		t.Error("a new index generation served a cached entry")
+	}
+}
+
+func TestReassemblyJoinsPartsWithoutTheOverlap(t *testing.T) {
+	parts := []knowledge.Row{
+		{ID: "p1", ParentID: "sec", PartIndex: 1, PartCount: 3, Text: "First part ends here.\nwith these words"},
+		{ID: "p2", ParentID: "sec", PartIndex: 2, PartCount: 3, Text: "ends here.\nwith these words\n\nSecond part."},
+		{ID: "p3", ParentID: "sec", PartIndex: 3, PartCount: 3, Text: "Second part.\n\nThird part."},
+	}
+	h := hit("p2", "a", 1, "prose")
+	h.ParentID, h.PartCount, h.Text = "sec", 3, parts[1].Text
+	index := &fakeIndex{hits: []knowledge.Hit{h}, parts: map[string][]knowledge.Row{"sec": parts}}
+	gen := int64(1)
+	r, err := newSearcher(index, &gen).Search(context.Background(), "parts", []string{"public"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "First part ends here.\nwith these words\n\nSecond part.\n\nThird part."
+	if f := r.Fragments[0]; !f.Reassembled || f.Text != want || f.ID != "sec" {
+		t.Errorf("reassembled %+v\ntext %q\nwant %q", f, f.Text, want)
+	}
+}
+
+func TestMemoryCacheIsBoundedAndExpires(t *testing.T) {
+	now := time.Unix(0, 0)
+	c := NewMemoryCache(2, time.Minute, func() time.Time { return now })
+	c.Put("a", []Fragment{{ID: "a"}})
+	c.Put("b", []Fragment{{ID: "b"}})
+	c.Get("a")
+	c.Put("c", []Fragment{{ID: "c"}}) // evicts b, the least recently used
+	if _, ok := c.Get("b"); ok {
+		t.Error("cache grew past its bound")
+	}
+	now = now.Add(2 * time.Minute)
+	if _, ok := c.Get("a"); ok {
+		t.Error("an expired entry was served")
+	}
+}
+
+func TestUnrelatedQuestionFindsNothingWhateverItsRank(t *testing.T) {
+	// Ranked first in every primitive, yet unrelated in meaning: what the
+	// hybrid search returns for a question the documents do not answer.
+	top := hit("a1", "a", 1, "prose")
+	top.Similarity = 0.12
+	near := hit("b1", "b", 2, "prose")
+	near.Similarity = 0.3
+	gen := int64(1)
+	s := newSearcher(&fakeIndex{hits: []knowledge.Hit{top, near}}, &gen)
+	r, err := s.Search(context.Background(), "who won the match", []string{"group:staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b1 passes the similarity floor (0.2) but not the strict floor (0.35).
+	if len(r.Fragments) != 0 {
+		t.Errorf("fragments %v for an unrelated question", r.Fragments)
+	}
+	near.Similarity = 0.5
+	s = newSearcher(&fakeIndex{hits: []knowledge.Hit{top, near}}, &gen)
+	if r, _ = s.Search(context.Background(), "how does b work", []string{"group:staff"}); len(r.Fragments) != 1 || r.Fragments[0].ID != "b1" || r.Fragments[0].Score != 0.5 {
+		t.Errorf("fragments %+v, want b1 scored by its similarity", r.Fragments)
+	}
+}

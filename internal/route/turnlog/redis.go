@@ -1,0 +1,177 @@
+package turnlog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/route"
+)
+
+// Redis keeps each turn's events in a Redis Stream, so any replica
+// can serve and resume any turn. The replica running a turn keeps a short
+// heartbeat key alive; a reader that finds the heartbeat gone before the
+// last event ends the turn with an error event instead of waiting forever.
+type Redis struct {
+	client    *redis.Client
+	prefix    string
+	retention time.Duration
+	// Heartbeat is how often the running replica says it is alive; a turn
+	// whose heartbeat is older than 3 beats is lost.
+	Heartbeat time.Duration
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // heartbeats of turns this replica runs
+}
+
+var _ Log = (*Redis)(nil)
+
+// NewRedis stores turns under prefix (one per route).
+func NewRedis(client *redis.Client, prefix string, retention time.Duration) *Redis {
+	return &Redis{client: client, prefix: prefix, retention: retention, Heartbeat: time.Second, running: map[string]context.CancelFunc{}}
+}
+
+func (l *Redis) key(id, part string) string { return l.prefix + "turn:" + id + ":" + part }
+
+// Start records the owner and starts the turn's heartbeat.
+func (l *Redis) Start(ctx context.Context, id, owner string) error {
+	pipe := l.client.TxPipeline()
+	pipe.HSet(ctx, l.key(id, "meta"), "owner", owner, "next", 0)
+	pipe.Expire(ctx, l.key(id, "meta"), l.retention+time.Hour)
+	pipe.Set(ctx, l.key(id, "alive"), "1", 3*l.Heartbeat)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("start turn in redis: %w", err)
+	}
+	beat, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.mu.Lock()
+	l.running[id] = cancel
+	l.mu.Unlock()
+	go func() {
+		ticker := time.NewTicker(l.Heartbeat)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-beat.Done():
+				return
+			case <-ticker.C:
+				l.client.Set(beat, l.key(id, "alive"), "1", 3*l.Heartbeat)
+			}
+		}
+	}()
+	return nil
+}
+
+// Append adds ev with the next id (0-1, 0-2, … in the stream).
+func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
+	next, err := l.client.HIncrBy(ctx, l.key(id, "meta"), "next", 1).Result()
+	if err != nil {
+		return fmt.Errorf("append turn event: %w", err)
+	}
+	if err := l.add(ctx, id, next, ev); err != nil {
+		return err
+	}
+	if ev.Final() {
+		l.stopHeartbeat(id)
+		pipe := l.client.TxPipeline()
+		for _, part := range []string{"meta", "events"} {
+			pipe.Expire(ctx, l.key(id, part), l.retention)
+		}
+		pipe.Del(ctx, l.key(id, "alive"))
+		_, err = pipe.Exec(ctx)
+	}
+	return err
+}
+
+func (l *Redis) add(ctx context.Context, id string, seq int64, ev route.Event) error {
+	data, err := json.Marshal(ev.Data)
+	if err != nil {
+		return err
+	}
+	err = l.client.XAdd(ctx, &redis.XAddArgs{Stream: l.key(id, "events"), ID: "0-" + strconv.FormatInt(seq, 10),
+		Values: map[string]any{"type": ev.Type, "data": data}}).Err()
+	if err != nil {
+		return fmt.Errorf("append turn event %d: %w", seq, err)
+	}
+	return nil
+}
+
+func (l *Redis) stopHeartbeat(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cancel, ok := l.running[id]; ok {
+		cancel()
+		delete(l.running, id)
+	}
+}
+
+// Read returns events after `after`, blocking up to wait.
+func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]route.Event, bool, error) {
+	if n, err := l.client.Exists(ctx, l.key(id, "meta")).Result(); err != nil || n == 0 {
+		if err == nil {
+			err = ErrTurnNotFound
+		}
+		return nil, false, err
+	}
+	streams, err := l.client.XRead(ctx, &redis.XReadArgs{
+		Streams: []string{l.key(id, "events"), "0-" + strconv.FormatInt(after, 10)}, Block: wait, Count: 1000,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, l.checkAlive(ctx, id)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read turn events: %w", err)
+	}
+	var events []route.Event
+	done := false
+	for _, s := range streams {
+		for _, msg := range s.Messages {
+			seq, err := strconv.ParseInt(strings.TrimPrefix(msg.ID, "0-"), 10, 64)
+			if err != nil {
+				return nil, false, fmt.Errorf("turn event id %q: %w", msg.ID, err)
+			}
+			typ, _ := msg.Values["type"].(string)
+			data, _ := msg.Values["data"].(string)
+			ev := route.Event{ID: seq, Type: typ, Data: json.RawMessage(data)}
+			events = append(events, ev)
+			done = done || ev.Final()
+		}
+	}
+	return events, done, nil
+}
+
+// checkAlive ends a turn whose replica stopped beating: readers get an
+// error event, once, instead of keep-alives forever.
+func (l *Redis) checkAlive(ctx context.Context, id string) error {
+	alive, err := l.client.Exists(ctx, l.key(id, "alive")).Result()
+	if err != nil || alive > 0 {
+		return err
+	}
+	last, err := l.client.XRevRangeN(ctx, l.key(id, "events"), "+", "-", 1).Result()
+	if err != nil {
+		return err
+	}
+	if len(last) > 0 {
+		if t, _ := last[0].Values["type"].(string); t == route.EventTurnCompleted || t == route.EventError {
+			return nil // finished; the reader will see it
+		}
+	}
+	lost := route.Event{Type: route.EventError, Data: route.TurnError{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
+	// HIncrBy gives a fresh id even if the dead writer's last id was taken.
+	return l.Append(ctx, id, lost)
+}
+
+// Owner says who started the turn.
+func (l *Redis) Owner(ctx context.Context, id string) (string, error) {
+	owner, err := l.client.HGet(ctx, l.key(id, "meta"), "owner").Result()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrTurnNotFound
+	}
+	return owner, err
+}

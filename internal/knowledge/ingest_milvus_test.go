@@ -15,7 +15,7 @@ import (
 const testDim = 64
 
 // corpusRows chunks the eval corpus (SOURCE.md is metadata, left out).
-func corpusRows(t *testing.T, edit func(map[string]string)) []Row {
+func corpusRows(t testing.TB, edit func(map[string]string)) []Row {
 	t.Helper()
 	docs, err := sources.ReadMarkdown(filepath.Join("..", "..", "test", "eval", "corpus", "argocd"), []string{"group:staff"})
 	if err != nil {
@@ -41,7 +41,7 @@ func corpusRows(t *testing.T, edit func(map[string]string)) []Row {
 }
 
 // rowsOf chunks documents with the default options.
-func rowsOf(t *testing.T, docs []ingest.Document) []Row {
+func rowsOf(t testing.TB, docs []ingest.Document) []Row {
 	t.Helper()
 	var rows []Row
 	for _, d := range docs {

@@ -91,6 +91,14 @@ func (s *Store) Upsert(ctx context.Context, collection string, rows []Row) error
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if _, err := s.client.Upsert(ctx, milvusclient.NewColumnBasedInsertOption(collection, s.columns(rows)...)); err != nil {
+		return fmt.Errorf("upsert %d chunks into %s: %w", len(rows), collection, err)
+	}
+	return nil
+}
+
+// columns are rows in Milvus' column form.
+func (s *Store) columns(rows []Row) []column.Column {
 	str := func(field string, get func(Row) string) column.Column {
 		values := make([]string, len(rows))
 		for i, r := range rows {
@@ -119,7 +127,7 @@ func (s *Store) Upsert(ctx context.Context, collection string, rows []Row) error
 		}
 		return column.NewColumnFloatVector(field, s.dim, values)
 	}
-	_, err := s.client.Upsert(ctx, milvusclient.NewColumnBasedInsertOption(collection,
+	return []column.Column{
 		str(FieldID, func(r Row) string { return r.ID }),
 		str(FieldDocID, func(r Row) string { return r.DocID }),
 		str(FieldSource, func(r Row) string { return r.Source }),
@@ -134,15 +142,12 @@ func (s *Store) Upsert(ctx context.Context, collection string, rows []Row) error
 		str(FieldParentID, func(r Row) string { return r.ParentID }),
 		strs(FieldImageURLs, func(r Row) []string { return r.ImageURLs }),
 		strs(FieldACL, func(r Row) []string { return r.ACL }),
+		ints(FieldACLSet, func(r Row) int64 { return aclSetID(r.ACL) }),
 		str(FieldContentHash, func(r Row) string { return r.ContentHash }),
 		str(FieldText, func(r Row) string { return r.Text }),
 		vectors(FieldTextDense, func(r Row) []float32 { return r.TextVector }),
 		vectors(FieldTitleDense, func(r Row) []float32 { return r.TitleVector }),
-	))
-	if err != nil {
-		return fmt.Errorf("upsert %d chunks into %s: %w", len(rows), collection, err)
 	}
-	return nil
 }
 
 // ContentHashes maps every stored chunk id to its content hash, read in

@@ -26,6 +26,7 @@ const (
 	FieldParentID    = "parent_id"
 	FieldImageURLs   = "image_urls"
 	FieldACL         = "acl"
+	FieldACLSet      = "acl_set"
 	FieldContentHash = "content_hash"
 	FieldText        = "text"
 	FieldTextDense   = "text_dense"
@@ -87,6 +88,7 @@ func Schema(name string, dim int) *entity.Schema {
 		WithField(varchar(FieldParentID, maxIDLength)).
 		WithField(array(FieldImageURLs, maxImageURLs, maxPathLength)).
 		WithField(array(FieldACL, maxPrincipals, maxPrincipalBytes)).
+		WithField(int64Field(FieldACLSet)).
 		WithField(varchar(FieldContentHash, maxIDLength)).
 		WithField(varchar(FieldText, maxTextLength).WithEnableAnalyzer(true)).
 		WithField(dense(FieldTextDense)).
@@ -112,6 +114,15 @@ func indexes() map[string]index.Index {
 var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, FieldTitle, FieldHeadingPath,
 	FieldChunkType, FieldKind, FieldPartIndex, FieldPartCount, FieldParentID, FieldImageURLs, FieldACL,
 	FieldContentHash, FieldText}
+
+// schemaVersion is recorded on each generation (schemaProperty): an
+// ingestion into a generation of an older schema builds a new one.
+// 1 had no acl_set; 2 adds it.
+const schemaVersion = 2
+
+// optionalFields may be missing from a collection of an older schema that
+// still serves: a route then filters on the ACL array, slower but right.
+var optionalFields = map[string]bool{FieldACLSet: true}
 
 // generationName is the collection of one index generation behind alias.
 func generationName(alias string, generation int64) string {

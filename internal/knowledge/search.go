@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/milvus-io/milvus/client/v2/column"
 	"github.com/milvus-io/milvus/client/v2/entity"
@@ -66,7 +67,10 @@ func (s *Store) HybridSearch(ctx context.Context, req SearchRequest) ([]Hit, err
 	if len(primitives) == 0 {
 		primitives = AllPrimitives
 	}
-	filter := aclFilter(req.Principals, req.Filter)
+	filter, err := s.readFilter(ctx, req.Principals, req.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
+	}
 	var requests []*milvusclient.AnnRequest
 	for _, p := range primitives {
 		r, err := s.annRequest(p, req)
@@ -209,29 +213,47 @@ func hitsOf(rs milvusclient.ResultSet) ([]Hit, error) {
 	return hits, nil
 }
 
-// Parts returns the parts of a split section that principals may see, in
-// order, so a route can reassemble the section.
-func (s *Store) Parts(ctx context.Context, parentID string, principals []string) ([]Row, error) {
-	lit, ok := quoteLiteral(parentID)
-	if !ok {
-		return nil, fmt.Errorf("parts: bad parent id %q", parentID)
+// maxPartsQuery bounds the rows one parts query returns (a split section
+// has a handful of parts; a route reassembles a few sections per turn).
+const maxPartsQuery = 1000
+
+// Parts returns, for each parent id, the parts of that split section that
+// principals may see, in order, so a route can reassemble the sections.
+// One query serves all of them.
+func (s *Store) Parts(ctx context.Context, parentIDs []string, principals []string) (map[string][]Row, error) {
+	if len(parentIDs) == 0 {
+		return map[string][]Row{}, nil
+	}
+	literals := make([]string, len(parentIDs))
+	for i, id := range parentIDs {
+		lit, ok := quoteLiteral(id)
+		if !ok {
+			return nil, fmt.Errorf("parts: bad parent id %q", id)
+		}
+		literals[i] = lit
+	}
+	filter, err := s.readFilter(ctx, principals, FieldParentID+" in ["+strings.Join(literals, ", ")+"]")
+	if err != nil {
+		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)
 	}
 	rs, err := s.client.Query(ctx, milvusclient.NewQueryOption(s.alias).
-		WithFilter(aclFilter(principals, FieldParentID+" == "+lit)).
+		WithFilter(filter).
 		WithOutputFields(outputFields...).
-		WithLimit(1000))
+		WithLimit(maxPartsQuery))
 	if err != nil {
-		return nil, fmt.Errorf("parts of %s: %w", parentID, err)
+		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)
 	}
 	rs.Scores = make([]float32, rs.ResultCount)
 	hits, err := hitsOf(rs)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]Row, len(hits))
-	for i, h := range hits {
-		rows[i] = h.Row
+	parts := map[string][]Row{}
+	for _, h := range hits {
+		parts[h.ParentID] = append(parts[h.ParentID], h.Row)
 	}
-	slices.SortFunc(rows, func(a, b Row) int { return int(a.PartIndex - b.PartIndex) })
-	return rows, nil
+	for _, rows := range parts {
+		slices.SortFunc(rows, func(a, b Row) int { return int(a.PartIndex - b.PartIndex) })
+	}
+	return parts, nil
 }

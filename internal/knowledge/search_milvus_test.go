@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/milvus-io/milvus/client/v2/column"
+	"github.com/milvus-io/milvus/client/v2/entity"
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
 	"github.com/ragroute/ragroute/internal/ingest"
@@ -231,13 +234,20 @@ func TestPartsComeBackInOrderUnderTheACL(t *testing.T) {
 	if len(rows) < 3 {
 		t.Fatalf("want a split section, got %d rows", len(rows))
 	}
-	if _, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "h", SyncOptions{}); err != nil {
+	other := rowsOf(t, []ingest.Document{{Source: "other.md", Content: strings.Replace(long, "Long", "Other", 1), Principals: []string{"group:b"}}})
+	if _, err := store.Ingest(ctx, append(slices.Clone(rows), other...), &testenv.HashEmbedder{Dim: testDim}, "h", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := store.Parts(ctx, rows[0].ParentID, []string{"group:a"})
+	// One query for both sections; each caller gets only its own.
+	both := []string{rows[0].ParentID, other[0].ParentID}
+	sections, err := store.Parts(ctx, both, []string{"group:a"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(sections) != 1 || len(sections[other[0].ParentID]) != 0 {
+		t.Fatalf("group:a got sections %v, want only %s", keys(sections), rows[0].ParentID)
+	}
+	parts := sections[rows[0].ParentID]
 	if len(parts) != len(rows) {
 		t.Fatalf("%d parts, want %d", len(parts), len(rows))
 	}
@@ -246,7 +256,103 @@ func TestPartsComeBackInOrderUnderTheACL(t *testing.T) {
 			t.Errorf("part %d: index %d", i, p.PartIndex)
 		}
 	}
-	if none, err := store.Parts(ctx, rows[0].ParentID, []string{"group:b"}); err != nil || len(none) != 0 {
+	if none, err := store.Parts(ctx, both[:1], []string{"group:b"}); err != nil || len(none) != 0 {
 		t.Errorf("parts leaked to group:b: %d (%v)", len(none), err)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// A collection built before acl_set existed keeps serving, filtered on the
+// ACL array, and the next ingestion replaces it with a generation of the
+// current schema.
+func TestACollectionOfTheOldSchemaIsFilteredAndReplaced(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+	rows := aclRows(t)
+	if err := store.embedInto(ctx, rows, embedder); err != nil {
+		t.Fatal(err)
+	}
+	// Generation 1 as the previous schema made it: no acl_set, no schema property.
+	legacy := generationName(store.alias, 1)
+	schema := Schema(legacy, testDim)
+	schema.Fields = slices.DeleteFunc(schema.Fields, func(f *entity.Field) bool { return f.Name == FieldACLSet })
+	opt := milvusclient.NewCreateCollectionOption(legacy, schema).WithProperty(embedderProperty, "hash-64").
+		WithConsistencyLevel(entity.ClStrong)
+	for field, idx := range indexes() {
+		opt = opt.WithIndexOptions(milvusclient.NewCreateIndexOption(legacy, field, idx))
+	}
+	if err := store.client.CreateCollection(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	columns := slices.DeleteFunc(store.columns(rows), func(c column.Column) bool { return c.Name() == FieldACLSet })
+	if _, err := store.client.Insert(ctx, milvusclient.NewColumnBasedInsertOption(legacy, columns...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.client.CreateAlias(ctx, milvusclient.NewCreateAliasOption(legacy, store.alias)); err != nil {
+		t.Fatal(err)
+	}
+	if state, err := store.State(ctx); err != nil || state.SchemaErr != nil || state.Rows != int64(len(rows)) {
+		t.Fatalf("old-schema state %+v, %v: want it served as it is", state, err)
+	}
+	for _, who := range [][]string{{"group:hr"}, {"group:eng"}, nil} {
+		hits := search(t, store, embedder, "how often is the sync every month", who...)
+		for _, h := range hits {
+			if !slices.ContainsFunc(h.ACL, func(p string) bool { return slices.Contains(who, p) }) {
+				t.Errorf("old schema: %s (ACL %v) leaked to %v", h.Source, h.ACL, who)
+			}
+		}
+		if len(who) == 1 && who[0] == "group:hr" && !slices.Equal(sourcesOf(hits), []string{"hr.md"}) {
+			t.Errorf("old schema: hr sees %v, want [hr.md]", sourcesOf(hits))
+		}
+	}
+
+	result, err := store.Ingest(ctx, aclRows(t), embedder, "hash-64", SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !result.NewGeneration || result.Generation.Number != 2 || result.Generation.Schema != schemaVersion {
+		t.Fatalf("ingest over the old schema: %+v, want generation 2 of schema %d", result, schemaVersion)
+	}
+	store.forgetACLTable()
+	if got := sourcesOf(search(t, store, embedder, "how often is the sync every month", "group:hr")); !slices.Equal(got, []string{"hr.md"}) {
+		t.Errorf("new schema: hr sees %v, want [hr.md]", got)
+	}
+}
+
+// Readers of a new ACL set find its rows once the sync that added it is
+// done; everyone else still finds nothing of them.
+func TestANewACLSetIsVisibleToItsReadersOnly(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx := context.Background()
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+	rows := aclRows(t)
+	if _, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Warm the reader's table, then add a set it has not seen.
+	if got := sourcesOf(search(t, store, embedder, "payroll sync", "group:finance")); len(got) != 0 {
+		t.Fatalf("finance sees %v before any finance document exists", got)
+	}
+	more := append(rows, rowsOf(t, []ingest.Document{{Source: "finance.md", Principals: []string{"group:finance"},
+		Content: "# Budgets\n\nThe finance team syncs budgets every month."}})...)
+	if _, err := store.Ingest(ctx, more, embedder, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sourcesOf(search(t, store, embedder, "finance budgets sync", "group:finance")); !slices.Equal(got, []string{"finance.md"}) {
+		t.Errorf("finance sees %v, want [finance.md]", got)
+	}
+	// Another replica (its own Store) reads the table fresh.
+	replica := NewStore(store.client, store.alias, testDim)
+	if got := sourcesOf(search(t, replica, embedder, "finance budgets sync", "group:finance")); !slices.Equal(got, []string{"finance.md"}) {
+		t.Errorf("another replica: finance sees %v, want [finance.md]", got)
+	}
+	for _, h := range search(t, replica, embedder, "finance budgets sync", "group:hr", "public") {
+		if h.Source == "finance.md" {
+			t.Errorf("finance.md leaked to hr")
+		}
 	}
 }

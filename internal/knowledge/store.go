@@ -10,9 +10,12 @@ import (
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 )
 
-// embedderProperty on a generation's collection records the embedder
-// fingerprint its vectors came from.
-const embedderProperty = "ragroute.embedder"
+// Properties of a generation's collection: the embedder fingerprint its
+// vectors came from, and the schema version it was created with.
+const (
+	embedderProperty = "ragroute.embedder"
+	schemaProperty   = "ragroute.schema"
+)
 
 // Store is one KnowledgeStore's chunks: generations of collections named
 // <alias>_g<N>, and the alias that routes query.
@@ -20,12 +23,13 @@ type Store struct {
 	client *milvusclient.Client
 	alias  string
 	dim    int
+	acl    *aclCache
 }
 
 // NewStore wraps a connected client for the collection alias with vectors
 // of dim dimensions.
 func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
-	return &Store{client: client, alias: alias, dim: dim}
+	return &Store{client: client, alias: alias, dim: dim, acl: &aclCache{}}
 }
 
 // Generation is one collection behind the alias.
@@ -34,6 +38,8 @@ type Generation struct {
 	Collection string
 	// Embedder is the fingerprint of the embedder that built it.
 	Embedder string
+	// Schema is the schema version it was created with (1 when unrecorded).
+	Schema int
 }
 
 // Active returns the generation the alias points at; ok is false when the
@@ -55,7 +61,11 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		return Generation{}, false, fmt.Errorf("describe collection %s: %w", collection, err)
 	}
 	number, _ := strconv.ParseInt(collection[strings.LastIndex(collection, "_g")+2:], 10, 64)
-	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty]}, true, nil
+	schema, err := strconv.Atoi(coll.Properties[schemaProperty])
+	if err != nil {
+		schema = 1
+	}
+	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's
@@ -80,6 +90,7 @@ func (s *Store) checkSchema(coll *entity.Collection) error {
 	for _, f := range want.Fields {
 		got, ok := have[f.Name]
 		switch {
+		case !ok && optionalFields[f.Name]:
 		case !ok:
 			problems = append(problems, "no field "+f.Name)
 		case got.DataType != f.DataType:
@@ -106,6 +117,7 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 	if !exists {
 		opt := milvusclient.NewCreateCollectionOption(name, Schema(name, s.dim)).
 			WithProperty(embedderProperty, embedder).
+			WithProperty(schemaProperty, schemaVersion).
 			WithConsistencyLevel(entity.ClStrong)
 		for field, idx := range indexes() {
 			opt = opt.WithIndexOptions(milvusclient.NewCreateIndexOption(name, field, idx))
@@ -121,8 +133,8 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 	if err := s.verify(ctx, name); err != nil {
 		return Generation{}, err
 	}
-	if gen.Embedder != embedder {
-		// Left half-built by a run with yet another embedder: start over.
+	if gen.Embedder != embedder || gen.Schema != schemaVersion {
+		// Left half-built by a run with yet another embedder or schema: start over.
 		if err := s.client.DropCollection(ctx, milvusclient.NewDropCollectionOption(name)); err != nil {
 			return Generation{}, fmt.Errorf("drop stale generation %s: %w", name, err)
 		}

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 
 // testStore connects to the package's Milvus Lite (started on first use)
 // and returns a store under a fresh alias.
-func testStore(t *testing.T, dim int) *Store {
+func testStore(t testing.TB, dim int) *Store {
 	t.Helper()
 	uri := milvus.Get(t).URI
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

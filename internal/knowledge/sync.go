@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
 )
 
 // Embedder turns texts into vectors, in order: the KnowledgeStore's
@@ -55,6 +57,11 @@ func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedde
 		toWrite = append(toWrite, r)
 	}
 
+	// The table first: a row whose set a route cannot resolve yet is
+	// found by no one, never by too many.
+	if err := s.recordACLSets(ctx, collection, toWrite); err != nil {
+		return result, err
+	}
 	for batch := range slices.Chunk(toWrite, opts.BatchSize) {
 		if err := s.embedInto(ctx, batch, embedder); err != nil {
 			return result, err
@@ -81,7 +88,26 @@ func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedde
 		}
 		result.Deleted += len(batch)
 	}
+	if result.Written+result.Deleted > 0 {
+		if err := s.flush(ctx, collection); err != nil {
+			return result, err
+		}
+	}
 	return result, nil
+}
+
+// flush seals what a sync wrote, so searches read indexed segments rather
+// than scanning the growing ones (on Milvus Lite a search of unsealed rows
+// is several times slower; on Milvus it also starts the index build).
+func (s *Store) flush(ctx context.Context, collection string) error {
+	task, err := s.client.Flush(ctx, milvusclient.NewFlushOption(collection))
+	if err == nil {
+		err = task.Await(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("flush %s: %w", collection, err)
+	}
+	return nil
 }
 
 // embedInto embeds each row's text and title path in one call.
@@ -125,7 +151,8 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 		return IngestResult{}, err
 	}
 	target := active
-	fresh := !ok || active.Embedder != fingerprint
+	// A new embedder means a new vector space; a new schema, new fields.
+	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion
 	if fresh {
 		if target, err = s.CreateGeneration(ctx, active.Number+1, fingerprint); err != nil {
 			return IngestResult{}, err

@@ -30,9 +30,9 @@ func (i timedIndex) HybridSearch(ctx context.Context, req knowledge.SearchReques
 	return i.Index.HybridSearch(ctx, req)
 }
 
-func (i timedIndex) Parts(ctx context.Context, id string, p []string) ([]knowledge.Row, error) {
+func (i timedIndex) Parts(ctx context.Context, ids []string, p []string) (map[string][]knowledge.Row, error) {
 	defer i.clock.since(time.Now())
-	return i.Index.Parts(ctx, id, p)
+	return i.Index.Parts(ctx, ids, p)
 }
 
 type timedEmbedder struct {

@@ -85,14 +85,16 @@ func (x *memIndex) HybridSearch(_ context.Context, req knowledge.SearchRequest) 
 	return hits, nil
 }
 
-func (x *memIndex) Parts(_ context.Context, parentID string, principals []string) ([]knowledge.Row, error) {
-	var parts []knowledge.Row
+func (x *memIndex) Parts(_ context.Context, parentIDs []string, principals []string) (map[string][]knowledge.Row, error) {
+	parts := map[string][]knowledge.Row{}
 	for _, row := range x.rows {
-		if row.ParentID == parentID && visible(row.ACL, principals) {
-			parts = append(parts, row)
+		if slices.Contains(parentIDs, row.ParentID) && visible(row.ACL, principals) {
+			parts[row.ParentID] = append(parts[row.ParentID], row)
 		}
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].PartIndex < parts[j].PartIndex })
+	for _, rows := range parts {
+		sort.Slice(rows, func(i, j int) bool { return rows[i].PartIndex < rows[j].PartIndex })
+	}
 	return parts, nil
 }
 

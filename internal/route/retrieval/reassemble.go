@@ -3,20 +3,32 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // reassemble replaces a part of a split section by the whole section, its
 // parts in order with the overlap between them removed.
+// All sections are fetched in one call.
 func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, principals []string) ([]Fragment, error) {
+	var parents []string
+	for _, f := range fragments {
+		if f.PartCount > 1 && f.ParentID != "" && !slices.Contains(parents, f.ParentID) {
+			parents = append(parents, f.ParentID)
+		}
+	}
+	if len(parents) == 0 {
+		return fragments, nil
+	}
+	sections, err := s.Index.Parts(ctx, parents, principals)
+	if err != nil {
+		return nil, fmt.Errorf("reassemble %d sections: %w", len(parents), err)
+	}
 	for i, f := range fragments {
 		if f.PartCount <= 1 || f.ParentID == "" {
 			continue
 		}
-		parts, err := s.Index.Parts(ctx, f.ParentID, principals)
-		if err != nil {
-			return nil, fmt.Errorf("reassemble %s: %w", f.Source, err)
-		}
+		parts := sections[f.ParentID]
 		if len(parts) < 2 {
 			continue
 		}

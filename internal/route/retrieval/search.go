@@ -12,7 +12,9 @@ import (
 // Index is the part of the knowledge store a route searches.
 type Index interface {
 	HybridSearch(ctx context.Context, req knowledge.SearchRequest) ([]knowledge.Hit, error)
-	Parts(ctx context.Context, parentID string, principals []string) ([]knowledge.Row, error)
+	// Parts returns the parts principals may see of each split section, in
+	// order, keyed by parent id.
+	Parts(ctx context.Context, parentIDs []string, principals []string) (map[string][]knowledge.Row, error)
 }
 
 // SearchSettings are the route's retrieval settings.

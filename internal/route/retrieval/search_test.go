@@ -22,8 +22,12 @@ func (f *fakeIndex) HybridSearch(_ context.Context, _ knowledge.SearchRequest) (
 	return f.hits, nil
 }
 
-func (f *fakeIndex) Parts(_ context.Context, parentID string, _ []string) ([]knowledge.Row, error) {
-	return f.parts[parentID], nil
+func (f *fakeIndex) Parts(_ context.Context, parentIDs []string, _ []string) (map[string][]knowledge.Row, error) {
+	out := map[string][]knowledge.Row{}
+	for _, id := range parentIDs {
+		out[id] = f.parts[id]
+	}
+	return out, nil
 }
 
 func hit(id, doc string, rank int, kind string) knowledge.Hit {

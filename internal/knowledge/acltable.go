@@ -1,0 +1,103 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/milvus-io/milvus/client/v2/milvusclient"
+)
+
+// aclTableMaxAge is how long a reader trusts the ACL set table it read. A
+// set added since is found by no one until then (failing closed); an id
+// never changes meaning, so a stale table never widens what anyone sees.
+const aclTableMaxAge = 5 * time.Second
+
+// aclCache is the ACL set table of the collection the alias serves.
+type aclCache struct {
+	mu   sync.Mutex
+	read time.Time
+	sets aclSets
+	// legacy: the served collection predates acl_set, so searches filter
+	// on the ACL array until the next ingestion builds a new generation.
+	legacy bool
+}
+
+// readFilter is the filter a read of the alias runs under: the caller's
+// ACL sets, AND'ed with the route's filter.
+func (s *Store) readFilter(ctx context.Context, principals []string, routeFilter string) (string, error) {
+	sets, legacy, err := s.aclTable(ctx)
+	if err != nil {
+		return "", err
+	}
+	if legacy {
+		return aclFilter(principals, routeFilter), nil
+	}
+	return aclSetFilter(sets.allowed(principals), routeFilter), nil
+}
+
+// aclTable returns the served collection's ACL sets, read again when the
+// copy is older than aclTableMaxAge.
+func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
+	c := s.acl
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.read) < aclTableMaxAge {
+		return c.sets, c.legacy, nil
+	}
+	alias, err := s.client.DescribeAlias(ctx, milvusclient.NewDescribeAliasOption(s.alias))
+	if err != nil {
+		return nil, false, fmt.Errorf("describe alias %s: %w", s.alias, err)
+	}
+	coll, err := s.client.DescribeCollection(ctx, milvusclient.NewDescribeCollectionOption(alias.CollectionName))
+	if err != nil {
+		return nil, false, fmt.Errorf("describe collection %s: %w", alias.CollectionName, err)
+	}
+	sets, err := parseACLSets(coll.Properties[aclSetsProperty])
+	if err != nil {
+		return nil, false, fmt.Errorf("collection %s: %w", coll.Name, err)
+	}
+	c.legacy = true
+	for _, f := range coll.Schema.Fields {
+		if f.Name == FieldACLSet {
+			c.legacy = false
+		}
+	}
+	c.sets, c.read = sets, time.Now()
+	return c.sets, c.legacy, nil
+}
+
+// recordACLSets adds the sets of rows to collection's table before the
+// rows are written.
+func (s *Store) recordACLSets(ctx context.Context, collection string, rows []Row) error {
+	coll, err := s.client.DescribeCollection(ctx, milvusclient.NewDescribeCollectionOption(collection))
+	if err != nil {
+		return fmt.Errorf("describe collection %s: %w", collection, err)
+	}
+	sets, err := parseACLSets(coll.Properties[aclSetsProperty])
+	if err != nil {
+		return fmt.Errorf("collection %s: %w", collection, err)
+	}
+	grew, err := sets.add(rows)
+	if err != nil || !grew {
+		return err
+	}
+	value, err := sets.marshal()
+	if err != nil {
+		return err
+	}
+	if err := s.client.AlterCollectionProperties(ctx, milvusclient.NewAlterCollectionPropertiesOption(collection).
+		WithProperty(aclSetsProperty, value)); err != nil {
+		return fmt.Errorf("record ACL sets of %s: %w", collection, err)
+	}
+	s.forgetACLTable()
+	return nil
+}
+
+// forgetACLTable makes the next read fetch the table again.
+func (s *Store) forgetACLTable() {
+	s.acl.mu.Lock()
+	s.acl.read = time.Time{}
+	s.acl.mu.Unlock()
+}

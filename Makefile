@@ -66,11 +66,14 @@ test: manifests generate vet testbed ## Run all tests against a real kube-apiser
 	go test ./... -count=1 $(GOTESTFLAGS)
 
 .PHONY: bench
-bench: testbed ## Print the performance figures: chunker and tokenizer throughput, route overhead, concurrent streams, cache hits, soak RSS.
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x
-	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 4000x
+bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JSON=path also writes them as JSON.
+	@export RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)"; { \
+	  go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x && \
+	  go test ./internal/knowledge -run '^$$' -bench Search -benchtime 50x && \
+	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
+	  go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
+	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 4000x; \
+	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
 .PHONY: testbed
 testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, Milvus Lite, Helm.

@@ -33,5 +33,7 @@ const (
 	DefaultChunkMaxTokens        = 200
 	DefaultChunkOverlapTokens    = 24
 	DefaultChunkMergeBelowTokens = 60
+	DefaultEmbedBatchSize        = 32
+	DefaultEmbedConcurrency      = 2
 	DefaultFrontMatterKey        = "acl"
 )

@@ -172,6 +172,22 @@ type IngestionSettings struct {
 	// +optional
 	Chunking *ChunkingSettings `json:"chunking,omitempty"`
 
+	// EmbedBatchSize is how many chunks one embedding request carries (each
+	// chunk sends two texts: its text and its title path).
+	// +optional
+	// +kubebuilder:default=32
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	EmbedBatchSize int32 `json:"embedBatchSize,omitempty"`
+
+	// EmbedConcurrency is how many embedding requests an ingestion run keeps
+	// in flight, so the embedder is never idle while Milvus writes.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	EmbedConcurrency int32 `json:"embedConcurrency,omitempty"`
+
 	// Sources of Markdown documents.
 	// +optional
 	// +listType=map

@@ -62,7 +62,10 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 		cfg.DefaultPrincipals = a.DefaultPrincipals
 		cfg.Chunking.FrontMatterKey = cmp.Or(a.FrontMatterKey, cfg.Chunking.FrontMatterKey)
 	}
+	cfg.BatchSize, cfg.Concurrency = v1alpha1.DefaultEmbedBatchSize, v1alpha1.DefaultEmbedConcurrency
 	if ing := spec.Ingestion; ing != nil {
+		cfg.BatchSize = int(cmp.Or(ing.EmbedBatchSize, int32(cfg.BatchSize)))
+		cfg.Concurrency = int(cmp.Or(ing.EmbedConcurrency, int32(cfg.Concurrency)))
 		if c := ing.Chunking; c != nil {
 			cfg.Chunking.MaxTokens = int(cmp.Or(c.MaxTokens, int32(cfg.Chunking.MaxTokens)))
 			cfg.Chunking.OverlapTokens = int(c.OverlapTokens)

@@ -56,7 +56,7 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	progress.Read(summary.Files, summary.Chunks)
 
 	summary.Result, err = target.Store.Ingest(ctx, rows, target.Embedder, summary.Fingerprint, knowledge.SyncOptions{
-		BatchSize: cfg.BatchSize, Progress: progress.Embedded,
+		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
 	})
 	summary.Duration = time.Since(start)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 )
@@ -18,7 +19,10 @@ type Embedder interface {
 type SyncOptions struct {
 	// BatchSize is how many chunks are embedded and written per call.
 	BatchSize int
+	// Concurrency is how many batches are in flight at once.
+	Concurrency int
 	// Progress, if set, hears how many of the chunks to write are written.
+	// Calls are serialised.
 	Progress func(written, toWrite int)
 }
 
@@ -27,6 +31,9 @@ type SyncResult struct {
 	Written   int // new or changed chunks embedded and upserted
 	Deleted   int // stored chunks no source produces any more
 	Unchanged int // chunks whose content hash matched: not even embedded
+	// Embedding is the wall time during which an embedding call was in
+	// flight: a run bound by the embedder spends nearly all its time here.
+	Embedding time.Duration
 }
 
 // Sync makes collection hold exactly rows: chunks that are new or whose
@@ -36,7 +43,10 @@ type SyncResult struct {
 // same rows writes nothing.
 func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedder Embedder, opts SyncOptions) (SyncResult, error) {
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 64
+		opts.BatchSize = defaultBatchSize
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = defaultConcurrency
 	}
 	stored, err := s.ContentHashes(ctx, collection)
 	if err != nil {
@@ -62,17 +72,9 @@ func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedde
 	if err := s.recordACLSets(ctx, collection, toWrite); err != nil {
 		return result, err
 	}
-	for batch := range slices.Chunk(toWrite, opts.BatchSize) {
-		if err := s.embedInto(ctx, batch, embedder); err != nil {
-			return result, err
-		}
-		if err := s.Upsert(ctx, collection, batch); err != nil {
-			return result, err
-		}
-		result.Written += len(batch)
-		if opts.Progress != nil {
-			opts.Progress(result.Written, len(toWrite))
-		}
+	result.Written, result.Embedding, err = s.writeBatches(ctx, collection, toWrite, embedder, opts)
+	if err != nil {
+		return result, err
 	}
 
 	var stale []string

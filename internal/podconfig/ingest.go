@@ -23,6 +23,8 @@ type IngestConfig struct {
 	Sources           []Source `json:"sources"`
 	// BatchSize is how many chunks are embedded per request.
 	BatchSize int `json:"batchSize,omitempty"`
+	// Concurrency is how many embedding requests are in flight at once.
+	Concurrency int `json:"concurrency,omitempty"`
 }
 
 // Chunking are the chunker's thresholds.

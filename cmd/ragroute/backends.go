@@ -84,15 +84,25 @@ func newChat(m podconfig.ChatModel, env environment) *model.Chat {
 	})
 }
 
-// newRedis is the route's shared Redis, or nil when it names none; it
+// Connection pools of the route's Redis clients: commands (cache, turn
+// writes) use go-redis' default size (10 per CPU); the blocking reads of
+// waiting SSE streams hold a connection each for up to the keep-alive
+// interval, so they get their own, larger pool and never starve writes.
+const (
+	redisCommandPool = 0
+	redisWaitPool    = 1024
+)
+
+// newRedis is a client of the route's shared Redis with a pool of poolSize
+// connections (0: the default), or nil when the route names no Redis; it
 // registers the client with open.
-func newRedis(r *podconfig.Redis, env environment, open *closers) *redis.Client {
+func newRedis(r *podconfig.Redis, env environment, poolSize int, open *closers) *redis.Client {
 	if r == nil {
 		return nil
 	}
 	client := redis.NewClient(&redis.Options{
 		Addr: r.Address, DB: int(r.DB), Password: env.secret(r.PasswordEnv),
-		DialTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
+		DialTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second, PoolSize: poolSize,
 	})
 	open.add(func() { _ = client.Close() })
 	return client

@@ -64,7 +64,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
-	rdb := newRedis(cfg.Redis, env, &rt.open)
+	rdb := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
@@ -87,7 +87,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	rt.server = &api.Server{
 		Runner:   runner,
 		Searcher: searcher,
-		Log:      newTurnLog(cfg, rdb),
+		Log:      newTurnLog(cfg, rdb, env, &rt.open),
 		Auth:     auth,
 		Limits:   api.DefaultLimits(),
 		Logger:   logger,
@@ -130,9 +130,11 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 }
 
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client) turnlog.Log {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, open *closers) turnlog.Log {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
-		return turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
+		log := turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
+		log.Waits = newRedis(cfg.Redis, env, redisWaitPool, open)
+		return log
 	}
 	return turnlog.NewMemory(cfg.Turns.Retention.Std(), 10000, time.Now)
 }

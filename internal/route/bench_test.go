@@ -3,7 +3,9 @@ package route_test
 import (
 	"context"
 	"sort"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,8 +75,85 @@ func percentile(samples []time.Duration, p float64) float64 {
 	return float64(samples[int(p*float64(len(samples)-1))].Nanoseconds()) / 1000
 }
 
+// cpuTime is the CPU (user + system) this process has used so far. Milvus
+// Lite and Redis are child processes: they are not counted.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// callRecorder keeps the embedder and chat calls of one turn so they can
+// be replayed without the route: the scripted model server runs in this
+// process, and the replay measures what it (and the HTTP between) costs.
+type callRecorder struct {
+	mu    sync.Mutex
+	calls []func() error
+}
+
+func (r *callRecorder) add(call func() error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, call)
+}
+
+type recordingEmbedder struct {
+	knowledge.Embedder
+	rec *callRecorder
+}
+
+func (e recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	texts = append([]string{}, texts...)
+	e.rec.add(func() error { _, err := e.Embedder.Embed(context.Background(), texts); return err })
+	return e.Embedder.Embed(ctx, texts)
+}
+
+type recordingChat struct {
+	route.ChatModel
+	rec *callRecorder
+}
+
+func (c recordingChat) Stream(ctx context.Context, m []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error) {
+	m, tools = append([]model.Message{}, m...), append([]model.Tool{}, tools...)
+	c.rec.add(func() error {
+		_, err := c.ChatModel.Stream(context.Background(), m, tools, func(string) error { return nil })
+		return err
+	})
+	return c.ChatModel.Stream(ctx, m, tools, onDelta)
+}
+
+// modelCPUPerTurn records the model and embedder calls of one uncached
+// turn, replays them n times and returns the CPU one replay takes: the
+// scripted servers' handlers and the clients' side of those calls.
+func modelCPUPerTurn(b *testing.B, w *routetest.World, searcher retrieval.Searcher, in route.TurnInput, n int) time.Duration {
+	rec := &callRecorder{}
+	runner := *w.Runner
+	searcher.Embedder = recordingEmbedder{Embedder: searcher.Embedder, rec: rec}
+	runner.Searcher, runner.Chat = &searcher, recordingChat{ChatModel: w.Runner.Chat, rec: rec}
+	runner.Run(context.Background(), in, func(route.Event) {})
+	if len(rec.calls) != 3 {
+		b.Fatalf("a turn made %d model and embedder calls, want 3 (decide, embed, answer)", len(rec.calls))
+	}
+	start := cpuTime(b)
+	for i := 0; i < n; i++ {
+		for _, call := range rec.calls {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Models.Forget()
+	}
+	return (cpuTime(b) - start) / time.Duration(n)
+}
+
 // BenchmarkRouteOverhead: time to the first delta minus the time spent in
-// the embedder, Milvus and the (instant, scripted) model, per turn.
+// the embedder, Milvus and the (instant, scripted) model, per turn; and
+// the CPU this process spends per turn: cpu_ms_per_turn counts all of it
+// (the route, its Milvus client, and the scripted model and embedder
+// servers, which run in this process), cpu_ms_per_turn_excl_model the
+// same minus a replay of the turn's model and embedder calls alone.
 func BenchmarkRouteOverhead(b *testing.B) {
 	w := routetest.NewWorld(b)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
@@ -85,13 +164,15 @@ func BenchmarkRouteOverhead(b *testing.B) {
 	searcher.Embedder = timedEmbedder{Embedder: w.Searcher.Embedder, clock: clock}
 	searcher.Cache = retrieval.NewMemoryCache(0, time.Minute, time.Now) // every turn searches
 	runner.Searcher, runner.Chat = &searcher, timedChat{ChatModel: w.Runner.Chat, clock: clock}
+	in := route.TurnInput{ID: "b", Messages: []model.Message{routetest.User("How are sync waves ordered?")}, Principals: []string{"group:staff"}}
 	var overheads []time.Duration
 	b.ResetTimer()
+	cpuStart := cpuTime(b)
 	for i := 0; i < b.N; i++ {
 		clock.total.Store(0)
 		start := time.Now()
 		var firstDelta time.Duration
-		runner.Run(context.Background(), route.TurnInput{ID: "b", Messages: []model.Message{routetest.User("How are sync waves ordered?")}, Principals: []string{"group:staff"}},
+		runner.Run(context.Background(), in,
 			func(ev route.Event) {
 				if ev.Type == route.EventDelta && firstDelta == 0 {
 					firstDelta = time.Since(start)
@@ -100,9 +181,13 @@ func BenchmarkRouteOverhead(b *testing.B) {
 		overheads = append(overheads, firstDelta-time.Duration(clock.total.Load()))
 		w.Models.Forget()
 	}
+	cpu := (cpuTime(b) - cpuStart) / time.Duration(b.N)
 	b.StopTimer()
 	b.ReportMetric(percentile(overheads, 0.5), "overhead_p50_µs")
 	b.ReportMetric(percentile(overheads, 0.99), "overhead_p99_µs")
+	b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu_ms_per_turn")
+	modelCPU := modelCPUPerTurn(b, w, searcher, in, b.N)
+	b.ReportMetric(float64((cpu-modelCPU).Microseconds())/1000, "cpu_ms_per_turn_excl_model")
 }
 
 // BenchmarkCacheHit: a search answered from the exact cache.

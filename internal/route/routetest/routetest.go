@@ -2,6 +2,7 @@ package routetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -163,4 +164,23 @@ func AnswerOf(events []route.Event) string {
 		b.WriteString(e.Data.(route.Delta).Text)
 	}
 	return b.String()
+}
+
+// SearchQuestionThenAnswer scripts a model that searches with the user's
+// last message, word for word, then answers with answer: distinct
+// questions make distinct searches, so none is an exact-cache hit.
+func SearchQuestionThenAnswer(answer string) func(testenv.ChatRequest) testenv.ChatReply {
+	return func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) == 0 {
+			return testenv.ChatReply{Content: answer}
+		}
+		question := ""
+		for _, m := range req.Messages {
+			if m.Role == model.RoleUser {
+				question = m.Content
+			}
+		}
+		args, _ := json.Marshal(map[string]string{"query": question})
+		return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: string(args)}}}
+	}
 }

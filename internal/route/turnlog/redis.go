@@ -20,7 +20,11 @@ import (
 // heartbeat key alive; a reader that finds the heartbeat gone before the
 // last event ends the turn with an error event instead of waiting forever.
 type Redis struct {
-	client    *redis.Client
+	client *redis.Client
+	// Waits serves the blocking reads of waiting streams. Each waiting
+	// stream holds one of its connections for up to the wait, so it must
+	// not share a pool with the writes of running turns; nil uses client.
+	Waits     *redis.Client
 	prefix    string
 	retention time.Duration
 	// Heartbeat is how often the running replica says it is alive; a turn
@@ -68,14 +72,22 @@ func (l *Redis) Start(ctx context.Context, id, owner string) error {
 	return nil
 }
 
+// appendEvent numbers an event and adds it to the stream in one round
+// trip: the number is taken atomically, since a reader on another replica
+// may append turn_lost while the owner still writes.
+var appendEvent = redis.NewScript(`
+local seq = redis.call('HINCRBY', KEYS[1], 'next', 1)
+redis.call('XADD', KEYS[2], '0-' .. seq, 'type', ARGV[1], 'data', ARGV[2])
+return seq`)
+
 // Append adds ev with the next id (0-1, 0-2, … in the stream).
 func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
-	next, err := l.client.HIncrBy(ctx, l.key(id, "meta"), "next", 1).Result()
+	data, err := json.Marshal(ev.Data)
 	if err != nil {
-		return fmt.Errorf("append turn event: %w", err)
-	}
-	if err := l.add(ctx, id, next, ev); err != nil {
 		return err
+	}
+	if err := appendEvent.Run(ctx, l.client, []string{l.key(id, "meta"), l.key(id, "events")}, ev.Type, data).Err(); err != nil {
+		return fmt.Errorf("append turn event: %w", err)
 	}
 	if ev.Final() {
 		l.stopHeartbeat(id)
@@ -87,19 +99,6 @@ func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
 		_, err = pipe.Exec(ctx)
 	}
 	return err
-}
-
-func (l *Redis) add(ctx context.Context, id string, seq int64, ev route.Event) error {
-	data, err := json.Marshal(ev.Data)
-	if err != nil {
-		return err
-	}
-	err = l.client.XAdd(ctx, &redis.XAddArgs{Stream: l.key(id, "events"), ID: "0-" + strconv.FormatInt(seq, 10),
-		Values: map[string]any{"type": ev.Type, "data": data}}).Err()
-	if err != nil {
-		return fmt.Errorf("append turn event %d: %w", seq, err)
-	}
-	return nil
 }
 
 func (l *Redis) stopHeartbeat(id string) {
@@ -119,7 +118,11 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 		}
 		return nil, false, err
 	}
-	streams, err := l.client.XRead(ctx, &redis.XReadArgs{
+	waits := l.Waits
+	if waits == nil {
+		waits = l.client
+	}
+	streams, err := waits.XRead(ctx, &redis.XReadArgs{
 		Streams: []string{l.key(id, "events"), "0-" + strconv.FormatInt(after, 10)}, Block: wait, Count: 1000,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
@@ -163,7 +166,8 @@ func (l *Redis) checkAlive(ctx context.Context, id string) error {
 		}
 	}
 	lost := route.Event{Type: route.EventError, Data: route.TurnError{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
-	// HIncrBy gives a fresh id even if the dead writer's last id was taken.
+	// The script's HINCRBY gives a fresh id even if the dead writer's last
+	// id was taken.
 	return l.Append(ctx, id, lost)
 }
 

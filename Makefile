@@ -72,11 +72,22 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	  go test ./internal/knowledge -run '^$$' -bench Search -benchtime 50x && \
 	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
 	  go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
-	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 4000x; \
+	  go test ./internal/route/api -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
+	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 50000x -timeout 30m; \
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
+.PHONY: bench-operator
+bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,000 routes, 100 stores, 10 prompts; time to Ready, peak RSS, reconciles and writes per route, prompt-edit roll, restart writes (BENCH_JSON=path writes them as JSON).
+	go build -o $(LOCALBIN)/ragroute ./cmd/ragroute
+	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
+	RAGROUTE_BIN="$(LOCALBIN)/ragroute" \
+	BENCH_JSON="$(if $(BENCH_JSON),$(abspath $(BENCH_JSON)))" \
+	go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 30m \
+		-args -scale.ready-timeout=20m -scale.routes=1000 -scale.stores=100 -scale.prompts=10 -scale.namespaces=5 -scale.nodes=4
+
 .PHONY: testbed
-testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, Milvus Lite, Helm.
+testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, Helm.
 	hack/testbed.sh >/dev/null
 	hack/milvus-lite.sh >/dev/null
 

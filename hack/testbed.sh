@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the envtest test bed under bin/k8s and prints its path (for
-# KUBEBUILDER_ASSETS): etcd (and redis-server, for route tests) from Debian, kube-apiserver and
-# kube-controller-manager built from the Go module proxy (pinned in
-# hack/testbed/go.mod), kubectl from the machine or built the same way.
+# KUBEBUILDER_ASSETS): etcd (and redis-server, for route tests) from Debian, kube-apiserver,
+# kube-controller-manager and kube-scheduler built from the Go module proxy (pinned in
+# hack/testbed/go.mod), kubectl from the machine or built the same way, and
+# kwok (simulated nodes: pods run and Jobs complete without a container
+# runtime) installed from the Go module proxy with its default stages.
 # Built binaries are cached; a change of the pin rebuilds them.
 set -euo pipefail
 
@@ -33,11 +35,11 @@ if ! command -v redis-server >/dev/null 2>&1; then
   apt_install redis-server
 fi
 
-# kube-apiserver, kube-controller-manager (and kubectl if the machine has
-# none): one pinned module, one build cache, one stamp.
+# kube-apiserver, kube-controller-manager, kube-scheduler (and kubectl if
+# the machine has none): one pinned module, one build cache, one stamp.
 stamp="$(sha256sum "$root/hack/testbed/go.mod" "$root/hack/testbed/go.sum" | sha256sum | cut -c1-16)"
 version="$(sed -n 's/^require k8s.io\/kubernetes \(v[^ ]*\)$/\1/p' "$root/hack/testbed/go.mod")"
-wanted=(kube-apiserver kube-controller-manager)
+wanted=(kube-apiserver kube-controller-manager kube-scheduler)
 command -v kubectl >/dev/null 2>&1 || wanted+=(kubectl)
 for bin in "${wanted[@]}"; do
   if [ -x "$dest/$bin" ] && [ "$(cat "$dest/.$bin.stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -54,5 +56,33 @@ done
 if [ ! -x "$dest/kubectl" ]; then
   ln -sf "$(command -v kubectl)" "$dest/kubectl"
 fi
+
+# kwok: its own module (it pins an older client-go than the test bed's
+# Kubernetes), installed into a versioned folder. kwok ships no stages in
+# its binary: its "fast" stages (node initialize; pod ready, complete,
+# delete) are copied from the same module version.
+kwok_version="${KWOK_VERSION:-v0.8.0}"
+kwok_dir="$root/bin/kwok-$kwok_version"
+if [ ! -x "$kwok_dir/kwok" ] || [ ! -s "$kwok_dir/kwok-stages.yaml" ]; then
+  log "installing kwok $kwok_version from the Go module proxy (about 3 minutes on first run; cached in bin/kwok-$kwok_version)"
+  start=$SECONDS
+  mkdir -p "$kwok_dir"
+  GOBIN="$kwok_dir" go install "sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
+  # Outside any module, so no go.sum is touched.
+  tmp="$(mktemp -d)"
+  src="$(cd "$tmp" && go mod download -json "sigs.k8s.io/kwok@$kwok_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  rmdir "$tmp"
+  stages="$src/kustomize/stage"
+  {
+    for f in node/fast/node-initialize.yaml pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+      echo "---"
+      cat "$stages/$f"
+    done
+  } > "$kwok_dir/kwok-stages.yaml.tmp"
+  mv "$kwok_dir/kwok-stages.yaml.tmp" "$kwok_dir/kwok-stages.yaml"
+  log "installed kwok in $((SECONDS - start))s"
+fi
+ln -sf "$kwok_dir/kwok" "$dest/kwok"
+ln -sf "$kwok_dir/kwok-stages.yaml" "$dest/kwok-stages.yaml"
 
 echo "$dest"

@@ -1,0 +1,287 @@
+// Package kubebed starts a control plane that runs workloads without a
+// container runtime: envtest's etcd and kube-apiserver, a
+// kube-controller-manager running the deployment, replicaset, job and
+// garbage-collector controllers, kube-scheduler, and kwok simulating the
+// nodes. Pods are scheduled by the real scheduler onto kwok's nodes, where
+// kwok marks them Running and Ready (Job pods then Succeeded), so
+// Deployments become Available and Jobs complete as in a cluster. The API
+// server can write an audit log of the writes of chosen users.
+//
+// The binaries come from KUBEBUILDER_ASSETS, which hack/testbed.sh prints.
+// Every process binds to loopback and is stopped by PID.
+package kubebed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// EnvAssets names the folder of the test bed's binaries.
+const EnvAssets = "KUBEBUILDER_ASSETS"
+
+// Options say what the bed runs.
+type Options struct {
+	// Dir holds logs, kubeconfigs and the audit log.
+	Dir string
+	// CRDDirs are installed before Start returns.
+	CRDDirs []string
+	// Nodes is how many simulated nodes to create (at least 1).
+	Nodes int
+	// AuditUsers: when set, the API server logs (at Metadata level) every
+	// create, update, patch and delete these users make to AuditLogPath.
+	AuditUsers []string
+	// ControllerManager tunes kube-controller-manager; its Controllers
+	// default to testenv.WorkloadControllers.
+	ControllerManager testenv.ControllerManagerOptions
+}
+
+// Bed is a running control plane with simulated nodes.
+type Bed struct {
+	Env *envtest.Environment
+	// Admin is a system:masters client config without client-side rate
+	// limit.
+	Admin *rest.Config
+	// AuditLogPath is the API server's audit log (when Options.AuditUsers).
+	AuditLogPath string
+	dir          string
+	procs        []*testenv.Process
+}
+
+// Start starts the bed and waits until its nodes are Ready. On error,
+// whatever was started is stopped.
+func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
+	assets := os.Getenv(EnvAssets)
+	if assets == "" {
+		return nil, errors.New(EnvAssets + " is unset: run `make test`, which builds the test bed (hack/testbed.sh)")
+	}
+	for _, bin := range []string{"kube-scheduler", "kwok", testenv.KwokStagesFile} {
+		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
+			return nil, fmt.Errorf("%s is not in %s: run hack/testbed.sh", bin, assets)
+		}
+	}
+	if opts.Nodes < 1 {
+		opts.Nodes = 1
+	}
+	b := &Bed{dir: opts.Dir}
+	defer func() {
+		if err != nil {
+			b.Stop()
+		}
+	}()
+	b.Env = &envtest.Environment{
+		CRDDirectoryPaths:     opts.CRDDirs,
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+	}
+	// kwok watches from resourceVersion "0", which the WatchList feature
+	// turns into a watch-list stream; Debian's etcd 3.4 cannot serve those
+	// (no progress notifications), so the watch fails and kwok would see
+	// pods only when it relists, with growing back-off.
+	b.Env.ControlPlane.GetAPIServer().Configure().
+		Append("feature-gates", "WatchList=false").
+		// envtest's /24 holds 254 Services; a route has one.
+		Set("service-cluster-ip-range", "10.96.0.0/16")
+	if len(opts.AuditUsers) > 0 {
+		if err := b.configureAudit(opts.AuditUsers); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := b.Env.Start(); err != nil {
+		b.Env = nil
+		return nil, fmt.Errorf("start etcd and kube-apiserver: %w", err)
+	}
+
+	admin, err := b.AddUser("kubebed-admin", "system:masters")
+	if err != nil {
+		return nil, err
+	}
+	b.Admin = admin.Config()
+	b.Admin.QPS = -1 // no client-side rate limit, as controller-runtime's clients
+
+	kcmOpts := opts.ControllerManager
+	if len(kcmOpts.Controllers) == 0 {
+		kcmOpts.Controllers = testenv.WorkloadControllers
+	}
+	if err := b.startProcess("kube-controller-manager", func(kubeconfig []byte) (*testenv.Process, error) {
+		return testenv.StartControllerManager(ctx, assets, b.dir, kubeconfig, kcmOpts)
+	}); err != nil {
+		return nil, err
+	}
+	if err := b.startProcess("kube-scheduler", func(kubeconfig []byte) (*testenv.Process, error) {
+		return testenv.StartScheduler(ctx, assets, b.dir, kubeconfig)
+	}); err != nil {
+		return nil, err
+	}
+	if err := b.startProcess("kwok", func(kubeconfig []byte) (*testenv.Process, error) {
+		return testenv.StartKwok(assets, b.dir, kubeconfig)
+	}); err != nil {
+		return nil, err
+	}
+	if err := b.createNodes(ctx, opts.Nodes); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// startProcess runs one component as its own system:masters user, so the
+// audit log and the API server's metrics tell the components apart.
+func (b *Bed) startProcess(name string, run func(kubeconfig []byte) (*testenv.Process, error)) error {
+	user, err := b.AddUser("kubebed:"+name, "system:masters")
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig of %s: %w", name, err)
+	}
+	p, err := run(kubeconfig)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	b.procs = append(b.procs, p)
+	return nil
+}
+
+// AddUser provisions a client certificate for name in groups.
+func (b *Bed) AddUser(name string, groups ...string) (*envtest.AuthenticatedUser, error) {
+	user, err := b.Env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", name, err)
+	}
+	return user, nil
+}
+
+// WriteKubeconfig provisions a user and writes its kubeconfig to path.
+func (b *Bed) WriteKubeconfig(path, name string, groups ...string) (*rest.Config, error) {
+	user, err := b.AddUser(name, groups...)
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig of %s: %w", name, err)
+	}
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		return nil, err
+	}
+	return user.Config(), nil
+}
+
+// configureAudit makes the API server log the writes of users, and nothing
+// else, one JSON event per line once each request completes.
+func (b *Bed) configureAudit(users []string) error {
+	quoted := make([]string, len(users))
+	for i, u := range users {
+		quoted[i] = fmt.Sprintf("%q", u)
+	}
+	policy := fmt.Sprintf(`apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  users: [%s]
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`, strings.Join(quoted, ", "))
+	policyPath := filepath.Join(b.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policyPath, []byte(policy), 0o600); err != nil {
+		return err
+	}
+	b.AuditLogPath = filepath.Join(b.dir, "audit.log")
+	b.Env.ControlPlane.GetAPIServer().Configure().
+		Set("audit-policy-file", policyPath).
+		Set("audit-log-path", b.AuditLogPath).
+		Set("audit-log-format", "json").
+		Set("audit-log-mode", "blocking").
+		Set("audit-log-maxsize", "0")
+	return nil
+}
+
+// createNodes creates the simulated nodes, waits until kwok marks them
+// Ready, then lifts the not-ready taint the API server puts on every new
+// node, as the node lifecycle controller would (it does not run here: with
+// no kubelet heartbeat it would soon mark kwok's nodes unreachable).
+func (b *Bed) createNodes(ctx context.Context, n int) error {
+	cs, err := kubernetes.NewForConfig(b.Admin)
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		name := fmt.Sprintf("kwok-node-%d", i)
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Annotations: map[string]string{
+				"kwok.x-k8s.io/node":           "fake",
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+			Labels: map[string]string{
+				"kubernetes.io/hostname": name,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+			},
+		}}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create node %s: %w", name, err)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, node := range nodes.Items {
+			for _, c := range node.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		if ready == n {
+			for _, node := range nodes.Items {
+				patch := []byte(`{"spec":{"taints":null}}`)
+				if _, err := cs.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+					return fmt.Errorf("untaint node %s: %w", node.Name, err)
+				}
+			}
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d kwok nodes Ready after 60s; see %s", ready, n, filepath.Join(b.dir, "kwok.log"))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stop stops kwok, the scheduler, the controller manager, then the API
+// server and etcd.
+func (b *Bed) Stop() {
+	for i := len(b.procs) - 1; i >= 0; i-- {
+		b.procs[i].Stop()
+	}
+	b.procs = nil
+	if b.Env != nil {
+		_ = b.Env.Stop()
+		b.Env = nil
+	}
+}

@@ -1,0 +1,242 @@
+package scale
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"text/tabwriter"
+)
+
+// Goals of the "Performance and scale" issue for 1,000 routes on 2 cores.
+const (
+	goalReadySeconds = 60
+	goalPeakRSS      = 150 << 20
+)
+
+// report is what one run measured.
+type report struct {
+	Size sizes `json:"size"`
+	// BedSeconds: starting etcd, kube-apiserver, the controller manager,
+	// the scheduler, kwok and Milvus Lite, and building the manager.
+	BedSeconds float64 `json:"bedSeconds"`
+	// JobCompleteSeconds: a plain Job scheduled onto a kwok node, run and
+	// completed (the bed's own check).
+	JobCompleteSeconds float64 `json:"jobCompleteSeconds"`
+	// CreateSeconds: creating every object (8 writers).
+	CreateSeconds float64 `json:"createSeconds"`
+	// ReadySeconds: from the first create until every prompt, store and
+	// route is Ready (routes: their Deployment Available on kwok).
+	ReadySeconds float64 `json:"readySeconds"`
+	// Create: the operator's reconciles and writes from its start until
+	// everything was Ready and it was idle.
+	Create phase       `json:"create"`
+	Edit   editFigures `json:"promptEdit"`
+	// ManagerPeakRSS: VmHWM of the manager that created and rolled
+	// everything, read before it was stopped.
+	ManagerPeakRSS int64          `json:"managerPeakRSSBytes"`
+	Restart        restartFigures `json:"restart"`
+	// LoadAverage is the machine's 1-minute load when the run started and
+	// when it ended: the bed shares 2 cores with whatever else runs.
+	LoadAverage [2]string `json:"loadAverage"`
+}
+
+// loadAverage is the 1-minute load average.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Fields(string(data))[0]
+}
+
+type phase struct {
+	Reconciles         map[string]float64 `json:"reconciles"`
+	ReconcilesPerRoute float64            `json:"reconcilesPerRoute"`
+	// ReconcileMillis is the mean time of one reconcile, QueueWaitMillis
+	// the mean time a request waited in the work queue, per controller.
+	ReconcileMillis map[string]float64 `json:"reconcileMillis"`
+	QueueWaitMillis map[string]float64 `json:"queueWaitMillis"`
+	// ManagerCPUSeconds is the manager's CPU time (user + system) so far.
+	ManagerCPUSeconds float64 `json:"managerCPUSeconds"`
+	// Workers is each controller's MaxConcurrentReconciles.
+	Workers        map[string]float64 `json:"workers"`
+	Writes         writes             `json:"writes"`
+	WritesPerRoute float64            `json:"writesPerRoute"`
+}
+
+type editFigures struct {
+	Prompt            string  `json:"prompt"`
+	RoutesUsingPrompt int     `json:"routesUsingPrompt"`
+	DeploymentsRolled int     `json:"deploymentsRolled"`
+	ReadySeconds      float64 `json:"readySeconds"`
+	Writes            writes  `json:"writes"`
+}
+
+type restartFigures struct {
+	// SettledSeconds: from the restart until every object was reconciled
+	// and the manager went quiet.
+	SettledSeconds float64            `json:"settledSeconds"`
+	Reconciles     map[string]float64 `json:"reconciles"`
+	// Writes are the API requests that create, update, patch or delete,
+	// as the API server's audit log recorded them for the operator's user.
+	Writes writes `json:"writes"`
+	// ObjectsChanged counts, by kind, the objects in the run's namespaces
+	// whose resourceVersion the restart changed: the writes that were not
+	// no-ops.
+	ObjectsChanged map[string]int `json:"objectsChanged"`
+	ManagerPeakRSS int64          `json:"managerPeakRSSBytes"`
+}
+
+func reconciles(m metrics) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range []string{"queryroute", "knowledgestore", "platformprompt"} {
+		out[c] = m.sum("controller_runtime_reconcile_total", fmt.Sprintf("controller=%q", c))
+	}
+	return out
+}
+
+func phaseFigures(t *testing.T, m *manager, w writes, routes int) phase {
+	t.Helper()
+	ms, err := m.scrape()
+	if err != nil {
+		t.Fatalf("manager metrics: %v", err)
+	}
+	p := phase{Reconciles: reconciles(ms), Writes: w, ReconcileMillis: map[string]float64{}, QueueWaitMillis: map[string]float64{},
+		Workers: map[string]float64{}, ManagerCPUSeconds: ms.sum("process_cpu_seconds_total")}
+	mean := func(name, sel string) float64 {
+		if n := ms.sum(name+"_count", sel); n > 0 {
+			return 1000 * ms.sum(name+"_sum", sel) / n
+		}
+		return 0
+	}
+	for c := range p.Reconciles {
+		p.ReconcileMillis[c] = mean("controller_runtime_reconcile_time_seconds", fmt.Sprintf("controller=%q", c))
+		p.QueueWaitMillis[c] = mean("workqueue_queue_duration_seconds", fmt.Sprintf("name=%q", c))
+		p.Workers[c] = ms.sum("controller_runtime_max_concurrent_reconciles", fmt.Sprintf("controller=%q", c))
+	}
+	p.ReconcilesPerRoute = p.Reconciles["queryroute"] / float64(routes)
+	p.WritesPerRoute = float64(w.Total) / float64(routes)
+	return p
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+func goal(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func sortedCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// print writes the table to stdout (shown by go test -v and make
+// bench-operator) and a summary to the test log.
+func (r *report) print(t *testing.T) {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	s := r.Size
+	fmt.Fprintf(tw, "operator at scale: %d routes, %d stores, %d prompts in %d namespaces, %d kwok nodes\n",
+		s.Routes, s.Stores, s.Prompts, s.Namespaces, s.Nodes)
+	fmt.Fprintf(tw, "figure\tvalue\tgoal\n")
+	fmt.Fprintf(tw, "create all objects (8 writers)\t%.1f s\t\n", r.CreateSeconds)
+	readyGoal := ""
+	if s.Routes >= 1000 {
+		readyGoal = fmt.Sprintf("≤ %d s: %s", goalReadySeconds, goal(r.ReadySeconds <= goalReadySeconds))
+	}
+	fmt.Fprintf(tw, "time to all Ready (first create → last Ready)\t%.1f s\t%s\n", r.ReadySeconds, readyGoal)
+	fmt.Fprintf(tw, "manager peak RSS (VmHWM)\t%s\t≤ 150 MB: %s\n", mib(r.ManagerPeakRSS), goal(r.ManagerPeakRSS <= goalPeakRSS))
+	fmt.Fprintf(tw, "reconciles per route (queryroute)\t%.2f\tstores %.0f, prompts %.0f in all\n",
+		r.Create.ReconcilesPerRoute, r.Create.Reconciles["knowledgestore"], r.Create.Reconciles["platformprompt"])
+	fmt.Fprintf(tw, "API writes per route (all operator writes / routes)\t%.2f\t%d in all\n", r.Create.WritesPerRoute, r.Create.Writes.Total)
+	fmt.Fprintf(tw, "queryroute: mean reconcile / queue wait, %.0f worker(s)\t%.0f ms / %.1f s\tmanager CPU %.1f s in all\n",
+		r.Create.Workers["queryroute"], r.Create.ReconcileMillis["queryroute"], r.Create.QueueWaitMillis["queryroute"]/1000, r.Create.ManagerCPUSeconds)
+	fmt.Fprintf(tw, "prompt edit: Deployments rolled / routes using it\t%d / %d\tequal: %s\n",
+		r.Edit.DeploymentsRolled, r.Edit.RoutesUsingPrompt, goal(r.Edit.DeploymentsRolled == r.Edit.RoutesUsingPrompt))
+	fmt.Fprintf(tw, "prompt edit: until its routes are rolled out and Ready\t%.1f s\t%d writes\n", r.Edit.ReadySeconds, r.Edit.Writes.Total)
+	fmt.Fprintf(tw, "restart: API writes (mutating requests)\t%d\t0: %s\n", r.Restart.Writes.Total, goal(r.Restart.Writes.Total == 0))
+	fmt.Fprintf(tw, "restart: objects changed\t%d\t0: %s\n", total(r.Restart.ObjectsChanged), goal(total(r.Restart.ObjectsChanged) == 0))
+	fmt.Fprintf(tw, "restart: until reconciled and quiet\t%.1f s\t\n", r.Restart.SettledSeconds)
+	_ = tw.Flush()
+	fmt.Fprintf(&b, "  writes while creating: %s\n", r.Create.Writes)
+	fmt.Fprintf(&b, "  writes of the prompt edit: %s\n", r.Edit.Writes)
+	fmt.Fprintf(&b, "  writes of the restart: %s\n", r.Restart.Writes)
+	fmt.Fprintf(&b, "  objects the restart changed: %s\n", sortedCounts(r.Restart.ObjectsChanged))
+	fmt.Fprintf(&b, "  bed: started in %.1f s; a Job completed on kwok in %.1f s; 1-minute load average %s at start, %s at end (2 cores)\n",
+		r.BedSeconds, r.JobCompleteSeconds, r.LoadAverage[0], r.LoadAverage[1])
+	fmt.Print(b.String())
+	t.Log("\n" + b.String())
+}
+
+func (r *report) writeJSON(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// strictRestart asserts the goal for a restart with nothing changed: no
+// write at all. The reconcilers do not meet it yet: each reconcile
+// server-side applies a route's ConfigMap, Deployment, Service and status
+// even when nothing differs (no-op requests), and every KnowledgeStore probe
+// stamps status.lastConnectedTime (a real write). Until they change, the
+// default asserts what holds already (no route, child or prompt changes; no
+// create or delete) and the table reports the rest as MISSED.
+var strictRestart = flag.Bool("scale.strict-restart", false, "fail unless a restarted manager makes no API write at all")
+
+// checkRestart asserts what a restart with nothing changed may write.
+func (r *report) checkRestart(t *testing.T) {
+	t.Helper()
+	changed := total(r.Restart.ObjectsChanged)
+	if *strictRestart {
+		if r.Restart.Writes.Total != 0 {
+			t.Errorf("restarted manager made %d writes: %s", r.Restart.Writes.Total, r.Restart.Writes)
+		}
+		if changed != 0 {
+			t.Errorf("restarted manager changed %d objects: %s", changed, sortedCounts(r.Restart.ObjectsChanged))
+		}
+		return
+	}
+	if n := changed - r.Restart.ObjectsChanged["KnowledgeStore"]; n != 0 {
+		t.Errorf("restarted manager changed %d objects besides KnowledgeStores' lastConnectedTime: %s", n, sortedCounts(r.Restart.ObjectsChanged))
+	}
+	for request, n := range r.Restart.Writes.ByRequest {
+		if !strings.HasPrefix(request, "patch ") {
+			t.Errorf("restarted manager made %d %q requests, want none", n, request)
+		}
+	}
+	if r.Restart.Writes.Failed != 0 {
+		t.Errorf("restarted manager made %d refused writes", r.Restart.Writes.Failed)
+	}
+	if r.Restart.Writes.Total != 0 || changed != 0 {
+		t.Logf("known gap (-scale.strict-restart fails on it): the restart made %d writes (%s) that changed %d objects (%s)",
+			r.Restart.Writes.Total, r.Restart.Writes, changed, sortedCounts(r.Restart.ObjectsChanged))
+	}
+}

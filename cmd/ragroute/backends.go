@@ -68,11 +68,20 @@ func openStore(ctx context.Context, m podconfig.Milvus, e podconfig.Embedding, e
 	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)), nil
 }
 
-// newEmbedder is a store's embedder, the same for ingestion and queries.
-func newEmbedder(e podconfig.Embedding, env environment) *model.Embeddings {
+// Time limits of one embedding request: a query is one short text; an
+// ingestion batch is dozens of chunks, which a CPU-only embedder on a busy
+// node can take minutes over.
+const (
+	queryEmbedTimeout = time.Minute
+	batchEmbedTimeout = 10 * time.Minute
+)
+
+// newEmbedder is a store's embedder, the same model for ingestion and
+// queries; timeout bounds one request.
+func newEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) *model.Embeddings {
 	return model.NewEmbeddings(model.EmbeddingsConfig{
 		BaseURL: e.BaseURL, Model: e.Model, APIKey: env.secret(e.APIKeyEnv),
-		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens),
+		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens), Timeout: timeout,
 	})
 }
 

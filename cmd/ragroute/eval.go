@@ -49,7 +49,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		Corpus: *corpus, Questions: *questions,
 		Client: func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
 		Embedder: newEmbedder(podconfig.Embedding{BaseURL: *baseURL, Model: *modelName, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
-			Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput)}, os.Getenv),
+			Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput)}, os.Getenv, batchEmbedTimeout),
 		Fingerprint:     fmt.Sprintf("%s/%d", *modelName, *dims),
 		SimilarityFloor: *similarityFloor, StrictFloor: *strictFloor, Progress: stderr,
 	})

@@ -38,7 +38,7 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	progress := newProgress(stdout, isTerminal(stdout))
-	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store, Embedder: newEmbedder(cfg.Embedding, os.Getenv)}, progress)
+	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store, Embedder: newEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout)}, progress)
 	progress.done()
 	for _, rejected := range summary.Rejected {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)

@@ -32,6 +32,7 @@ type managerOptions struct {
 	milvusTimeout time.Duration
 	milvusRecheck time.Duration
 	milvusRetry   time.Duration
+	workers       int
 	zap           zap.Options
 }
 
@@ -47,8 +48,13 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
 	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
 	fs.DurationVar(&opts.milvusRetry, "milvus-retry-interval", 30*time.Second, "how soon an unreachable KnowledgeStore is checked again")
+	fs.IntVar(&opts.workers, "max-concurrent-reconciles", 4, "how many objects each controller reconciles at once")
 	opts.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if opts.workers < 1 {
+		fmt.Fprintf(stderr, "--max-concurrent-reconciles must be at least 1, not %d\n", opts.workers)
 		return 2
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts.zap)))
@@ -96,13 +102,14 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		return fmt.Errorf("create manager: %w", err)
 	}
 	if err := controller.Setup(ctx, mgr, controller.Options{
-		Clock:              clock.RealClock{},
-		RouteImage:         opts.routeImage,
-		MilvusProbe:        knowledge.Probe,
-		MilvusProbeTimeout: opts.milvusTimeout,
-		MilvusRecheck:      opts.milvusRecheck,
-		MilvusRetry:        opts.milvusRetry,
-		ReadIndex:          knowledge.ReadIndexState,
+		Clock:                   clock.RealClock{},
+		RouteImage:              opts.routeImage,
+		MilvusProbe:             knowledge.Probe,
+		MilvusProbeTimeout:      opts.milvusTimeout,
+		MilvusRecheck:           opts.milvusRecheck,
+		MilvusRetry:             opts.milvusRetry,
+		ReadIndex:               knowledge.ReadIndexState,
+		MaxConcurrentReconciles: opts.workers,
 	}); err != nil {
 		return err
 	}
@@ -112,6 +119,6 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add ready check: %w", err)
 	}
-	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage)
+	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "maxConcurrentReconciles", opts.workers)
 	return mgr.Start(ctx)
 }

@@ -109,7 +109,7 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 	}
 	searcher := &retrieval.Searcher{
 		Index:    store,
-		Embedder: newEmbedder(cfg.Store.Embedding, env),
+		Embedder: newEmbedder(cfg.Store.Embedding, env, queryEmbedTimeout),
 		Reranker: retrieval.KeepOrder{},
 		Cache:    retrieval.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
 		Settings: retrieval.SearchSettings{

@@ -89,12 +89,16 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	logf(opts.Progress, "corpus: %d documents → %d fixed windows, %d heading-tree chunks\n", len(docs), len(fixed), len(tree))
 	fixedStore, treeStore := opts.Client("eval_fixed_"+suffix), opts.Client("eval_tree_"+suffix)
+	start, embedding := time.Now(), time.Duration(0)
 	for name, set := range map[*knowledge.Store][]knowledge.Row{fixedStore: fixed, treeStore: tree} {
-		if _, err := name.Ingest(ctx, set, opts.Embedder, opts.Fingerprint, knowledge.SyncOptions{}); err != nil {
+		result, err := name.Ingest(ctx, set, opts.Embedder, opts.Fingerprint, knowledge.SyncOptions{})
+		if err != nil {
 			return Report{}, err
 		}
+		embedding += result.Embedding
 	}
-	logf(opts.Progress, "ingested both chunk sets\n")
+	logf(opts.Progress, "ingested both chunk sets in %s (embedding %s)\n", time.Since(start).Round(time.Second), embedding.Round(time.Second))
+	start = time.Now()
 
 	ranking := &retrieval.Searcher{Index: treeStore, Embedder: opts.Embedder, Reranker: retrieval.KeepOrder{},
 		Cache: retrieval.NewMemoryCache(0, time.Minute, time.Now), Generation: func() int64 { return 0 },
@@ -164,7 +168,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			}
 		}
 		if (i+1)%10 == 0 {
-			logf(opts.Progress, "%d/%d questions\n", i+1, len(questions))
+			logf(opts.Progress, "%d/%d questions (%s)\n", i+1, len(questions), time.Since(start).Round(time.Second))
 		}
 	}
 

@@ -312,7 +312,8 @@ type KnowledgeStoreStatus struct {
 	// +kubebuilder:validation:MaxLength=64
 	ServerVersion string `json:"serverVersion,omitempty"`
 
-	// LastConnectedTime is when Milvus last answered.
+	// LastConnectedTime is when the store last became Connected (written on
+	// the transition, not on every check, so rechecks cost no write).
 	// +optional
 	LastConnectedTime *metav1.Time `json:"lastConnectedTime,omitempty"`
 

@@ -12,6 +12,10 @@
 // functions. A broken reference is a fact the conditions name, not an
 // error; a child the API server refuses is recorded as well, and the status
 // is still written; only a failed read keeps the old status and retries.
+// Nothing is written that would not change: a status equal to the current
+// one is not applied (status.go), nor a child whose ragroute.io/applied-hash
+// annotation, read from the cache, matches the hash of its desired apply
+// configuration (applied.go).
 // PlatformPrompt, a single step, has the same deferred status apply.
 //
 // Files are named by role: <kind>_controller.go holds the reconciler, its

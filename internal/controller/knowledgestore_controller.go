@@ -7,12 +7,14 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -47,6 +49,9 @@ type KnowledgeStoreReconciler struct {
 	ReadIndex IndexReader
 	// Image runs ingestion Jobs.
 	Image string
+	// MaxConcurrentReconciles is how many stores are reconciled at once
+	// (0: controller-runtime's default, one).
+	MaxConcurrentReconciles int
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores,verbs=get;list;watch
@@ -117,9 +122,19 @@ func (r *KnowledgeStoreReconciler) applyStoreStatus(ctx context.Context, s *stor
 	recordIngestion(status, f)
 	if f.connected() {
 		status.ServerVersion = f.version
-		status.LastConnectedTime = &metav1.Time{Time: now}
+		if becameConnected(store.Status.Conditions, status.LastConnectedTime) {
+			status.LastConnectedTime = &metav1.Time{Time: now}
+		}
 	}
 	return publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
+}
+
+// becameConnected reports whether a store that Milvus answered now was not
+// Connected before (or never had its connection time recorded):
+// status.lastConnectedTime is when the store last became Connected, not
+// when it was last checked, so a recheck or a restart writes nothing.
+func becameConnected(before []metav1.Condition, lastConnected *metav1.Time) bool {
+	return lastConnected == nil || !meta.IsStatusConditionTrue(before, v1alpha1.ConditionConnected)
 }
 
 // SetupWithManager registers the reconciler: stores, their ingestion
@@ -140,5 +155,6 @@ func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 				return requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, o.GetNamespace(), indexStoreBySecret, o.GetName())
 			})).
 		Named("knowledgestore").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }

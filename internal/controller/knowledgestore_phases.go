@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -112,14 +111,33 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 	hash := hex.EncodeToString(runHash.Sum(nil))
 	env := storeSecretKeys(&store.Spec)
 
+	configMap, err := withAppliedHash(buildIngestConfigMap(store, data))
+	if err != nil {
+		return err
+	}
+	job, err := withAppliedHash(buildIngestJob(store, r.Image, hash, env))
+	if err != nil {
+		return err
+	}
 	children := []ingestChild{
-		{"ConfigMap", buildIngestConfigMap(store, data)},
-		{"Job", buildIngestJob(store, r.Image, hash, env)},
+		{"ConfigMap", &corev1.ConfigMap{}, configMap},
+		{"Job", &batchv1.Job{}, job},
 	}
 	if store.Spec.Ingestion.Schedule != "" {
-		children = append(children, ingestChild{"CronJob", buildIngestCronJob(store, r.Image, hash, env)})
+		cron, err := withAppliedHash(buildIngestCronJob(store, r.Image, hash, env))
+		if err != nil {
+			return err
+		}
+		children = append(children, ingestChild{"CronJob", &batchv1.CronJob{}, cron})
 	}
 	for _, child := range children {
+		upToDate, err := r.ingestChildUpToDate(ctx, store, child)
+		if err != nil {
+			return err
+		}
+		if upToDate {
+			continue
+		}
 		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
 			s.facts.applyErr = fmt.Errorf("apply ingest %s: %w", child.kind, err)
 			return nil
@@ -136,8 +154,22 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 
 // ingestChild is one object applyIngestion applies, in order.
 type ingestChild struct {
-	kind  string
-	apply runtime.ApplyConfiguration
+	kind     string
+	existing client.Object
+	hashedChild
+}
+
+// ingestChildUpToDate reads the child from the cache: it needs no apply
+// when the store controls it and it carries the hash of its desired state.
+func (r *KnowledgeStoreReconciler) ingestChildUpToDate(ctx context.Context, store *v1alpha1.KnowledgeStore, child ingestChild) (bool, error) {
+	err := r.Get(ctx, client.ObjectKey{Namespace: store.Namespace, Name: child.name}, child.existing)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get ingest %s %s: %w", child.kind, child.name, err)
+	}
+	return appliedUpToDate(child.existing, store, child.hash), nil
 }
 
 // hashSources adds each source ConfigMap's version to the run hash: editing

@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -23,6 +24,9 @@ type PlatformPromptReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+	// MaxConcurrentReconciles is how many objects are reconciled at once
+	// (0: controller-runtime's default, one).
+	MaxConcurrentReconciles int
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=platformprompts,verbs=get;list;watch
@@ -91,5 +95,6 @@ func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 					Namespace: route.Namespace, Name: route.Spec.PlatformPromptRef.Name}}}
 			}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("platformprompt").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -24,6 +25,9 @@ type QueryRouteReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+	// MaxConcurrentReconciles is how many objects are reconciled at once
+	// (0: controller-runtime's default, one).
+	MaxConcurrentReconciles int
 	// RouteImage runs route pods unless a route names its own image.
 	RouteImage string
 }
@@ -126,6 +130,7 @@ func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&v1alpha1.PlatformPrompt{}, byIndex(indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).
 		Named("queryroute").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
 

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -84,21 +83,37 @@ func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) er
 }
 
 // applyChildren server-side applies ConfigMap, Deployment and Service. The
-// ConfigMap goes first so new pods never start on an old config.
+// ConfigMap goes first so new pods never start on an old config. A child
+// the cache shows controlled by the route and carrying the hash of its
+// desired state (appliedHashAnnotation) is not applied again.
 func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
 	route := s.route
+	configMap, err := withAppliedHash(buildRouteConfigMap(route, s.configData))
+	if err != nil {
+		return err
+	}
+	deployment, err := withAppliedHash(buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env))
+	if err != nil {
+		return err
+	}
+	service, err := withAppliedHash(buildRouteService(route))
+	if err != nil {
+		return err
+	}
 	children := []struct {
 		existing client.Object
-		name     string
-		apply    runtime.ApplyConfiguration
+		hashedChild
 	}{
-		{&corev1.ConfigMap{}, routeConfigMapName(route), buildRouteConfigMap(route, s.configData)},
-		{&appsv1.Deployment{}, route.Name, buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)},
-		{&corev1.Service{}, route.Name, buildRouteService(route)},
+		{&corev1.ConfigMap{}, configMap},
+		{&appsv1.Deployment{}, deployment},
+		{&corev1.Service{}, service},
 	}
 	for _, child := range children {
 		if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
 			return err
+		}
+		if appliedUpToDate(child.existing, route, child.hash) {
+			continue
 		}
 		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
 			s.applyErr = fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
@@ -110,7 +125,8 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 }
 
 // checkNotForeign refuses to take over an object of the same name that the
-// route does not own: applying with force would silently adopt it.
+// route does not own: applying with force would silently adopt it. obj is
+// left as the cache holds it (empty when there is none).
 func (r *QueryRouteReconciler) checkNotForeign(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, name string) error {
 	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj)
 	if client.IgnoreNotFound(err) != nil {

@@ -18,6 +18,9 @@ type Options struct {
 	MilvusRecheck      time.Duration
 	MilvusRetry        time.Duration
 	ReadIndex          IndexReader
+	// MaxConcurrentReconciles is how many objects each controller
+	// reconciles at once (0: controller-runtime's default, one).
+	MaxConcurrentReconciles int
 }
 
 // Setup registers the field indexes and all three reconcilers with mgr.
@@ -26,14 +29,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&PlatformPromptReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock},
+		&PlatformPromptReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 		&KnowledgeStoreReconciler{
 			Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
 			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
 			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
 			ReadIndex: opts.ReadIndex, Image: opts.RouteImage,
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		},
-		&QueryRouteReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock, RouteImage: opts.RouteImage},
+		&QueryRouteReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
+			RouteImage: opts.RouteImage, MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,7 +22,8 @@ const fieldOwner = client.FieldOwner("ragroute-operator")
 // applyStatus server-side applies status as the status of obj, forcing
 // ownership: each kind's status has one writer, its reconciler (the
 // KnowledgeStore reconciler sets Connected, SchemaReady, Indexed and Ready
-// alike).
+// alike). A status equal to the one obj already has is not written: the
+// request would change nothing.
 func applyStatus(ctx context.Context, c client.Client, obj client.Object, status any) error {
 	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
 	if err != nil {
@@ -30,6 +32,13 @@ func applyStatus(ctx context.Context, c client.Client, obj client.Object, status
 	fields, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status)
 	if err != nil {
 		return fmt.Errorf("status of %s: %w", obj.GetName(), err)
+	}
+	unchanged, err := statusUnchanged(obj, fields)
+	if err != nil {
+		return fmt.Errorf("status of %s: %w", obj.GetName(), err)
+	}
+	if unchanged {
+		return nil
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
@@ -40,6 +49,25 @@ func applyStatus(ctx context.Context, c client.Client, obj client.Object, status
 		return fmt.Errorf("apply status of %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// statusUnchanged reports whether fields (a status in unstructured form)
+// equal obj's current status. Both sides go through the same conversion,
+// which normalises what the API server would: empty fields are left out
+// and times are written to the second, as they are stored.
+func statusUnchanged(obj client.Object, fields map[string]any) (bool, error) {
+	current, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return false, err
+	}
+	status, _, err := unstructured.NestedFieldNoCopy(current, "status")
+	if err != nil {
+		return false, err
+	}
+	if status == nil {
+		status = map[string]any{}
+	}
+	return equality.Semantic.DeepEqual(status, any(fields)), nil
 }
 
 // publishStatus records a Ready transition as an event and applies status.

@@ -132,6 +132,8 @@ func newSuite() (*suite, error) {
 		MilvusRecheck:      time.Minute,
 		MilvusRetry:        time.Second,
 		ReadIndex:          knowledge.ReadIndexState,
+		// More than one worker, as the manager runs them.
+		MaxConcurrentReconciles: 2,
 	}); err != nil {
 		return nil, err
 	}

@@ -6,9 +6,10 @@
 //
 // `go test ./test/scale` (part of `make test`) runs a small world and
 // asserts what must hold at any size: everything turns Ready, editing one
-// PlatformPrompt rolls exactly its routes, and a restarted manager changes
-// nothing. `make bench-operator` runs the same path with 1,000 routes and
-// prints the figures (docs/performance.md, "Operator at scale").
+// PlatformPrompt rolls exactly its routes, and a restarted manager with
+// nothing changed makes no API write at all. `make bench-operator` runs the
+// same path with 1,000 routes and prints the figures (docs/performance.md,
+// "Operator at scale").
 //
 // Environment: KUBEBUILDER_ASSETS and RAGROUTE_MILVUS_LITE (the test skips
 // without them), RAGROUTE_BIN (a prebuilt ragroute; otherwise the test

@@ -2,7 +2,6 @@ package scale
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -202,41 +201,17 @@ func (r *report) writeJSON(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// strictRestart asserts the goal for a restart with nothing changed: no
-// write at all. The reconcilers do not meet it yet: each reconcile
-// server-side applies a route's ConfigMap, Deployment, Service and status
-// even when nothing differs (no-op requests), and every KnowledgeStore probe
-// stamps status.lastConnectedTime (a real write). Until they change, the
-// default asserts what holds already (no route, child or prompt changes; no
-// create or delete) and the table reports the rest as MISSED.
-var strictRestart = flag.Bool("scale.strict-restart", false, "fail unless a restarted manager makes no API write at all")
-
-// checkRestart asserts what a restart with nothing changed may write.
+// checkRestart asserts the goal for a restart with nothing changed: no
+// write at all. The reconcilers apply a child only when the hash of its
+// desired state differs from the one it carries, write a status only when
+// it differs, and stamp a KnowledgeStore's lastConnectedTime only when it
+// becomes Connected, so a restarted manager only reads.
 func (r *report) checkRestart(t *testing.T) {
 	t.Helper()
-	changed := total(r.Restart.ObjectsChanged)
-	if *strictRestart {
-		if r.Restart.Writes.Total != 0 {
-			t.Errorf("restarted manager made %d writes: %s", r.Restart.Writes.Total, r.Restart.Writes)
-		}
-		if changed != 0 {
-			t.Errorf("restarted manager changed %d objects: %s", changed, sortedCounts(r.Restart.ObjectsChanged))
-		}
-		return
+	if r.Restart.Writes.Total != 0 {
+		t.Errorf("restarted manager made %d writes: %s", r.Restart.Writes.Total, r.Restart.Writes)
 	}
-	if n := changed - r.Restart.ObjectsChanged["KnowledgeStore"]; n != 0 {
-		t.Errorf("restarted manager changed %d objects besides KnowledgeStores' lastConnectedTime: %s", n, sortedCounts(r.Restart.ObjectsChanged))
-	}
-	for request, n := range r.Restart.Writes.ByRequest {
-		if !strings.HasPrefix(request, "patch ") {
-			t.Errorf("restarted manager made %d %q requests, want none", n, request)
-		}
-	}
-	if r.Restart.Writes.Failed != 0 {
-		t.Errorf("restarted manager made %d refused writes", r.Restart.Writes.Failed)
-	}
-	if r.Restart.Writes.Total != 0 || changed != 0 {
-		t.Logf("known gap (-scale.strict-restart fails on it): the restart made %d writes (%s) that changed %d objects (%s)",
-			r.Restart.Writes.Total, r.Restart.Writes, changed, sortedCounts(r.Restart.ObjectsChanged))
+	if changed := total(r.Restart.ObjectsChanged); changed != 0 {
+		t.Errorf("restarted manager changed %d objects: %s", changed, sortedCounts(r.Restart.ObjectsChanged))
 	}
 }

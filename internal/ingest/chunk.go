@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
 // chunker holds the options of one chunking run.
 type chunker struct {
-	opts Options
+	opts   Options
+	tokens *lineCounts
+	pieces []piece // split's, kept from draft to draft
 }
 
 // Chunks cuts one document into chunks. It fails only on a front matter
@@ -25,7 +28,7 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Source, err)
 	}
-	c := &chunker{opts: opts}
+	c := &chunker{opts: opts, tokens: newLineCounts(opts.Tokens, strings.Count(body, "\n")+1)}
 	root := parseSections(body)
 
 	acl := fm.principals
@@ -45,12 +48,25 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 		meta.uri = doc.Source
 	}
 
+	// Every draft is cut first, so that the chunks, which are large, are
+	// allocated at once.
+	drafts := c.hierarchicalPass(root)
+	c.tokens.expect(drafts, c.opts.MaxTokens)
+	cuts := make([]cutDraft, len(drafts))
+	total := 0
+	for i, d := range drafts {
+		cuts[i] = c.cut(d)
+		total += len(cuts[i].parts)
+	}
 	var chunks []Chunk
+	if total > 0 {
+		chunks = make([]Chunk, 0, total)
+	}
 	seen := map[string]int{}
-	for _, d := range c.hierarchicalPass(root) {
+	for i, d := range drafts {
 		key := strings.Join(d.path, "\x1f")
 		seen[key]++
-		chunks = append(chunks, c.finish(meta, d, seen[key])...)
+		chunks = c.finish(chunks, meta, d, cuts[i], seen[key])
 	}
 	return chunks, nil
 }
@@ -62,17 +78,40 @@ type chunkMeta struct {
 	kind                      Kind // forced by front matter; "" to detect
 }
 
-// finish runs the adaptive pass on a draft and fills in every field.
-// occurrence tells apart sections with the same heading path in one file.
-func (c *chunker) finish(meta chunkMeta, d draft, occurrence int) []Chunk {
+// cutDraft is a draft's text and the parts the adaptive pass cut it
+// into.
+type cutDraft struct {
+	text  string
+	parts []part
+}
+
+// cut runs the adaptive pass on a draft.
+func (c *chunker) cut(d draft) cutDraft {
 	text := d.text()
+	tokens := d.tokens // the texts are joined by blank lines
+	if !c.tokens.addsUp {
+		tokens = c.tokens.count(text)
+	}
+	if tokens > c.opts.MaxTokens {
+		// The draft is split: its lines will be counted again and again.
+		c.tokens.forget()
+		for _, s := range d.sections {
+			c.tokens.remember(s.own, s.lineTokens)
+		}
+	}
+	return cutDraft{text, c.split(text, tokens)}
+}
+
+// finish fills in every field of a draft's chunks, cut as cut, and
+// appends them to chunks. occurrence tells apart sections with the same
+// heading path in one file.
+func (c *chunker) finish(chunks []Chunk, meta chunkMeta, d draft, cut cutDraft, occurrence int) []Chunk {
 	kind := meta.kind
 	if kind == "" {
-		kind = detectKind(d.path, text)
+		kind = detectKind(d.path, cut.text)
 	}
-	baseID := stableID(meta.source, strings.Join(d.path, "\x1f"), fmt.Sprint(occurrence))
-	parts := c.split(text)
-	chunks := make([]Chunk, len(parts))
+	baseID := stableID(meta.source, strings.Join(d.path, "\x1f"), strconv.Itoa(occurrence))
+	parts := cut.parts
 	for i, part := range parts {
 		ch := Chunk{
 			ID:          baseID,
@@ -85,17 +124,17 @@ func (c *chunker) finish(meta chunkMeta, d draft, occurrence int) []Chunk {
 			Kind:        kind,
 			PartIndex:   i + 1,
 			PartCount:   len(parts),
-			Tokens:      c.opts.Tokens.Count(part),
-			ImageURLs:   imageURLs(part),
+			Tokens:      part.tokens,
+			ImageURLs:   imageURLs(part.text),
 			ACL:         meta.acl,
-			Text:        part,
+			Text:        part.text,
 		}
 		if len(parts) > 1 {
-			ch.ID = stableID(baseID, fmt.Sprint(i+1))
+			ch.ID = stableID(baseID, strconv.Itoa(i+1))
 			ch.ParentID = baseID
 		}
 		ch.ContentHash = contentHash(ch)
-		chunks[i] = ch
+		chunks = append(chunks, ch)
 	}
 	return chunks
 }
@@ -116,19 +155,41 @@ func documentTitle(fm frontMatter, root *section, source string) string {
 
 // stableID derives an id from parts that identify a chunk across runs.
 func stableID(parts ...string) string {
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	var buf [256]byte // parts joined by zero bytes; on the stack when they fit
+	data := buf[:0]
+	for i, p := range parts {
+		if i > 0 {
+			data = append(data, 0)
+		}
+		data = append(data, p...)
+	}
+	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
 }
 
 // contentHash covers every field written to the store except vectors, so
-// an unchanged hash means nothing needs rewriting.
+// an unchanged hash means nothing needs rewriting. It hashes each field
+// (a list's items between \x1f) and a zero byte after it.
 func contentHash(ch Chunk) string {
 	h := sha256.New()
-	for _, field := range []string{ch.Source, ch.URI, ch.Title, strings.Join(ch.HeadingPath, "\x1f"), string(ch.Type),
-		string(ch.Kind), fmt.Sprint(ch.PartIndex, "/", ch.PartCount), ch.ParentID,
-		strings.Join(ch.ImageURLs, "\x1f"), strings.Join(ch.ACL, "\x1f"), ch.Text} {
-		h.Write([]byte(field))
-		h.Write([]byte{0})
+	var buf [512]byte // what is hashed goes through it: nothing is copied whole
+	write := func(s string) {
+		for s != "" {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+	}
+	for _, field := range [...][]string{{ch.Source}, {ch.URI}, {ch.Title}, ch.HeadingPath, {string(ch.Type)},
+		{string(ch.Kind)}, {strconv.Itoa(ch.PartIndex) + "/" + strconv.Itoa(ch.PartCount)}, {ch.ParentID},
+		ch.ImageURLs, ch.ACL, {ch.Text}} {
+		for i, item := range field {
+			if i > 0 {
+				write("\x1f")
+			}
+			write(item)
+		}
+		write("\x00")
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -138,13 +199,28 @@ var (
 	htmlImage     = regexp.MustCompile(`(?i)<img\b[^>]*\bsrc\s*=\s*["']([^"']+)["']`)
 )
 
+// imagePatterns are the image regexps in the order their URLs are listed,
+// each with mayMatch, false when the regexp cannot match a text because
+// it lacks what every match starts with: most texts have no image, and
+// the scan costs much less than the regexp (htmlImage above all).
+var imagePatterns = []struct {
+	re       *regexp.Regexp
+	mayMatch func(string) bool
+}{
+	{markdownImage, func(text string) bool { return strings.Contains(text, "![") }},
+	{htmlImage, hasImgTag},
+}
+
 // imageURLs lists the images a text references, in order, once each. The
 // images are never fetched: clients load them when they render.
 func imageURLs(text string) []string {
 	urls := []string{}
 	seen := map[string]bool{}
-	for _, re := range []*regexp.Regexp{markdownImage, htmlImage} {
-		for _, m := range re.FindAllStringSubmatch(text, -1) {
+	for _, p := range imagePatterns {
+		if !p.mayMatch(text) {
+			continue
+		}
+		for _, m := range p.re.FindAllStringSubmatch(text, -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
 				urls = append(urls, m[1])
@@ -152,4 +228,20 @@ func imageURLs(text string) []string {
 		}
 	}
 	return urls
+}
+
+// hasImgTag reports whether text has "<img" in any case (the case folds
+// of i, m and g are all ASCII).
+func hasImgTag(text string) bool {
+	for i := strings.IndexByte(text, '<'); i >= 0 && i+4 <= len(text); {
+		if strings.EqualFold(text[i+1:i+4], "img") {
+			return true
+		}
+		next := strings.IndexByte(text[i+1:], '<')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }

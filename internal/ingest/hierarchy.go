@@ -4,18 +4,31 @@ import "strings"
 
 // draft is a chunk of the hierarchical pass, before splitting.
 type draft struct {
-	path  []string
-	typ   ChunkType
-	texts []string
+	path     []string
+	typ      ChunkType
+	sections []*section // the section, then those merged into it
+	// tokens is the sum of the sections' counts: the count of text() when
+	// counts add up across whitespace.
+	tokens int
 }
 
-func (d draft) text() string { return strings.Join(d.texts, "\n\n") }
+// text is the draft's sections' own texts, between blank lines.
+func (d draft) text() string {
+	if len(d.sections) == 1 {
+		return d.sections[0].own
+	}
+	texts := make([]string, len(d.sections))
+	for i, s := range d.sections {
+		texts[i] = s.own
+	}
+	return strings.Join(texts, "\n\n")
+}
 
 // hierarchicalPass turns the heading tree into drafts, in document order.
 func (c *chunker) hierarchicalPass(root *section) []draft {
 	var drafts []draft
 	if root.hasBody() {
-		drafts = append(drafts, draft{typ: TypeOrphan, texts: []string{root.ownText()}})
+		drafts = append(drafts, draft{typ: TypeOrphan, sections: []*section{root}, tokens: c.own(root)})
 	}
 	for _, top := range root.kids {
 		drafts = c.walk(top, TypeSection, drafts)
@@ -26,11 +39,12 @@ func (c *chunker) hierarchicalPass(root *section) []draft {
 // walk emits s's draft (with its short subsections merged in), then its
 // other subsections' drafts.
 func (c *chunker) walk(s *section, typ ChunkType, drafts []draft) []draft {
-	d := draft{path: s.path, typ: typ, texts: []string{s.ownText()}}
+	d := draft{path: s.path, typ: typ, sections: []*section{s}, tokens: c.own(s)}
 	var standalone []*section
 	for _, kid := range s.kids {
 		if c.mergeable(kid) {
-			d.texts = append(d.texts, kid.ownText())
+			d.sections = append(d.sections, kid)
+			d.tokens += c.own(kid)
 			d.typ = TypeMerged
 			// A merged subsection's own subsections still stand alone.
 			standalone = append(standalone, kid.kids...)
@@ -51,5 +65,20 @@ func (c *chunker) walk(s *section, typ ChunkType, drafts []draft) []draft {
 // mergeable: a subsection reads better with its parent when its own text
 // is short.
 func (c *chunker) mergeable(s *section) bool {
-	return c.opts.MergeBelowTokens > 0 && c.opts.Tokens.Count(s.ownText()) < c.opts.MergeBelowTokens
+	if c.opts.MergeBelowTokens <= 0 {
+		return false
+	}
+	return c.own(s) < c.opts.MergeBelowTokens
+}
+
+// own works out a section's own text and its lines' token counts, once:
+// a subsection is counted to decide whether it merges, then again as
+// part of the draft it ends up in. It returns the section's count.
+func (c *chunker) own(s *section) int {
+	if !s.counted {
+		s.own = s.ownText()
+		s.lineTokens, s.tokens = c.tokens.countLines(s.own)
+		s.counted = true
+	}
+	return s.tokens
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"iter"
 	"regexp"
 	"strings"
 	"unicode"
@@ -24,118 +25,169 @@ type piece struct {
 	tokens int
 	sep    string
 	kind   blockKind
+	at     int // where text stands in the text being split; -1 when it is made up
 }
 
 var (
-	listItem    = regexp.MustCompile(`^\s{0,3}([-*+]|\d{1,9}[.)])\s`)
-	tableRow    = regexp.MustCompile(`^\s*\|`)
+	listItem    = regexp.MustCompile(`^\s{0,3}([-*+]|\d{1,9}[.)])\s`) // isListItem matches it
+	tableRow    = regexp.MustCompile(`^\s*\|`)                        // isTableRow matches it
 	sentenceEnd = regexp.MustCompile(`[.!?:;]["')\]]*\s+`)
 )
+
+// regexpSpace is what \s matches in a regexp.
+const regexpSpace = "\t\n\f\r "
+
+// isTableRow reports whether line matches tableRow. It and isListItem
+// are written out: the first line of every block is tested, and every
+// line of a long list.
+func isTableRow(line string) bool {
+	return strings.HasPrefix(strings.TrimLeft(line, regexpSpace), "|")
+}
+
+// isListItem reports whether line matches listItem: at most three
+// spaces, a bullet or one to nine digits and a dot or parenthesis, then
+// a space.
+func isListItem(line string) bool {
+	rest := strings.TrimLeft(line, regexpSpace)
+	if len(line)-len(rest) > 3 || rest == "" {
+		return false
+	}
+	marker := 1 // the bullet's length
+	if digits := len(rest) - len(strings.TrimLeft(rest, "0123456789")); digits > 0 {
+		if digits > 9 || digits == len(rest) || (rest[digits] != '.' && rest[digits] != ')') {
+			return false
+		}
+		marker = digits + 1
+	} else if rest[0] != '-' && rest[0] != '*' && rest[0] != '+' {
+		return false
+	}
+	return len(rest) > marker && strings.IndexByte(regexpSpace, rest[marker]) >= 0
+}
 
 // splitter is the adaptive pass: it cuts text over the budget into parts.
 type splitter struct {
 	c      *chunker
-	budget int // tokens per part, leaving room for the overlap
+	text   string // the text being split
+	budget int    // tokens per part, leaving room for the overlap
 }
 
-// split returns text as parts of at most MaxTokens tokens each, with an
-// overlap of at most OverlapTokens repeated from the previous part.
-func (c *chunker) split(text string) []string {
-	if c.opts.Tokens.Count(text) <= c.opts.MaxTokens {
-		return []string{text}
+// part is a chunk's text and its token count.
+type part struct {
+	text   string
+	tokens int
+}
+
+// split returns text, which counts tokens, as parts of at most MaxTokens
+// tokens each, with an overlap of at most OverlapTokens repeated from the
+// previous part.
+func (c *chunker) split(text string, tokens int) []part {
+	if tokens <= c.opts.MaxTokens {
+		return []part{{text, tokens}}
 	}
-	s := splitter{c: c, budget: c.opts.MaxTokens - c.opts.OverlapTokens}
-	var pieces []piece
-	for _, b := range blocks(text) {
-		pieces = append(pieces, s.fit(b)...)
+	s := splitter{c: c, text: text, budget: c.opts.MaxTokens - c.opts.OverlapTokens}
+	pieces := c.pieces[:0] // only their texts outlive split: the slice serves the next draft
+	for b := range blocks(text) {
+		pieces = s.fit(pieces, b)
 	}
+	c.pieces = pieces
 	return s.withOverlap(s.pack(pieces))
 }
 
-// blocks cuts text into Markdown blocks at blank lines, keeping fenced code
-// whole.
-func blocks(text string) []piece {
-	var out []piece
-	var cur []string
-	var f fence
-	flush := func() {
-		if len(cur) == 0 {
-			return
+// blocks yields the Markdown blocks of text, cut at blank lines, fenced
+// code kept whole. A block's lines are consecutive: it is cut from text,
+// not joined.
+func blocks(text string) iter.Seq[piece] {
+	return func(yield func(piece) bool) {
+		var f fence
+		blockStart, blockEnd := -1, 0 // the current block; none when blockStart < 0
+		flush := func() bool {
+			if blockStart < 0 {
+				return true
+			}
+			block, at := text[blockStart:blockEnd], blockStart
+			blockStart = -1
+			first, _, _ := strings.Cut(block, "\n")
+			return yield(piece{text: block, sep: "\n\n", kind: kindOf(first), at: at})
 		}
-		out = append(out, piece{text: strings.Join(cur, "\n"), sep: "\n\n", kind: kindOf(cur)})
-		cur = nil
+		for start, line := range lineSpans(text) {
+			wasCode := f.marker != ""
+			inCode := f.step(line)
+			if !inCode && strings.TrimSpace(line) == "" {
+				if !flush() {
+					return
+				}
+				continue
+			}
+			if inCode && !wasCode && !flush() { // fenced code is a block of its own
+				return
+			}
+			if blockStart < 0 {
+				blockStart = start
+			}
+			blockEnd = start + len(line)
+			if wasCode && f.marker == "" && !flush() {
+				return
+			}
+		}
+		flush()
 	}
-	for _, line := range strings.Split(text, "\n") {
-		wasCode := f.marker != ""
-		inCode := f.step(line)
-		if !inCode && strings.TrimSpace(line) == "" {
-			flush()
-			continue
-		}
-		if inCode && !wasCode {
-			flush() // fenced code is a block of its own
-		}
-		cur = append(cur, line)
-		if wasCode && f.marker == "" {
-			flush()
-		}
-	}
-	flush()
-	return out
 }
 
-func kindOf(lines []string) blockKind {
+// kindOf tells a block's kind by its first line.
+func kindOf(first string) blockKind {
 	switch {
-	case fenceOpen.MatchString(lines[0]):
+	case openingFence(first) != "":
 		return blockCode
-	case tableRow.MatchString(lines[0]):
+	case isTableRow(first):
 		return blockTable
-	case listItem.MatchString(lines[0]):
+	case isListItem(first):
 		return blockList
 	}
 	return blockText
 }
 
-// fit returns a block as pieces that each fit the budget, cutting it at the
-// best boundary its kind allows.
-func (s splitter) fit(b piece) []piece {
-	b.tokens = s.c.opts.Tokens.Count(b.text)
+// fit appends a block to out as pieces that each fit the budget, cutting
+// it at the best boundary its kind allows. (It and the functions below
+// append to out rather than return pieces of their own: most blocks are
+// one piece, not worth a slice each.)
+func (s splitter) fit(out []piece, b piece) []piece {
+	b.tokens = s.c.tokens.count(b.text)
 	if b.tokens <= s.budget {
-		return []piece{b}
+		return append(out, b)
 	}
-	lines := strings.Split(b.text, "\n")
 	switch b.kind {
 	case blockCode:
-		return s.wrapped(b, lines[:1], lines[1:], closingFence(lines))
+		lines := strings.Split(b.text, "\n")
+		return s.wrapped(out, b, lines[:1], lines[1:], closingFence(lines))
 	case blockTable:
+		lines := strings.Split(b.text, "\n")
 		header := lines[:min(2, len(lines))]
-		return s.wrapped(b, header, lines[len(header):], nil)
+		return s.wrapped(out, b, header, lines[len(header):], nil)
 	case blockList:
-		return s.listItems(b, lines)
+		return s.listItems(out, b)
 	}
-	var out []piece
-	for i, line := range lines {
+	for start, line := range lineSpans(b.text) {
 		sep := "\n"
-		if i == 0 {
+		if start == 0 {
 			sep = b.sep
 		}
-		out = append(out, s.fine(piece{text: line, sep: sep, kind: blockText})...)
+		out = s.fine(out, piece{text: line, sep: sep, kind: blockText, at: within(b.at, start)})
 	}
 	return out
 }
 
 // wrapped groups body lines under a repeated head (a table's header, a code
 // fence) and tail (the closing fence), so every part is valid Markdown.
-func (s splitter) wrapped(b piece, head, body, tail []string) []piece {
+func (s splitter) wrapped(out []piece, b piece, head, body, tail []string) []piece {
 	if len(tail) > 0 && len(body) > 0 && body[len(body)-1] == tail[0] {
 		body = body[:len(body)-1] // the closing fence, re-added to every part
 	}
-	frame := s.c.opts.Tokens.Count(strings.Join(append(append([]string{}, head...), tail...), "\n"))
-	asLines := func() []piece { return s.fit(piece{text: b.text, sep: b.sep, kind: blockText}) }
+	frame := s.c.tokens.count(strings.Join(append(append([]string{}, head...), tail...), "\n"))
+	first := len(out) // the block's first piece, once there is one
+	asLines := func() []piece { return s.fit(out[:first], piece{text: b.text, sep: b.sep, kind: blockText, at: b.at}) }
 	if frame >= s.budget/2 || len(body) == 0 {
 		return asLines() // the frame alone nearly fills a part: cut as plain lines
 	}
-	var out []piece
 	var group []string
 	groupTokens := frame
 	emit := func() {
@@ -143,12 +195,15 @@ func (s splitter) wrapped(b piece, head, body, tail []string) []piece {
 			return
 		}
 		lines := append(append(append([]string{}, head...), group...), tail...)
-		text := strings.Join(lines, "\n")
-		out = append(out, piece{text: text, tokens: s.c.opts.Tokens.Count(text), sep: "\n\n", kind: b.kind})
+		p := piece{text: strings.Join(lines, "\n"), tokens: groupTokens, sep: "\n\n", kind: b.kind, at: -1}
+		if !s.c.tokens.addsUp {
+			p.tokens = s.c.tokens.count(p.text)
+		}
+		out = append(out, p)
 		group, groupTokens = nil, frame
 	}
 	for _, line := range body {
-		n := s.c.opts.Tokens.Count(line)
+		n := s.c.tokens.count(line)
 		if frame+n > s.budget {
 			return asLines() // a row or code line too long for any frame
 		}
@@ -159,7 +214,7 @@ func (s splitter) wrapped(b piece, head, body, tail []string) []piece {
 		groupTokens += n
 	}
 	emit()
-	out[0].sep = b.sep
+	out[first].sep = b.sep
 	return out
 }
 
@@ -170,47 +225,43 @@ func closingFence(lines []string) []string {
 			return []string{lines[len(lines)-1]}
 		}
 	}
-	m := fenceOpen.FindStringSubmatch(lines[0])
-	return []string{m[1]} // an unclosed fence is closed in each part
+	return []string{openingFence(lines[0])} // an unclosed fence is closed in each part
 }
 
-// listItems keeps each item (with its continuation lines) whole when it fits.
-func (s splitter) listItems(b piece, lines []string) []piece {
-	var items [][]string
-	for _, line := range lines {
-		if listItem.MatchString(line) || len(items) == 0 {
-			items = append(items, nil)
-		}
-		items[len(items)-1] = append(items[len(items)-1], line)
-	}
-	var out []piece
-	for i, item := range items {
-		sep := "\n"
-		if i == 0 {
-			sep = b.sep
-		}
-		p := piece{text: strings.Join(item, "\n"), sep: sep, kind: blockList}
-		if p.tokens = s.c.opts.Tokens.Count(p.text); p.tokens <= s.budget {
+// listItems keeps each item (with its continuation lines) whole when it
+// fits. An item's lines are consecutive: it is cut from the block.
+func (s splitter) listItems(out []piece, b piece) []piece {
+	itemStart, sep := 0, b.sep
+	item := func(text string) {
+		p := piece{text: text, sep: sep, kind: blockList, at: within(b.at, itemStart)}
+		if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
 			out = append(out, p)
-			continue
+		} else {
+			out = s.fit(out, piece{text: p.text, sep: sep, kind: blockText, at: p.at})
 		}
-		out = append(out, s.fit(piece{text: p.text, sep: sep, kind: blockText})...)
+		sep = "\n"
 	}
+	for start, line := range lineSpans(b.text) {
+		if start > 0 && isListItem(line) {
+			item(b.text[itemStart : start-1])
+			itemStart = start
+		}
+	}
+	item(b.text[itemStart:])
 	return out
 }
 
 // fine cuts one line at sentence ends, then words, then characters.
-func (s splitter) fine(p piece) []piece {
-	if p.tokens = s.c.opts.Tokens.Count(p.text); p.tokens <= s.budget {
-		return []piece{p}
+func (s splitter) fine(out []piece, p piece) []piece {
+	if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
+		return append(out, p)
 	}
-	var out []piece
 	for i, sentence := range cutAfter(p.text, sentenceEnd) {
 		sep := " "
 		if i == 0 {
 			sep = p.sep
 		}
-		sp := piece{text: sentence, sep: sep, kind: blockText, tokens: s.c.opts.Tokens.Count(sentence)}
+		sp := piece{text: sentence, sep: sep, kind: blockText, tokens: s.c.tokens.count(sentence), at: -1}
 		if sp.tokens <= s.budget {
 			out = append(out, sp)
 			continue
@@ -220,7 +271,7 @@ func (s splitter) fine(p piece) []piece {
 			if j == 0 {
 				wsep = sep
 			}
-			out = append(out, s.runes(piece{text: word, sep: wsep, kind: blockText})...)
+			out = s.runes(out, piece{text: word, sep: wsep, kind: blockText, at: -1})
 		}
 	}
 	return out
@@ -228,11 +279,10 @@ func (s splitter) fine(p piece) []piece {
 
 // runes cuts a word too long for a part (a key, a URL, base64) by
 // characters, each cut the longest prefix that fits (binary search).
-func (s splitter) runes(p piece) []piece {
-	if p.tokens = s.c.opts.Tokens.Count(p.text); p.tokens <= s.budget {
-		return []piece{p}
+func (s splitter) runes(out []piece, p piece) []piece {
+	if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
+		return append(out, p)
 	}
-	var out []piece
 	for start := 0; start < len(p.text); {
 		rest := p.text[start:]
 		lo, hi := 0, len(rest) // the fitting prefix length lies in [lo, hi]
@@ -244,7 +294,7 @@ func (s splitter) runes(p piece) []piece {
 			if mid == lo {
 				break
 			}
-			if s.c.opts.Tokens.Count(rest[:mid]) <= s.budget {
+			if s.c.opts.Tokens.Count(rest[:mid]) <= s.budget { // not worth remembering
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -257,7 +307,7 @@ func (s splitter) runes(p piece) []piece {
 		if start == 0 {
 			sep = p.sep
 		}
-		out = append(out, piece{text: rest[:lo], sep: sep, kind: blockText, tokens: s.c.opts.Tokens.Count(rest[:lo])})
+		out = append(out, piece{text: rest[:lo], sep: sep, kind: blockText, tokens: s.c.opts.Tokens.Count(rest[:lo]), at: -1})
 		start += lo
 	}
 	return out
@@ -277,9 +327,10 @@ func cutAfter(text string, re *regexp.Regexp) []string {
 	return out
 }
 
-// packedPart is a part's text and the kind of its last piece.
+// packedPart is a part's text, its token count and the kind of its last
+// piece.
 type packedPart struct {
-	text string
+	part
 	last blockKind
 }
 
@@ -288,58 +339,180 @@ type packedPart struct {
 // word) needs a recount.
 func (s splitter) pack(pieces []piece) []packedPart {
 	var parts []packedPart
-	var b strings.Builder
 	var last blockKind
-	tokens := 0
-	for _, p := range pieces {
-		if b.Len() > 0 {
+	first, size, tokens := 0, 0, 0 // the current part: pieces from first on, size bytes
+	for i, p := range pieces {
+		if size > 0 {
 			next := tokens + p.tokens
 			if p.sep == "" {
-				next = s.c.opts.Tokens.Count(b.String() + p.text)
+				next = s.c.tokens.count(s.join(pieces[first:i]) + p.text)
 			}
-			if next > s.budget {
-				parts = append(parts, packedPart{b.String(), last})
-				b.Reset()
-			} else {
-				b.WriteString(p.sep)
-				b.WriteString(p.text)
+			if next <= s.budget {
+				size += len(p.sep) + len(p.text)
 				tokens, last = next, p.kind
 				continue
 			}
+			parts = append(parts, packedPart{part{s.join(pieces[first:i]), tokens}, last})
 		}
-		b.WriteString(p.text)
-		tokens, last = p.tokens, p.kind
+		first, size, tokens, last = i, len(p.text), p.tokens, p.kind
 	}
-	if b.Len() > 0 {
-		parts = append(parts, packedPart{b.String(), last})
+	if size > 0 {
+		parts = append(parts, packedPart{part{s.join(pieces[first:]), tokens}, last})
 	}
 	return parts
+}
+
+// join returns pieces, the first not empty, each after its separator but
+// the first. Most often they stand so in the text being split, and the
+// part is cut from it rather than copied.
+func (s splitter) join(pieces []piece) string {
+	if start, end, ok := s.standing(pieces); ok {
+		return s.text[start:end]
+	}
+	size := len(pieces[0].text)
+	for _, p := range pieces[1:] {
+		size += len(p.sep) + len(p.text)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(pieces[0].text)
+	for _, p := range pieces[1:] {
+		b.WriteString(p.sep)
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
+
+// standing reports whether pieces stand in the text being split, each
+// after its separator but the first, from start to end. (Comparing a
+// piece with the text it was cut from takes no time: a string equals
+// itself at once.)
+func (s splitter) standing(pieces []piece) (start, end int, ok bool) {
+	start, end = pieces[0].at, pieces[0].at
+	for i, p := range pieces {
+		sep := p.sep
+		if i == 0 {
+			sep = ""
+		}
+		if p.at < 0 || p.at-len(sep) != end || p.at+len(p.text) > len(s.text) ||
+			s.text[end:p.at] != sep || s.text[p.at:p.at+len(p.text)] != p.text {
+			return 0, 0, false
+		}
+		end = p.at + len(p.text)
+	}
+	return start, end, true
+}
+
+// within is where a piece starting start bytes into another, which
+// stands at at, stands; -1 when the other one is made up.
+func within(at, start int) int {
+	if at < 0 {
+		return -1
+	}
+	return at + start
 }
 
 // withOverlap starts each part after the first with the last words of the
 // previous one, unless it ended in code or a table (a cut there would
 // leave broken Markdown).
-func (s splitter) withOverlap(parts []packedPart) []string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		out[i] = p.text
-		if i == 0 || s.c.opts.OverlapTokens == 0 {
-			continue
+func (s splitter) withOverlap(packed []packedPart) []part {
+	parts := make([]part, len(packed))
+	for i, p := range packed {
+		parts[i] = p.part
+		if i > 0 && s.c.opts.OverlapTokens > 0 && packed[i-1].last != blockCode && packed[i-1].last != blockTable {
+			if tail, tokens := s.tail(packed[i-1].text); tail != "" {
+				parts[i] = part{tail + "\n\n" + p.text, tokens + p.tokens}
+			}
 		}
-		prev := parts[i-1]
-		if prev.last == blockCode || prev.last == blockTable {
-			continue
-		}
-		if tail := s.tail(prev.text); tail != "" {
-			out[i] = tail + "\n\n" + p.text
+		if !s.c.tokens.addsUp {
+			// The sums above are only estimates: count what the part is.
+			parts[i].tokens = s.c.tokens.count(parts[i].text)
 		}
 	}
-	return out
+	return parts
 }
 
 // tail is the longest run of trailing words within the overlap budget,
-// cut from text as it stands so a reader can find it again.
-func (s splitter) tail(text string) string {
+// cut from text as it stands so a reader can find it again, and its
+// token count.
+func (s splitter) tail(text string) (string, int) {
+	best, tokens, rest := "", 0, text // the words of text after rest are taken
+	if s.c.tokens.addsUp {
+		// Whole lines first, from the last: when lines fit, all their
+		// words do, and a line's count is remembered.
+		for rest != "" {
+			nl := strings.LastIndexByte(rest, '\n')
+			n := s.c.tokens.line(rest[nl+1:])
+			if tokens+n > s.c.opts.OverlapTokens {
+				break
+			}
+			tokens += n
+			rest = rest[:max(nl, 0)]
+		}
+		if start := strings.IndexFunc(text[len(rest):], isNotSpace); start >= 0 {
+			best = strings.TrimRightFunc(text[len(rest)+start:], unicode.IsSpace)
+		}
+	}
+	bestTokens := tokens
+	// Then word by word.
+	for start := range trailingWordStarts(rest) {
+		candidate := strings.TrimRightFunc(text[start:], unicode.IsSpace)
+		if s.c.tokens.addsUp {
+			// One word more than the last candidate: add its count.
+			word := candidate
+			if end := strings.IndexFunc(candidate, unicode.IsSpace); end >= 0 {
+				word = candidate[:end]
+			}
+			tokens += s.c.opts.Tokens.Count(word)
+		} else {
+			tokens = s.c.tokens.count(candidate)
+		}
+		if tokens > s.c.opts.OverlapTokens {
+			break
+		}
+		best, bestTokens = candidate, tokens
+	}
+	return best, bestTokens
+}
+
+func isNotSpace(r rune) bool { return !unicode.IsSpace(r) }
+
+// trailingWordStarts yields where each run of non-space characters of
+// text starts, the last first. A tail needs only the last few, so it
+// scans back from the end; but only a forward scan decodes UTF-8 as
+// wordStarts does, so at the first non-ASCII byte it falls back to that.
+func trailingWordStarts(text string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		end := len(text) // the words from end on are yielded
+		for {
+			i := end
+			for i > 0 && isASCIISpace(text[i-1]) {
+				i--
+			}
+			wordEnd := i
+			for i > 0 && text[i-1] < utf8.RuneSelf && !isASCIISpace(text[i-1]) {
+				i--
+			}
+			if i > 0 && text[i-1] >= utf8.RuneSelf {
+				break
+			}
+			if i == wordEnd || !yield(i) { // no word left, or done
+				return
+			}
+			end = i
+		}
+		starts := wordStarts(text)
+		for k := len(starts) - 1; k >= 0; k-- {
+			if starts[k] < end && !yield(starts[k]) {
+				return
+			}
+		}
+	}
+}
+
+// wordStarts returns where each run of non-space characters of text
+// starts.
+func wordStarts(text string) []int {
 	var starts []int
 	inWord := false
 	for i, r := range text {
@@ -349,13 +522,10 @@ func (s splitter) tail(text string) string {
 		}
 		inWord = !space
 	}
-	best := ""
-	for k := len(starts) - 1; k >= 0; k-- {
-		candidate := strings.TrimRightFunc(text[starts[k]:], unicode.IsSpace)
-		if s.c.opts.Tokens.Count(candidate) > s.c.opts.OverlapTokens {
-			break
-		}
-		best = candidate
-	}
-	return best
+	return starts
+}
+
+// isASCIISpace is unicode.IsSpace for an ASCII byte.
+func isASCIISpace(c byte) bool {
+	return c == ' ' || ('\t' <= c && c <= '\r')
 }

@@ -6,6 +6,7 @@ package tokenize
 import (
 	_ "embed"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,124 +19,136 @@ type Counter interface {
 	Count(text string) int
 }
 
+// SpaceAdditive is a Counter whose counts add up across whitespace:
+// Count(a + ws + b) == Count(a) + Count(b) for any run ws of whitespace
+// (unicode.IsSpace). Callers may then count parts once and sum instead of
+// counting every concatenation again.
+type SpaceAdditive interface {
+	Counter
+	AddsUpAcrossSpace()
+}
+
 //go:embed vocab-bert-uncased.txt
 var bertUncasedVocab string
 
 // maxWordRunes is BERT's limit: a longer word is one [UNK] token.
 const maxWordRunes = 100
 
+// The two roots of WordPiece.vocab.
+const (
+	startRoot    uint32 = iota // pieces that may start a word
+	continueRoot               // "##" pieces, stored without "##"
+)
+
 // WordPiece is BERT's uncased tokenizer (basic tokenization, then greedy
 // longest-match WordPiece), as used by all-MiniLM-L6-v2, bge-small and
-// other BERT-family embedders.
+// other BERT-family embedders. It is safe for concurrent use.
 type WordPiece struct {
-	starts    map[string]struct{} // pieces that may start a word
-	continues map[string]struct{} // "##" pieces, stored without "##"
+	vocab *trie
 }
 
-// NewBERTUncased returns the tokenizer of bert-base-uncased's vocabulary.
-func NewBERTUncased() *WordPiece {
-	w := &WordPiece{starts: map[string]struct{}{}, continues: map[string]struct{}{}}
+// bertUncased is built once: the vocabulary never changes.
+var bertUncased = sync.OnceValue(buildBERTUncased)
+
+func buildBERTUncased() *WordPiece {
+	var starts, continues []string
 	for _, line := range strings.Split(bertUncasedVocab, "\n") {
 		piece := strings.TrimRight(line, "\r")
 		switch {
-		case piece == "":
+		case piece == "" || piece == "##":
+			// nothing to match: WordPiece never looks up an empty piece
 		case strings.HasPrefix(piece, "##"):
-			w.continues[piece[2:]] = struct{}{}
+			continues = append(continues, piece[2:])
 		default:
-			w.starts[piece] = struct{}{}
+			starts = append(starts, piece)
 		}
 	}
-	return w
+	return &WordPiece{vocab: newTrie(starts, continues)}
 }
 
+// NewBERTUncased returns the tokenizer of bert-base-uncased's vocabulary.
+func NewBERTUncased() *WordPiece { return bertUncased() }
+
+// AddsUpAcrossSpace marks WordPiece as SpaceAdditive: basic tokenization
+// ends a word at every whitespace, and nothing it does looks across one
+// (lower-casing maps characters one by one; NFD reorders only accents,
+// never across a space, which is not one).
+func (w *WordPiece) AddsUpAcrossSpace() {}
+
 // Count returns the number of WordPiece tokens of text.
+//
+// Counts add up across whitespace, so a segment between two whitespaces
+// can be counted on its own. ASCII segments (nearly all of a
+// documentation corpus) are counted in place: words are looked up as
+// they stand, lower-cased byte by byte on the way down the vocabulary
+// trie. A segment with anything else (a non-ASCII or a control
+// character) is counted again from its start by the full basic
+// tokenization.
 func (w *WordPiece) Count(text string) int {
-	if isASCII(text) {
-		return w.countASCII(text)
-	}
 	n := 0
-	forEachBasicToken(text, func(word string) { n += w.countWord([]byte(word)) })
+	segment, before := 0, 0 // where the current segment starts, and n there
+	for i := 0; i < len(text); {
+		switch asciiClass[text[i]] {
+		case classSpace:
+			i++
+			segment, before = i, n
+		case classPunct:
+			n++
+			i++
+		case classWord:
+			end, piece := w.vocab.scanWord(text, i)
+			if piece {
+				n++
+			} else {
+				n += countWord(w.vocab, text[i:end], end-i)
+			}
+			i = end
+		default:
+			end := i + 1
+			for end < len(text) && asciiClass[text[end]] != classSpace {
+				end++
+			}
+			n = before + w.countUnicode(text[segment:end])
+			i = end
+		}
+	}
 	return n
 }
 
-// countASCII is Count for ASCII text, which needs no Unicode
-// normalisation: the common case for documentation, done without
-// allocating per word.
-func (w *WordPiece) countASCII(text string) int {
-	n := 0
-	word := make([]byte, 0, 64)
-	for i := 0; i < len(text); i++ {
-		c := text[i]
+// Classes of bytes in BERT's basic tokenization, for the ASCII path.
+const (
+	classOther = iota // a control character or a byte of a non-ASCII one
+	classWord         // a letter or digit: part of a word
+	classSpace        // ends a word
+	classPunct        // ends a word and is a token of its own
+)
+
+var asciiClass = func() (class [256]uint8) {
+	for c := range 128 {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			n += w.countWord(word)
-			word = word[:0]
-		case c == 0 || c < 32 || c == 127:
-			// control characters are dropped
+			class[c] = classSpace
+		case c < 32 || c == 127:
+			class[c] = classOther
 		case isPunctuation(rune(c)):
-			n += w.countWord(word) + 1
-			word = word[:0]
+			class[c] = classPunct
 		default:
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			word = append(word, c)
+			class[c] = classWord
 		}
 	}
-	return n + w.countWord(word)
-}
+	return class
+}()
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// countWord applies greedy longest-match-first WordPiece to one word.
-func (w *WordPiece) countWord(word []byte) int {
-	if len(word) == 0 {
-		return 0
-	}
-	if utf8.RuneCount(word) > maxWordRunes {
-		return 1
-	}
-	pieces := 0
-	for start := 0; start < len(word); {
-		end := len(word)
-		vocab := w.starts
-		if start > 0 {
-			vocab = w.continues
-		}
-		for ; end > start; end-- {
-			if end < len(word) && !utf8.RuneStart(word[end]) {
-				continue
-			}
-			if _, ok := vocab[string(word[start:end])]; ok {
-				break
-			}
-		}
-		if end == start {
-			return 1 // the whole word is [UNK]
-		}
-		pieces++
-		start = end
-	}
-	return pieces
-}
-
-// forEachBasicToken runs BERT's basic tokenization (lower-casing, accent
-// stripping, splitting on whitespace and punctuation, CJK characters on
-// their own) and calls emit for each resulting word.
-func forEachBasicToken(text string, emit func(string)) {
-	var word strings.Builder
+// countUnicode counts a segment without ASCII whitespace by BERT's full
+// basic tokenization: lower-casing, NFD, dropping accents and control
+// characters, splitting on other whitespace and on punctuation, and
+// CJK characters on their own.
+func (w *WordPiece) countUnicode(text string) int {
+	var word []byte
+	n, runes := 0, 0
 	flush := func() {
-		if word.Len() > 0 {
-			emit(word.String())
-			word.Reset()
-		}
+		n += countWord(w.vocab, word, runes)
+		word, runes = word[:0], 0
 	}
 	for _, r := range norm.NFD.String(strings.ToLower(text)) {
 		switch {
@@ -147,12 +160,35 @@ func forEachBasicToken(text string, emit func(string)) {
 			flush()
 		case isPunctuation(r) || isCJK(r):
 			flush()
-			emit(string(r))
+			n++ // one character is one token: itself or [UNK]
 		default:
-			word.WriteRune(r)
+			word = utf8.AppendRune(word, r)
+			runes++
 		}
 	}
 	flush()
+	return n
+}
+
+// countWord applies greedy longest-match-first WordPiece to one word of
+// the given length in characters.
+func countWord[W string | []byte](vocab *trie, word W, runes int) int {
+	switch {
+	case runes == 0:
+		return 0
+	case runes > maxWordRunes:
+		return 1
+	}
+	pieces := 0
+	for start, root := 0, startRoot; start < len(word); root = continueRoot {
+		size := longestPiece(vocab, root, word[start:])
+		if size == 0 {
+			return 1 // the whole word is [UNK]
+		}
+		pieces++
+		start += size
+	}
+	return pieces
 }
 
 // isPunctuation follows BERT: all ASCII non-alphanumeric printable

@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/testenv/kubebed"
 )
 
 // operatorUser is who the operator authenticates as.
@@ -81,23 +80,5 @@ func (d *demo) addUser(u envtest.User, path string) (*envtest.AuthenticatedUser,
 // bindOperatorRole installs config/rbac/role.yaml (generated from the
 // controllers' RBAC markers, as the Helm chart ships it) for the operator.
 func (d *demo) bindOperatorRole(ctx context.Context) error {
-	data, err := os.ReadFile(filepath.Join(d.cfg.root, "config", "rbac", "role.yaml"))
-	if err != nil {
-		return err
-	}
-	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(data, role); err != nil {
-		return fmt.Errorf("config/rbac/role.yaml: %w", err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: operatorUser}},
-	}
-	for _, obj := range []client.Object{role, binding} {
-		if err := d.admin.Create(ctx, obj); err != nil {
-			return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
-		}
-	}
-	return nil
+	return kubebed.BindClusterRole(ctx, d.admin, filepath.Join(d.cfg.root, "config", "rbac", "role.yaml"), operatorUser)
 }

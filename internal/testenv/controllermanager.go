@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // ControllerManagerOptions choose what a kube-controller-manager runs.
@@ -77,15 +76,5 @@ func StartControllerManager(ctx context.Context, binDir, dir string, kubeconfig 
 			"--concurrent-replicaset-syncs="+strconv.Itoa(n),
 			"--concurrent-job-syncs="+strconv.Itoa(n))
 	}
-	p, err := start(dir, filepath.Join(binDir, "kube-controller-manager"), args...)
-	if err != nil {
-		return nil, err
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	if err := p.waitForPort(waitCtx, fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
-		p.Stop()
-		return nil, err
-	}
-	return p, nil
+	return startListening(ctx, dir, filepath.Join(binDir, "kube-controller-manager"), port, args...)
 }

@@ -27,6 +27,22 @@ func start(dir, name string, args ...string) (*Process, error) {
 	return StartProcess(ProcessSpec{LogPath: filepath.Join(dir, filepath.Base(name)+".log"), Command: name, Args: args})
 }
 
+// startListening starts name and waits up to a minute until it listens on
+// the loopback port; a process that does not is stopped.
+func startListening(ctx context.Context, dir, name string, port int, args ...string) (*Process, error) {
+	p, err := start(dir, name, args...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := p.waitForPort(ctx, fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return p, nil
+}
+
 // ProcessSpec says what to run and where its output goes.
 type ProcessSpec struct {
 	Command string

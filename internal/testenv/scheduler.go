@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 )
 
 // StartScheduler runs kube-scheduler (built by hack/testbed.sh into binDir)
@@ -35,7 +34,7 @@ leaderElection:
 	if err != nil {
 		return nil, err
 	}
-	p, err := start(dir, filepath.Join(binDir, "kube-scheduler"),
+	return startListening(ctx, dir, filepath.Join(binDir, "kube-scheduler"), port,
 		"--config="+configPath,
 		"--authentication-kubeconfig="+kubeconfigPath,
 		"--authorization-kubeconfig="+kubeconfigPath,
@@ -43,14 +42,4 @@ leaderElection:
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+filepath.Join(dir, "scheduler-certs"),
 	)
-	if err != nil {
-		return nil, err
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	if err := p.waitForPort(waitCtx, fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
-		p.Stop()
-		return nil, err
-	}
-	return p, nil
 }

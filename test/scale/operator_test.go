@@ -13,11 +13,6 @@ import (
 	"strings"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
-
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -55,29 +50,6 @@ func buildManager(dir string) <-chan buildResult {
 type buildResult struct {
 	bin string
 	err error
-}
-
-// bindOperatorRole installs config/rbac/role.yaml for operatorUser.
-func bindOperatorRole(ctx context.Context, c client.Client) error {
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
-	if err != nil {
-		return err
-	}
-	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(data, role); err != nil {
-		return fmt.Errorf("config/rbac/role.yaml: %w", err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: operatorUser}},
-	}
-	for _, obj := range []client.Object{role, binding} {
-		if err := c.Create(ctx, obj); err != nil {
-			return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
-		}
-	}
-	return nil
 }
 
 // manager is a running `ragroute manager` process.

@@ -108,7 +108,7 @@ func TestOperatorScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bindOperatorRole(ctx, admin); err != nil {
+	if err := kubebed.BindClusterRole(ctx, admin, filepath.Join("..", "..", "config", "rbac", "role.yaml"), operatorUser); err != nil {
 		t.Fatal(err)
 	}
 	operatorKubeconfig := filepath.Join(dir, "operator.kubeconfig")

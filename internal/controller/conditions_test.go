@@ -233,3 +233,27 @@ func TestPromptValidation(t *testing.T) {
 		t.Errorf("valid prompt refused: %v", err)
 	}
 }
+
+func TestReadyNews(t *testing.T) {
+	ready := &metav1.Condition{Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonAvailable}
+	waiting := &metav1.Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonNoReadyReplicas}
+	missing := &metav1.Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonKnowledgeStoreMissing}
+	cases := []struct {
+		name     string
+		was, now *metav1.Condition
+		want     bool
+	}{
+		{"a new route waiting for its first pods", nil, waiting, false},
+		{"a new route with a missing reference", nil, missing, true},
+		{"a new object ready at once", nil, ready, true},
+		{"turned ready", waiting, ready, true},
+		{"lost its pods", ready, waiting, true},
+		{"reason changed", waiting, missing, true},
+		{"nothing changed", ready, ready, false},
+	}
+	for _, tc := range cases {
+		if got := readyNews(tc.was, tc.now); got != tc.want {
+			t.Errorf("%s: readyNews = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

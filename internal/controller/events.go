@@ -17,11 +17,7 @@ func recordReadyTransition(recorder events.EventRecorder, obj runtime.Object, be
 		return
 	}
 	now := meta.FindStatusCondition(after, v1alpha1.ConditionReady)
-	if now == nil {
-		return
-	}
-	if was := meta.FindStatusCondition(before, v1alpha1.ConditionReady); was != nil &&
-		was.Status == now.Status && was.Reason == now.Reason {
+	if now == nil || !readyNews(meta.FindStatusCondition(before, v1alpha1.ConditionReady), now) {
 		return
 	}
 	eventType := corev1.EventTypeNormal
@@ -29,4 +25,16 @@ func recordReadyTransition(recorder events.EventRecorder, obj runtime.Object, be
 		eventType = corev1.EventTypeWarning
 	}
 	recorder.Eventf(obj, nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
+}
+
+// readyNews says whether a Ready condition is worth an event: a change of
+// status or reason. A new object still waiting for its first pods is not:
+// every route starts so, and a warning for each (1,000 events for 1,000
+// routes) would be noise and load; its turning Ready, or any other reason
+// (a missing reference, a refused apply), is reported.
+func readyNews(was, now *metav1.Condition) bool {
+	if was == nil {
+		return now.Status == metav1.ConditionTrue || now.Reason != v1alpha1.ReasonNoReadyReplicas
+	}
+	return was.Status != now.Status || was.Reason != now.Reason
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 var (
@@ -42,7 +44,7 @@ func (set *wordSet) has(word string, ascii bool) bool {
 	}
 	var buf [32]byte
 	for i := 0; i < len(word); i++ {
-		buf[i] = lower[word[i]]
+		buf[i] = tokenize.LowerASCII(word[i])
 	}
 	return set.words[string(buf[:len(word)])] // looked up without allocating
 }
@@ -51,20 +53,8 @@ func (set *wordSet) has(word string, ascii bool) bool {
 // letter of word, an ASCII word shorter than 32 bytes.
 func (set *wordSet) mayHold(word string) bool {
 	size := uint64(1) << len(word)
-	return set.first[lower[word[0]]]&set.last[lower[word[len(word)-1]]]&size != 0
+	return set.first[tokenize.LowerASCII(word[0])]&set.last[tokenize.LowerASCII(word[len(word)-1])]&size != 0
 }
-
-// lower maps ASCII upper-case letters to lower case, other bytes to
-// themselves.
-var lower = func() (table [256]byte) {
-	for c := range table {
-		table[c] = byte(c)
-		if 'A' <= c && c <= 'Z' {
-			table[c] += 'a' - 'A'
-		}
-	}
-	return table
-}()
 
 // countWords counts the words of text that are in set, and all words. A
 // word is a run of letters and hyphens. It runs over every chunk: ASCII

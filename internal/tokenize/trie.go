@@ -72,8 +72,11 @@ func (t *trie) scanWord(text string, i int) (end int, piece bool) {
 	return end, walking && cur.final()
 }
 
-// lower maps ASCII upper-case letters to lower case, other bytes to
-// themselves.
+// LowerASCII maps an ASCII upper-case letter to lower case and any other
+// byte to itself: a table lookup, for the byte loops of the hot paths.
+func LowerASCII(b byte) byte { return lower[b] }
+
+// lower is LowerASCII's table.
 var lower = func() (table [256]byte) {
 	for c := range table {
 		table[c] = byte(c)

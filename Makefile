@@ -95,6 +95,10 @@ testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-
 eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDING_BASE_URL/EMBEDDING_MODEL for another embedder).
 	hack/eval.sh
 
+.PHONY: compare
+compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS, COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).
+	hack/compare.sh
+
 .PHONY: demo
 demo: manifests ## The main job end to end on this machine: real local models, local control plane, operator, ingestion, route, cited answers (DEMO_STAY=1 keeps it running).
 	hack/demo.sh

@@ -5,15 +5,20 @@ import "time"
 // Defaults for optional fields. The CRD schema sets the same values with
 // +kubebuilder:default markers when a section is written; these apply when a
 // whole section is left out. TestSchemaDefaultsMatchGo keeps the two equal.
+// The raw retrieval floors have no schema default (a floor may be set in
+// its relative form instead); RetrievalSettings' CEL rule repeats their
+// values, and TestAPIServerRefusesBadYAML checks it against these.
 const (
 	DefaultMilvusDatabase    = "default"
 	DefaultMaxInputTokens    = 512
-	DefaultCandidates        = 12
+	DefaultCandidates        = 30
 	DefaultRRFK              = 60
 	DefaultTemperature       = 0.2
 	DefaultSimilarityFloor   = 0.2
 	DefaultStrictFloor       = 0.35
 	DefaultMaxFragments      = 6
+	DefaultMaxPerDocument    = 3
+	DefaultDiversityMargin   = 0.05
 	DefaultCrossEncoderTopN  = 12
 	DefaultCacheTTL          = 10 * time.Minute
 	DefaultCacheMaxEntries   = 10000
@@ -24,6 +29,13 @@ const (
 	DefaultProxyUserHeader   = "X-Forwarded-User"
 	DefaultProxyGroupsHeader = "X-Forwarded-Groups"
 )
+
+// DefaultSearchWeights are the primitives' fusion weights when a store
+// names none: the text vectors embed the title path already, so the title
+// primitives mostly repeat them.
+var DefaultSearchWeights = map[SearchPrimitive]float64{
+	PrimitiveTextDense: 1, PrimitiveTextSparse: 1, PrimitiveTitleDense: 0.25, PrimitiveTitleSparse: 0.25,
+}
 
 // AllSearchPrimitives are fused when a store names none.
 var AllSearchPrimitives = []SearchPrimitive{PrimitiveTextDense, PrimitiveTextSparse, PrimitiveTitleDense, PrimitiveTitleSparse}

@@ -104,6 +104,23 @@ type EmbeddingModel struct {
 	// APIKeySecretRef selects the endpoint's API key, if it needs one.
 	// +optional
 	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+
+	// QueryPrefix is put, verbatim, in front of every question a route
+	// embeds, for models trained with input prefixes: "query: " for e5,
+	// "search_query: " for nomic-embed, "Represent this sentence for
+	// searching relevant passages: " for bge. Mind the trailing space.
+	// Changing it builds a new index generation.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	QueryPrefix string `json:"queryPrefix,omitempty"`
+
+	// DocumentPrefix is put, verbatim, in front of every chunk text and
+	// title an ingestion embeds: "passage: " for e5, "search_document: "
+	// for nomic-embed; empty for bge and gte. Changing it builds a new
+	// index generation.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	DocumentPrefix string `json:"documentPrefix,omitempty"`
 }
 
 // SearchPrimitive is one of the four searches fused by RRF.
@@ -127,9 +144,10 @@ type SearchSettings struct {
 	// +kubebuilder:validation:MaxItems=4
 	Primitives []SearchPrimitive `json:"primitives,omitempty"`
 
-	// Candidates is how many fused candidates one search returns.
+	// Candidates is how many candidates each primitive returns and the
+	// fusion keeps: the pool the diversity rule and floors choose from.
 	// +optional
-	// +kubebuilder:default=12
+	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=200
 	Candidates int32 `json:"candidates,omitempty"`
@@ -140,6 +158,37 @@ type SearchSettings struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	RRFK int32 `json:"rrfK,omitempty"`
+
+	// Weights scale each primitive's part in the fusion (weighted
+	// reciprocal rank fusion): a strong embedder's dense ranks can lead
+	// while BM25 still brings in exact names. `ragroute eval` prints the
+	// weights that serve a store's questions best. A primitive left out
+	// weighs as by default: textDense 1, textSparse 1, titleDense 0.25,
+	// titleSparse 0.25 (the text vectors already embed the title path).
+	// 0 leaves a primitive out of the search.
+	// +optional
+	Weights *SearchWeights `json:"weights,omitempty"`
+}
+
+// SearchWeights are the fusion weights of the four primitives.
+// +kubebuilder:validation:XValidation:rule="(has(self.textDense) ? self.textDense : 1.0) + (has(self.textSparse) ? self.textSparse : 1.0) + (has(self.titleDense) ? self.titleDense : 0.25) + (has(self.titleSparse) ? self.titleSparse : 0.25) > 0.0",message="weights must leave at least one primitive above 0"
+type SearchWeights struct {
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	TextDense *float64 `json:"textDense,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	TextSparse *float64 `json:"textSparse,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	TitleDense *float64 `json:"titleDense,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	TitleSparse *float64 `json:"titleSparse,omitempty"`
 }
 
 // AccessSettings maps documents to principals (user:…, group:…, public).
@@ -335,6 +384,36 @@ type KnowledgeStoreStatus struct {
 	// LastIngestion records the most recent ingestion run.
 	// +optional
 	LastIngestion *IngestionRecord `json:"lastIngestion,omitempty"`
+
+	// Background is the embedder's background similarity on the generation
+	// the alias serves, as the last ingestion measured it: how similar
+	// questions and chunks of unrelated documents score. Routes with
+	// relative floors (retrieval.similarityFloorSigmas, strictFloorSigmas)
+	// set them this many standard deviations above its mean.
+	// +optional
+	Background *BackgroundSimilarity `json:"background,omitempty"`
+}
+
+// BackgroundSimilarity sums up the cosine similarities between
+// question-like texts (chunk titles) and chunks of other documents.
+type BackgroundSimilarity struct {
+	// Mean of the sampled similarities.
+	Mean float64 `json:"mean"`
+
+	// StdDev is their standard deviation.
+	StdDev float64 `json:"stdDev"`
+
+	// P50 is their median.
+	P50 float64 `json:"p50"`
+
+	// P90 is their 90th percentile.
+	P90 float64 `json:"p90"`
+
+	// P99 is their 99th percentile.
+	P99 float64 `json:"p99"`
+
+	// Samples is how many (question, chunk) pairs were measured.
+	Samples int64 `json:"samples"`
 }
 
 // IngestionRecord describes one ingestion run.

@@ -11,6 +11,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="more than one replica needs turns.backend redis, so any replica can stream any turn"
 // +kubebuilder:validation:XValidation:rule="(!has(self.turns) || self.turns.backend != 'redis') && (!has(self.cache) || self.cache.backend != 'redis') || has(self.redis)",message="redis must be set when cache.backend or turns.backend is redis"
+// +kubebuilder:validation:XValidation:rule="!has(self.retrieval) || !has(self.retrieval.strictFloorSigmas) || !has(self.rerank) || !has(self.rerank.mode) || self.rerank.mode != 'crossEncoder'",message="retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine; set retrieval.strictFloor"
 type QueryRouteSpec struct {
 	// KnowledgeStoreRef names the KnowledgeStore searched by this route.
 	// +required
@@ -165,27 +166,53 @@ type ContextWindow struct {
 	AnswerReserveTokens int32 `json:"answerReserveTokens"`
 }
 
-// RetrievalSettings filter the fused candidates before packing.
-// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.strictFloor) || self.similarityFloor <= self.strictFloor",message="similarityFloor must not exceed strictFloor"
+// RetrievalSettings filter the fused candidates before packing. Each floor
+// is either raw (a cosine, the same for every embedder) or relative to the
+// store's background similarity (…Sigmas), never both.
+// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.similarityFloorSigmas)",message="set similarityFloor or similarityFloorSigmas, not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.strictFloor) || !has(self.strictFloorSigmas)",message="set strictFloor or strictFloorSigmas, not both"
+// +kubebuilder:validation:XValidation:rule="has(self.similarityFloorSigmas) || has(self.strictFloorSigmas) || (has(self.similarityFloor) ? self.similarityFloor : 0.2) <= (has(self.strictFloor) ? self.strictFloor : 0.35)",message="similarityFloor must not exceed strictFloor"
+// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloorSigmas) || !has(self.strictFloorSigmas) || self.similarityFloorSigmas <= self.strictFloorSigmas",message="similarityFloorSigmas must not exceed strictFloorSigmas"
 type RetrievalSettings struct {
 	// SimilarityFloor drops candidates whose cosine similarity to the
 	// question (by the store's embedder, text or title, whichever is
-	// closer) is below it, before reranking.
+	// closer) is below it, before reranking. Default 0.2 (tuned for
+	// all-MiniLM-L6-v2; other embedders score unrelated text far higher,
+	// see similarityFloorSigmas).
 	// +optional
-	// +kubebuilder:default=0.2
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	SimilarityFloor *float64 `json:"similarityFloor,omitempty"`
 
+	// SimilarityFloorSigmas sets the similarity floor relative to the
+	// embedder's background similarity on the store (status.background of
+	// the KnowledgeStore, measured at ingestion): mean + sigmas × standard
+	// deviation of how similar chunk titles score against chunks of other
+	// documents. The same value means about the same for every embedder;
+	// (floor − mean) / stdDev converts a raw floor that works. Until a
+	// background is recorded the route uses the default raw floor.
+	// +optional
+	// +kubebuilder:validation:Minimum=-5
+	// +kubebuilder:validation:Maximum=20
+	SimilarityFloorSigmas *float64 `json:"similarityFloorSigmas,omitempty"`
+
 	// StrictFloor drops candidates below it after reranking: the
 	// cross-encoder's relevance with rerank.mode crossEncoder, else the
 	// same similarity. Nothing left means the not-found wording, without a
-	// model call. `make eval` prints what each floor does on a question set.
+	// model call. `make eval` prints what each floor does on a question
+	// set. Default 0.35.
 	// +optional
-	// +kubebuilder:default=0.35
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	StrictFloor *float64 `json:"strictFloor,omitempty"`
+
+	// StrictFloorSigmas sets the strict floor relative to the embedder's
+	// background similarity, as similarityFloorSigmas does; not with
+	// rerank.mode crossEncoder, whose relevance is not a cosine.
+	// +optional
+	// +kubebuilder:validation:Minimum=-5
+	// +kubebuilder:validation:Maximum=20
+	StrictFloorSigmas *float64 `json:"strictFloorSigmas,omitempty"`
 
 	// MaxFragments is the hard maximum of fragments packed into a turn.
 	// +optional
@@ -193,6 +220,47 @@ type RetrievalSettings struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=50
 	MaxFragments int32 `json:"maxFragments,omitempty"`
+
+	// MinConfidence turns an on-topic question the knowledge does not
+	// answer into the not-found wording, without a model call. The
+	// search's confidence score is the best candidate's similarity in
+	// sigmas over the embedder's background (status.background of the
+	// KnowledgeStore), less 1 when dense and lexical search share none of
+	// their best ten and less 0.5 when a name in the question (`Velero`,
+	// `AnalysisTemplate`) is in no candidate; below minConfidence, not
+	// found. Unset: off. `make eval` prints what each value would do on a
+	// question set (about 3.25 on the Argo CD docs with MiniLM). Needs a
+	// recorded background; until one exists it does not apply.
+	// +optional
+	// +kubebuilder:validation:Minimum=-5
+	// +kubebuilder:validation:Maximum=20
+	MinConfidence *float64 `json:"minConfidence,omitempty"`
+
+	// Diversity bounds the fragments of one document in a turn: a
+	// document's best fragment always enters; a further one only when its
+	// similarity is within margin of that best, up to maxPerDocument.
+	// Default 3 within 0.05.
+	// +optional
+	Diversity *DiversitySettings `json:"diversity,omitempty"`
+}
+
+// DiversitySettings bound the fragments of one document in a turn.
+type DiversitySettings struct {
+	// MaxPerDocument caps the fragments of one document; 1 is the v1 rule
+	// (best fragment per document only).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=20
+	MaxPerDocument int32 `json:"maxPerDocument,omitempty"`
+
+	// Margin is how far below its document's best fragment, in cosine
+	// similarity, a further fragment may score and still enter. Cosines
+	// are the embedder's own units: an embedder with a narrow band (e5)
+	// wants a smaller margin.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	Margin *float64 `json:"margin,omitempty"`
 }
 
 // RerankMode orders candidates.

@@ -76,13 +76,26 @@ const (
 	batchEmbedTimeout = 10 * time.Minute
 )
 
-// newEmbedder is a store's embedder, the same model for ingestion and
-// queries; timeout bounds one request.
+// newEmbedder is a store's embedder without input prefixes; timeout
+// bounds one request. Serve and ingest use newQueryEmbedder and
+// newDocumentEmbedder, which add the store's prefixes to it.
 func newEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) *model.Embeddings {
 	return model.NewEmbeddings(model.EmbeddingsConfig{
 		BaseURL: e.BaseURL, Model: e.Model, APIKey: env.secret(e.APIKeyEnv),
 		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens), Timeout: timeout,
 	})
+}
+
+// newQueryEmbedder embeds questions as the store's model expects them:
+// behind its query prefix, cut so that prefix and question fit its input.
+func newQueryEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) knowledge.Embedder {
+	return model.WithPrefix(newEmbedder(e, env, timeout), e.QueryPrefix, int(e.MaxInputTokens))
+}
+
+// newDocumentEmbedder embeds chunk texts and titles behind the store's
+// document prefix, cut so that prefix and text fit the model's input.
+func newDocumentEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) knowledge.Embedder {
+	return model.WithPrefix(newEmbedder(e, env, timeout), e.DocumentPrefix, int(e.MaxInputTokens))
 }
 
 // newChat is the route's chat model.

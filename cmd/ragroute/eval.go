@@ -27,7 +27,13 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	modelName := fs.String("embedding-model", "", "embedding model name")
 	dims := fs.Int("dimensions", 384, "embedding dimensions")
 	maxInput := fs.Int("max-input-tokens", 256, "cut embedder inputs to this many tokens, as the model does (0: no limit)")
+	queryPrefix := fs.String("query-prefix", "", "the store's spec.embedding.queryPrefix (e5: \"query: \")")
+	documentPrefix := fs.String("document-prefix", "", "the store's spec.embedding.documentPrefix (e5: \"passage: \")")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	vectorCache := fs.String("vector-cache", "", "keep embedded vectors in this folder between runs, per embedder")
+	peer := fs.String("peer", "", "another system's results (hack/compare) to score beside ragroute's")
+	explain := fs.Bool("explain", false, "print the route body's misses: each answerable question without a hit in its top 5")
+	concurrency := fs.Int("concurrency", 4, "questions searched at once")
 	similarityFloor := fs.Float64("similarity-floor", 0.2, "the route's retrieval.similarityFloor, for the not-found rate")
 	strictFloor := fs.Float64("strict-floor", 0.35, "the route's retrieval.strictFloor, for the not-found rate")
 	if err := fs.Parse(args); err != nil {
@@ -45,19 +51,28 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer client.Close(context.WithoutCancel(ctx))
+	embedding := podconfig.Embedding{BaseURL: *baseURL, Model: *modelName, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
+		Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput), QueryPrefix: *queryPrefix, DocumentPrefix: *documentPrefix}
+	env := environment(os.Getenv)
 	report, err := eval.Run(ctx, eval.Options{
 		Corpus: *corpus, Questions: *questions,
-		Client: func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
-		Embedder: newEmbedder(podconfig.Embedding{BaseURL: *baseURL, Model: *modelName, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
-			Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput)}, os.Getenv, batchEmbedTimeout),
-		Fingerprint:     fmt.Sprintf("%s/%d", *modelName, *dims),
+		Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
+		Embedder:      newDocumentEmbedder(embedding, env, batchEmbedTimeout),
+		QueryEmbedder: newQueryEmbedder(embedding, env, queryEmbedTimeout),
+		// Not the store's fingerprint: that names the endpoint, and eval's
+		// embedder listens on a new port every run.
+		Fingerprint:     fmt.Sprintf("%s/%d/%d/%q/%q", *modelName, *dims, *maxInput, *queryPrefix, *documentPrefix),
 		SimilarityFloor: *similarityFloor, StrictFloor: *strictFloor, Progress: stderr,
+		VectorCache: *vectorCache, Peer: *peer, Concurrency: *concurrency,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)
 		return 1
 	}
 	fmt.Fprint(stdout, eval.Table(report))
+	if *explain {
+		fmt.Fprint(stdout, eval.Explain(report.Misses))
+	}
 	if *jsonOut != "" {
 		data, _ := json.MarshalIndent(report, "", "  ")
 		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {

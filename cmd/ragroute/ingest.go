@@ -38,7 +38,9 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	progress := newProgress(stdout, isTerminal(stdout))
-	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store, Embedder: newEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout)}, progress)
+	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store,
+		Embedder:      newDocumentEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout),
+		QueryEmbedder: newQueryEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout)}, progress)
 	progress.done()
 	for _, rejected := range summary.Rejected {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)
@@ -48,6 +50,10 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 		cfg.Store, summary.Files, summary.Chunks, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,
 		r.Generation.Collection, r.Rows, summary.Fingerprint, summary.Duration.Round(time.Millisecond),
 		r.Embedding.Round(time.Millisecond), 100*r.Embedding.Seconds()/max(summary.Duration.Seconds(), 1e-9))
+	if b := r.Background; b != nil {
+		fmt.Fprintf(stdout, "background similarity: mean %.4f, sd %.4f, p50 %.4f, p90 %.4f, p99 %.4f (%d pairs)\n",
+			b.Mean, b.StdDev, b.P50, b.P90, b.P99, b.Samples)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute ingest:", err)
 		return 1

@@ -42,6 +42,9 @@ func unsupported(cfg podconfig.RouteConfig) error {
 	if cfg.Rerank.Mode == podconfig.RerankCrossEncoder && cfg.Rerank.CrossEncoder == nil {
 		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
 	}
+	if cfg.Retrieval.StrictFloorSigmas != nil && cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
+		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
+	}
 	if cfg.Mode != podconfig.ModeSingleRound {
 		errs = append(errs, fmt.Errorf("mode %q is not supported yet (use singleRound)", cfg.Mode))
 	}
@@ -74,7 +77,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		return nil, err
 	}
 	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
-	searcher := newSearcher(cfg, store, env, rdb, rt.generation)
+	searcher := newSearcher(cfg, store, env, rdb, rt.generation, logger)
 	runner := &route.Runner{
 		Chat: newChat(cfg.Model, env), Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
@@ -102,22 +105,43 @@ func redisPrefix(cfg podconfig.RouteConfig) string {
 }
 
 // newSearcher is the body of search_knowledge as the route's config sets it.
-func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, gen *retrieval.GenerationWatch) *retrieval.Searcher {
+func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client,
+	gen *retrieval.GenerationWatch, logger *slog.Logger) *retrieval.Searcher {
 	var primitives []knowledge.Primitive
+	weights := map[knowledge.Primitive]float64{}
 	for _, p := range cfg.Store.Search.Primitives {
 		primitives = append(primitives, knowledge.Primitive(p))
 	}
+	for p, w := range cfg.Store.Search.Weights {
+		weights[knowledge.Primitive(p)] = w
+	}
 	searcher := &retrieval.Searcher{
 		Index:    store,
-		Embedder: newEmbedder(cfg.Store.Embedding, env, queryEmbedTimeout),
+		Embedder: newQueryEmbedder(cfg.Store.Embedding, env, queryEmbedTimeout),
 		Reranker: retrieval.KeepOrder{},
 		Cache:    retrieval.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
 		Settings: retrieval.SearchSettings{
 			Primitives: primitives, Candidates: int(cfg.Store.Search.Candidates), RRFK: int(cfg.Store.Search.RRFK),
 			SimilarityFloor: cfg.Retrieval.SimilarityFloor, StrictFloor: cfg.Retrieval.StrictFloor,
-			MaxFragments: int(cfg.Retrieval.MaxFragments),
+			MaxFragments: int(cfg.Retrieval.MaxFragments), Weights: weights, MinConfidence: cfg.Retrieval.MinConfidence,
+			Diversity: retrieval.Diversity{MaxPerDocument: int(cfg.Retrieval.Diversity.MaxPerDocument),
+				Margin: cfg.Retrieval.Diversity.Margin},
 		},
 		Generation: gen.Load,
+		Background: func() *knowledge.Background {
+			if g, ok := gen.Serving(); ok {
+				return g.Background
+			}
+			return nil
+		},
+	}
+	if r := cfg.Retrieval; r.SimilarityFloorSigmas != nil || r.StrictFloorSigmas != nil {
+		floors := &retrieval.RelativeFloors{
+			Similarity: r.SimilarityFloor, Strict: r.StrictFloor,
+			SimilaritySigmas: r.SimilarityFloorSigmas, StrictSigmas: r.StrictFloorSigmas,
+			Serving: gen.Serving, Logger: logger,
+		}
+		searcher.Floors = floors.Floors
 	}
 	if cfg.Cache.Backend == podconfig.BackendRedis {
 		searcher.Cache = retrieval.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())

@@ -3,6 +3,7 @@ package controller
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // fullInputs uses every optional part of the API, so the goldens show how
@@ -22,7 +24,7 @@ func fullInputs() routeInputs {
 	route.Spec.Model.SearchPolicy = v1alpha1.SearchPolicyAlways
 	route.Spec.WebSearch = &v1alpha1.WebSearch{BaseURL: "http://search.tools.svc/v1",
 		APIKeySecretRef: &v1alpha1.SecretKeyRef{Name: "search", Key: "apiKey"}}
-	route.Spec.Retrieval = &v1alpha1.RetrievalSettings{SimilarityFloor: ptr.To(0.25), MaxFragments: 4}
+	route.Spec.Retrieval = &v1alpha1.RetrievalSettings{SimilarityFloorSigmas: ptr.To(3.0), StrictFloor: ptr.To(0.5), MaxFragments: 4}
 	route.Spec.Rerank = &v1alpha1.RerankSettings{Mode: v1alpha1.RerankCrossEncoder, CrossEncoder: &v1alpha1.CrossEncoder{
 		BaseURL: "http://rerank.models.svc/v1", Model: "bge-reranker-v2-m3"}}
 	route.Spec.Cache = &v1alpha1.CacheSettings{Backend: v1alpha1.BackendRedis, TTL: &metav1.Duration{Duration: 90e9}}
@@ -35,6 +37,7 @@ func fullInputs() routeInputs {
 	store.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
 	store.Spec.Milvus.TLS = &v1alpha1.MilvusTLS{ServerName: "milvus.internal"}
 	store.Spec.Search = &v1alpha1.SearchSettings{Primitives: []v1alpha1.SearchPrimitive{"titleSparse", "textDense"}, RRFK: 40}
+	store.Spec.Embedding.QueryPrefix, store.Spec.Embedding.DocumentPrefix = "query: ", "passage: "
 
 	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
 	return routeInputs{
@@ -125,6 +128,7 @@ func TestIngestBuildersGolden(t *testing.T) {
 	store := newStore("acme-rag", "docs", "http://milvus.milvus.svc:19530")
 	store.UID = "6c1d5a0e-0000-4000-8000-000000000002"
 	store.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
+	store.Spec.Embedding.QueryPrefix, store.Spec.Embedding.DocumentPrefix = "query: ", "passage: "
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{
 		Schedule: "0 */6 * * *",
 		Chunking: &v1alpha1.ChunkingSettings{MaxTokens: 180, OverlapTokens: 20, MergeBelowTokens: 50},
@@ -141,4 +145,45 @@ func TestIngestBuildersGolden(t *testing.T) {
 	compareGolden(t, "ingest-config.golden.json", data)
 	compareGolden(t, "ingest-cronjob.golden.yaml", toYAML(t, buildIngestCronJob(store, "ragroute/ragroute:v0.1.0", "0123456789abcdef", storeSecretKeys(&store.Spec))))
 	compareGolden(t, "ingest-job.golden.yaml", toYAML(t, buildIngestJob(store, "ragroute/ragroute:v0.1.0", "0123456789abcdef", storeSecretKeys(&store.Spec))))
+}
+
+func TestRenderRetrievalFloors(t *testing.T) {
+	diversity := podconfig.Diversity{MaxPerDocument: 3, Margin: 0.05}
+	cases := []struct {
+		name string
+		in   *v1alpha1.RetrievalSettings
+		want podconfig.Retrieval
+	}{
+		{"defaults", nil, podconfig.Retrieval{SimilarityFloor: 0.2, StrictFloor: 0.35, MaxFragments: 6, Diversity: diversity}},
+		{"raw", &v1alpha1.RetrievalSettings{SimilarityFloor: ptr.To(0.25), StrictFloor: ptr.To(0.4)},
+			podconfig.Retrieval{SimilarityFloor: 0.25, StrictFloor: 0.4, MaxFragments: 6, Diversity: diversity}},
+		// A relative floor keeps the raw default as the floor in force
+		// until the store's background is recorded.
+		{"relative", &v1alpha1.RetrievalSettings{SimilarityFloorSigmas: ptr.To(3.0), StrictFloorSigmas: ptr.To(5.0)},
+			podconfig.Retrieval{SimilarityFloor: 0.2, SimilarityFloorSigmas: ptr.To(3.0), StrictFloor: 0.35, StrictFloorSigmas: ptr.To(5.0), MaxFragments: 6, Diversity: diversity}},
+		{"mixed", &v1alpha1.RetrievalSettings{SimilarityFloorSigmas: ptr.To(2.5), StrictFloor: ptr.To(0.6), MaxFragments: 3},
+			podconfig.Retrieval{SimilarityFloor: 0.2, SimilarityFloorSigmas: ptr.To(2.5), StrictFloor: 0.6, MaxFragments: 3, Diversity: diversity}},
+		// Confidence and diversity as written; a diversity field left out
+		// keeps its default.
+		{"confidence and diversity", &v1alpha1.RetrievalSettings{MinConfidence: ptr.To(3.25), Diversity: &v1alpha1.DiversitySettings{MaxPerDocument: 1}},
+			podconfig.Retrieval{SimilarityFloor: 0.2, StrictFloor: 0.35, MaxFragments: 6, MinConfidence: ptr.To(3.25),
+				Diversity: podconfig.Diversity{MaxPerDocument: 1, Margin: 0.05}}},
+	}
+	for _, tc := range cases {
+		if got := renderRetrieval(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: rendered %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRenderSearchWeights(t *testing.T) {
+	got := renderSearch(&v1alpha1.SearchSettings{Primitives: []v1alpha1.SearchPrimitive{"textSparse", "textDense"},
+		Weights: &v1alpha1.SearchWeights{TextSparse: ptr.To(0.5)}})
+	want := map[string]float64{"textDense": 1, "textSparse": 0.5}
+	if !reflect.DeepEqual(got.Weights, want) || got.Candidates != 30 {
+		t.Errorf("rendered %+v, want weights %v and 30 candidates", got, want)
+	}
+	if got := renderSearch(nil); got.Weights["titleDense"] != 0.25 || got.Weights["textDense"] != 1 || len(got.Weights) != 4 {
+		t.Errorf("default weights %v", got.Weights)
+	}
 }

@@ -201,6 +201,22 @@ func TestStoreStatusRecordsIngestion(t *testing.T) {
 	if r := status.LastIngestion; r == nil || r.Result != "Failed" || !r.Time.Equal(&finished) || len(r.Message) > 2010 {
 		t.Errorf("last ingestion %+v", r)
 	}
+	if status.Background != nil {
+		t.Errorf("a generation without a background shows %+v", status.Background)
+	}
+
+	// The serving generation's background similarity, once recorded.
+	background := &knowledge.Background{Mean: 0.8123, StdDev: 0.0311, P50: 0.81, P90: 0.85, P99: 0.9, Samples: 32000}
+	recordIngestion(status, storeFacts{index: &knowledge.IndexState{Exists: true, Rows: 42,
+		Generation: knowledge.Generation{Number: 4, Embedder: "fp2", Background: background}}})
+	want := v1alpha1.BackgroundSimilarity{Mean: 0.8123, StdDev: 0.0311, P50: 0.81, P90: 0.85, P99: 0.9, Samples: 32000}
+	if status.Background == nil || *status.Background != want {
+		t.Errorf("background %+v, want %+v", status.Background, want)
+	}
+	recordIngestion(status, storeFacts{probeErr: errors.New("unreachable")})
+	if status.Background == nil {
+		t.Error("an unreadable index cleared the background")
+	}
 }
 
 func TestSetConditionKeepsTransitionTimeWhileStatusHolds(t *testing.T) {

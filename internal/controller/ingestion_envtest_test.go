@@ -79,10 +79,13 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 		t.Fatal(err)
 	}
 	defer func() { _ = client.Close(context.Background()) }()
+	e := cfg.Embedding
+	embeddings := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: e.BaseURL, Model: e.Model,
+		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens)})
 	target := ingestion.Target{
-		Store: knowledge.NewStore(client, cfg.Milvus.Collection, int(cfg.Embedding.Dimensions)),
-		Embedder: model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: cfg.Embedding.BaseURL, Model: cfg.Embedding.Model,
-			Dimensions: int(cfg.Embedding.Dimensions), MaxInputTokens: int(cfg.Embedding.MaxInputTokens)}),
+		Store:         knowledge.NewStore(client, cfg.Milvus.Collection, int(e.Dimensions)),
+		Embedder:      model.WithPrefix(embeddings, e.DocumentPrefix, int(e.MaxInputTokens)),
+		QueryEmbedder: model.WithPrefix(embeddings, e.QueryPrefix, int(e.MaxInputTokens)),
 	}
 	if _, err := ingestion.Run(ctx, cfg, target, noProgress{}); err != nil {
 		t.Fatalf("ingest as the Job would: %v", err)
@@ -128,7 +131,8 @@ func TestStoreIngestionJobLifecycle(t *testing.T) {
 	}}
 	store := newStore(ns, "docs", s.milvusURI)
 	store.Spec.Milvus.Collection = "docs_" + strings.ReplaceAll(ns, "-", "_")
-	store.Spec.Embedding = v1alpha1.EmbeddingModel{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
+	store.Spec.Embedding = v1alpha1.EmbeddingModel{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256,
+		QueryPrefix: "query: ", DocumentPrefix: "passage: "}
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
 		{Name: "handbook", ConfigMap: &v1alpha1.LocalObjectRef{Name: "handbook-md"}, Principals: []string{"group:staff"}},
 	}}
@@ -154,6 +158,13 @@ func TestStoreIngestionJobLifecycle(t *testing.T) {
 		got.Status.EmbedderFingerprint == "" || got.Status.LastIngestion == nil || got.Status.LastIngestion.Result != "Succeeded" {
 		t.Fatalf("status after a successful ingestion: %+v", got.Status)
 	}
+	// The ingestion measured the embedder's background similarity (two
+	// documents, so one title against the other's chunk each way).
+	if b := got.Status.Background; b == nil || b.Samples != 2 {
+		t.Errorf("status.background after ingesting two documents: %+v", b)
+	}
+	// A recheck finds the same background: no status write.
+	s.reconcileStoreWritesNothing(t, ns, "docs")
 
 	// Editing a document starts a new run; its failure is reported while
 	// the index built before keeps the store Ready.

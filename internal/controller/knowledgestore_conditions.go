@@ -139,6 +139,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.Rows = f.index.Rows
 		status.IndexGeneration = f.index.Generation.Number
 		status.EmbedderFingerprint = f.index.Generation.Embedder
+		status.Background = backgroundStatus(f.index.Generation.Background)
 	}
 	if j := f.job; j != nil {
 		record := &v1alpha1.IngestionRecord{Time: j.finished, Result: "Succeeded", Message: "Job " + j.name}
@@ -150,6 +151,15 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		}
 		status.LastIngestion = record
 	}
+}
+
+// backgroundStatus is the serving generation's background similarity as
+// the status shows it; nil when none is recorded.
+func backgroundStatus(b *knowledge.Background) *v1alpha1.BackgroundSimilarity {
+	if b == nil {
+		return nil
+	}
+	return &v1alpha1.BackgroundSimilarity{Mean: b.Mean, StdDev: b.StdDev, P50: b.P50, P90: b.P90, P99: b.P99, Samples: int64(b.Samples)}
 }
 
 func truncateMessage(s string) string {

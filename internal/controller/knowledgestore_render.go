@@ -43,6 +43,8 @@ func renderEmbedding(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Embedding {
 		Dimensions:     spec.Embedding.Dimensions,
 		MaxInputTokens: cmp.Or(spec.Embedding.MaxInputTokens, v1alpha1.DefaultMaxInputTokens),
 		APIKeyEnv:      envFor(spec.Embedding.APIKeySecretRef, podconfig.EnvEmbeddingAPIKey),
+		QueryPrefix:    spec.Embedding.QueryPrefix,
+		DocumentPrefix: spec.Embedding.DocumentPrefix,
 	}
 }
 

@@ -87,11 +87,36 @@ func renderSearch(s *v1alpha1.SearchSettings) podconfig.Search {
 			primitives = s.Primitives
 		}
 	}
+	var weights *v1alpha1.SearchWeights
+	if s != nil {
+		weights = s.Weights
+	}
+	out.Weights = map[string]float64{}
 	for _, p := range primitives {
 		out.Primitives = append(out.Primitives, string(p))
+		out.Weights[string(p)] = searchWeight(weights, p)
 	}
 	slices.Sort(out.Primitives) // a set: order must not change the hash
 	return out
+}
+
+// searchWeight is a primitive's fusion weight, written or default.
+func searchWeight(w *v1alpha1.SearchWeights, p v1alpha1.SearchPrimitive) float64 {
+	def := v1alpha1.DefaultSearchWeights[p]
+	if w == nil {
+		return def
+	}
+	switch p {
+	case v1alpha1.PrimitiveTextDense:
+		return orDefault(w.TextDense, def)
+	case v1alpha1.PrimitiveTextSparse:
+		return orDefault(w.TextSparse, def)
+	case v1alpha1.PrimitiveTitleDense:
+		return orDefault(w.TitleDense, def)
+	case v1alpha1.PrimitiveTitleSparse:
+		return orDefault(w.TitleSparse, def)
+	}
+	return def
 }
 
 func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
@@ -99,11 +124,21 @@ func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
 		SimilarityFloor: v1alpha1.DefaultSimilarityFloor,
 		StrictFloor:     v1alpha1.DefaultStrictFloor,
 		MaxFragments:    v1alpha1.DefaultMaxFragments,
+		Diversity:       podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin},
 	}
 	if r != nil {
+		// A relative floor keeps the raw default beside it: the floor in
+		// force until the store's background similarity is recorded.
 		out.SimilarityFloor = orDefault(r.SimilarityFloor, out.SimilarityFloor)
+		out.SimilarityFloorSigmas = r.SimilarityFloorSigmas
 		out.StrictFloor = orDefault(r.StrictFloor, out.StrictFloor)
+		out.StrictFloorSigmas = r.StrictFloorSigmas
 		out.MaxFragments = cmp.Or(r.MaxFragments, out.MaxFragments)
+		out.MinConfidence = r.MinConfidence
+		if d := r.Diversity; d != nil {
+			out.Diversity.MaxPerDocument = cmp.Or(d.MaxPerDocument, out.Diversity.MaxPerDocument)
+			out.Diversity.Margin = orDefault(d.Margin, out.Diversity.Margin)
+		}
 	}
 	return out
 }

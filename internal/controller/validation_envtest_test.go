@@ -43,6 +43,39 @@ spec:
 			[]string{"spec.rerank", "crossEncoder must be set when mode is crossEncoder"}},
 		{"two replicas on in-memory turns (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  replicas: 2\n"),
 			[]string{"more than one replica needs turns.backend redis"}},
+		{"raw and relative similarity floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {similarityFloor: 0.3, similarityFloorSigmas: 3}\n"),
+			[]string{"spec.retrieval", "set similarityFloor or similarityFloorSigmas, not both"}},
+		{"raw and relative strict floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloor: 0.5, strictFloorSigmas: 4}\n"),
+			[]string{"spec.retrieval", "set strictFloor or strictFloorSigmas, not both"}},
+		{"relative similarity floor above the strict one (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {similarityFloorSigmas: 5, strictFloorSigmas: 3}\n"),
+			[]string{"similarityFloorSigmas must not exceed strictFloorSigmas"}},
+		// The rule knows the raw defaults (0.2, 0.35): a strict floor below
+		// the default similarity floor is refused, as with the old defaults.
+		{"strict floor below the default similarity floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloor: 0.1}\n"),
+			[]string{"similarityFloor must not exceed strictFloor"}},
+		{"similarity floor above the default strict floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {similarityFloor: 0.4}\n"),
+			[]string{"similarityFloor must not exceed strictFloor"}},
+		{"relative strict floor with a cross-encoder (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloorSigmas: 4}\n  rerank: {mode: crossEncoder, crossEncoder: {baseURL: 'http://rerank/v1', model: r}}\n"),
+			[]string{"retrieval.strictFloorSigmas needs rerank.mode rrf"}},
+		{"input prefix too long", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, queryPrefix: "` + strings.Repeat("q", 257) + `"}
+`, []string{"spec.embedding.queryPrefix", "256"}},
+		{"fusion weights that search nothing (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  search: {weights: {textDense: 0, textSparse: 0, titleDense: 0, titleSparse: 0}}
+`, []string{"weights must leave at least one primitive above 0"}},
+		{"diversity margin out of range", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {diversity: {margin: 2}}\n"),
+			[]string{"spec.retrieval.diversity.margin", "less than or equal to 1"}},
 		{"unknown enum", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  mode: loop\n"),
 			[]string{"spec.mode", `supported values: "singleRound", "agentic"`}},
 		{"both auth kinds (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),

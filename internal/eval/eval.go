@@ -1,19 +1,17 @@
 // Package eval measures retrieval quality on a corpus and a question set
 // (the JSONL format of test/eval/README.md), for ablations of chunking and
 // search run with the same embedder: fixed-size chunks with dense search
-// as the baseline, heading-tree chunks with dense search, heading-tree
-// chunks with the four-primitive hybrid search, and the route's whole
-// search body (one fragment per document, reassembly). It imports nothing
-// from Kubernetes.
+// as the baseline, heading-tree chunks with dense and hybrid search, and
+// the route's whole search body with each of its rules switched on in
+// turn. Results of another system (`make compare`) are scored by the same
+// scorer. It imports nothing from Kubernetes.
 package eval
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -38,6 +36,7 @@ func LoadQuestions(path string) ([]Question, error) {
 	}
 	defer f.Close()
 	var out []Question
+	seen := map[string]bool{}
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for line := 1; scanner.Scan(); line++ {
@@ -49,79 +48,14 @@ func LoadQuestions(path string) ([]Question, error) {
 		if err := json.Unmarshal([]byte(text), &q); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if q.Question == "" || (q.GoldFile != nil && len(q.GoldHeading) == 0) {
-			return nil, fmt.Errorf("%s:%d: a question needs text, and a gold heading path with its gold file", path, line)
+		if q.ID == "" || q.Question == "" || (q.GoldFile != nil && len(q.GoldHeading) == 0) {
+			return nil, fmt.Errorf("%s:%d: a question needs an id, text, and a gold heading path with its gold file", path, line)
 		}
+		if seen[q.ID] {
+			return nil, fmt.Errorf("%s:%d: question id %s repeats", path, line, q.ID)
+		}
+		seen[q.ID] = true
 		out = append(out, q)
 	}
 	return out, scanner.Err()
-}
-
-// hit reports whether a retrieved unit (its file and the heading paths it
-// covers) holds the gold section, leniently: one path is a prefix of the
-// other (an ancestor section that contains the gold, or a subsection of
-// it). Text under no heading holds no gold section.
-func hit(file string, paths [][]string, q Question) bool {
-	if q.GoldFile == nil || file != *q.GoldFile {
-		return false
-	}
-	for _, p := range paths {
-		n := min(len(p), len(q.GoldHeading))
-		if n > 0 && slices.Equal(p[:n], q.GoldHeading[:n]) {
-			return true
-		}
-	}
-	return false
-}
-
-// Metrics are one configuration's scores.
-type Metrics struct {
-	Recall1        float64 `json:"recall@1"`
-	Recall5        float64 `json:"recall@5"`
-	Recall10       float64 `json:"recall@10"`
-	MRR            float64 `json:"mrr"`
-	NDCG10         float64 `json:"ndcg@10"`
-	IntentAccuracy float64 `json:"intent_accuracy"`
-	NotFoundRate   float64 `json:"notfound_rate"`
-}
-
-// scorer accumulates ranks of the first hit (0 = none in the top 10).
-type scorer struct {
-	ranks             []int
-	unanswerable      int
-	abstained         int
-	intents, intentOK int
-}
-
-func (s *scorer) rank(r int) { s.ranks = append(s.ranks, r) }
-
-func (s *scorer) metrics() Metrics {
-	var m Metrics
-	n := float64(len(s.ranks))
-	for _, r := range s.ranks {
-		if r == 0 {
-			continue
-		}
-		if r <= 1 {
-			m.Recall1++
-		}
-		if r <= 5 {
-			m.Recall5++
-		}
-		if r <= 10 {
-			m.Recall10++
-			m.MRR += 1 / float64(r)
-			m.NDCG10 += 1 / math.Log2(float64(r)+1)
-		}
-	}
-	if n > 0 {
-		m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10 = m.Recall1/n, m.Recall5/n, m.Recall10/n, m.MRR/n, m.NDCG10/n
-	}
-	if s.intents > 0 {
-		m.IntentAccuracy = float64(s.intentOK) / float64(s.intents)
-	}
-	if s.unanswerable > 0 {
-		m.NotFoundRate = float64(s.abstained) / float64(s.unanswerable)
-	}
-	return m
 }

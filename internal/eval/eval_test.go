@@ -3,36 +3,43 @@ package eval
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-func TestHitIsLenient(t *testing.T) {
+func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
+	doc := ingest.Document{Source: "docs/faq.md", Content: "# FAQ\n\nIntro to the FAQ.\n\n## Redis\n\nRedis intro line.\n\n" +
+		"### File-based\n\nSet REDIS_CREDS_DIR_PATH to the mount directory.\nThe auth file holds the password.\n\n## Other\n\nSomething else entirely.\n"}
 	gold := "faq.md"
-	q := Question{GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "File-based"}}
+	q := Question{ID: "q1", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "File-based"}}
+	g, err := newGoldSections("docs", []ingest.Document{doc}, []Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
-		file  string
-		paths [][]string
-		want  bool
+		name string
+		unit Unit
+		want bool
 	}{
-		{"faq.md", [][]string{{"FAQ", "Redis", "File-based"}}, true},
-		{"faq.md", [][]string{{"FAQ", "Redis"}}, true},                       // an ancestor holds it
-		{"faq.md", [][]string{{"FAQ", "Redis", "File-based", "Keys"}}, true}, // finer split
-		{"faq.md", [][]string{{"FAQ", "Other"}}, false},                      // a sibling
-		{"other.md", [][]string{{"FAQ", "Redis", "File-based"}}, false},      // another file
-		{"faq.md", [][]string{{}}, false},                                    // text under no heading
-		{"faq.md", [][]string{{"FAQ", "Other"}, {"FAQ", "Redis"}}, true},     // a window covering several
+		{"the exact heading path", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}, Text: "part 2 of it"}, true},
+		{"a parent holding only its own intro", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis"}, Text: "## Redis\n\nRedis intro line."}, false},
+		{"a window holding the section, rejoined", Unit{Source: "docs/faq.md", Text: "Redis intro line. ### File-based Set REDIS_CREDS_DIR_PATH to the mount directory. The auth file holds the password."}, true},
+		{"a window holding a little of it", Unit{Source: "docs/faq.md", Text: "The auth file holds the password.\n## Other"}, false},
+		{"the same text in another file", Unit{Source: "docs/other.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a file named without its source", Unit{Source: "faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a sibling", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Other"}, Text: "Something else entirely."}, false},
 	}
 	for _, tc := range cases {
-		if got := hit(tc.file, tc.paths, q); got != tc.want {
-			t.Errorf("hit(%s, %v) = %v", tc.file, tc.paths, got)
+		if got := g.hit(tc.unit, q); got != tc.want {
+			t.Errorf("%s: hit = %v", tc.name, got)
 		}
 	}
 }
@@ -68,13 +75,13 @@ func TestEvalOnTheDevSet(t *testing.T) {
 		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: questions,
 		Client:   func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, 64) },
 		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64",
-		SimilarityFloor: 0.2, StrictFloor: 0.35,
+		SimilarityFloor: 0.2, StrictFloor: 0.35, VectorCache: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", Table(report))
-	if report.Questions != 16 || len(report.Configs) != 4 || report.Baseline != FixedDense {
+	if report.Questions != 16 || len(report.Configs) != 8 || report.Baseline != FixedDense || report.Best != RouteDefault {
 		t.Fatalf("report %+v", report)
 	}
 	for name, m := range report.Configs {
@@ -98,27 +105,56 @@ func TestEvalOnTheDevSet(t *testing.T) {
 	}
 }
 
-func TestFloorSweepSharesBelowEachFloor(t *testing.T) {
-	points := floorSweep([]float64{0.5, 0.6}, []float64{0.1, 0.3})
-	at := func(floor float64) FloorPoint {
-		for _, p := range points {
-			if math.Abs(p.Floor-floor) < 1e-9 {
-				return p
-			}
+func TestSweepCountsWhatEachThresholdTurnsIntoNotFound(t *testing.T) {
+	gold := "a.md"
+	r := &run{questions: []Question{
+		{ID: "a1", GoldFile: &gold}, {ID: "a2", GoldFile: &gold}, {ID: "u1"}, {ID: "u2"},
+	}}
+	values := []float64{0.5, 0.6, 0.1, 0.3}
+	c := r.sweep(signal{name: "similarity", thresholds: []float64{0.25, 0.35, 0.55}, value: func(i int) float64 { return values[i] }},
+		[]bool{true, false, false, false})
+	want := []CurvePoint{
+		{Threshold: 0.25, NotFound: 0.5},
+		{Threshold: 0.35, NotFound: 1},
+		{Threshold: 0.55, NotFound: 1, AnswerableDropped: 0.5, Recall5Lost: 0.5},
+	}
+	for i, p := range c.Points {
+		if p != want[i] {
+			t.Errorf("at %.2f: %+v, want %+v", p.Threshold, p, want[i])
 		}
-		t.Fatalf("no point at %.2f in %+v", floor, points)
-		return FloorPoint{}
 	}
-	if p := at(0.25); p.NotFound != 0.5 || p.AnswerableDropped != 0 {
-		t.Errorf("at 0.25: %+v", p)
+	if !strings.Contains(curveTable([]Curve{c}), "unanswerable → not found") {
+		t.Error("the curve is not rendered")
 	}
-	if p := at(0.35); p.NotFound != 1 || p.AnswerableDropped != 0 {
-		t.Errorf("at 0.35: %+v", p)
+}
+
+func TestVectorCacheEmbedsEachTextOnce(t *testing.T) {
+	dir := t.TempDir()
+	inner := &testenv.HashEmbedder{Dim: 8}
+	c, err := newVectorCache(inner, dir, "hash-8")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if p := at(0.55); p.NotFound != 1 || p.AnswerableDropped != 0.5 {
-		t.Errorf("at 0.55: %+v", p)
+	first, err := c.Embed(context.Background(), []string{"alpha", "beta"})
+	if err != nil || c.save() != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(floorTable(points), "unanswerable → not found") {
-		t.Error("the sweep is not rendered")
+	again, err := newVectorCache(inner, dir, "hash-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := again.Embed(context.Background(), []string{"beta", "gamma", "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inner.Texts != 3 {
+		t.Errorf("embedded %d texts, want 3 (alpha and beta once, gamma once)", inner.Texts)
+	}
+	if !slices.Equal(second[0], first[1]) || !slices.Equal(second[2], first[0]) {
+		t.Error("a cached vector differs from the embedded one")
+	}
+	other, _ := newVectorCache(inner, dir, "another-embedder")
+	if _, err := other.Embed(context.Background(), []string{"alpha"}); err != nil || inner.Texts != 4 {
+		t.Errorf("another embedder's cache served alpha (texts %d)", inner.Texts)
 	}
 }

@@ -13,10 +13,9 @@ import (
 
 // fixedRows cuts a document into fixed-size windows of whole lines (size
 // tokens, the next window starting overlap tokens back), ignoring its
-// structure: the baseline. covered maps each row id to the heading paths
-// its lines fall under.
-func fixedRows(doc ingest.Document, size, overlap int, tokens tokenize.Counter, covered map[string][][]string) ([]knowledge.Row, error) {
-	lines, paths, err := ingest.LinePaths(doc.Content, "acl")
+// structure: the baseline.
+func fixedRows(doc ingest.Document, size, overlap int, tokens tokenize.Counter) ([]knowledge.Row, error) {
+	lines, _, err := ingest.LinePaths(doc.Content, "acl")
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +36,6 @@ func fixedRows(doc ingest.Document, size, overlap int, tokens tokenize.Counter, 
 		if text != "" {
 			sum := sha256.Sum256([]byte(fmt.Sprintf("%s#%d", doc.Source, start)))
 			id := hex.EncodeToString(sum[:16])
-			seen := map[string]bool{}
-			for _, p := range paths[start:end] {
-				if key := strings.Join(p, "\x1f"); !seen[key] {
-					seen[key] = true
-					covered[id] = append(covered[id], p)
-				}
-			}
 			textSum := sha256.Sum256([]byte(text))
 			rows = append(rows, knowledge.Row{ID: id, DocID: docID, Source: doc.Source, SourceURI: doc.Source,
 				Title: doc.Source, ChunkType: "fixed", Kind: "prose", PartIndex: 1, PartCount: 1, ACL: doc.Principals,

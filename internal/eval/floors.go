@@ -5,56 +5,136 @@ import (
 	"strings"
 )
 
-// FloorPoint says what one strict floor on the question-to-fragment
-// similarity would do: the share of unanswerable questions it turns into
-// the honest not-found, and the share of answerable ones it wrongly drops.
-type FloorPoint struct {
-	Floor             float64 `json:"floor"`
-	NotFound          float64 `json:"notfound_rate"`
-	AnswerableDropped float64 `json:"answerable_dropped"`
+// Curve says what one not-found signal would do at each threshold: the
+// share of unanswerable questions turned into the honest not-found, and
+// what answerable questions would lose.
+type Curve struct {
+	Signal string       `json:"signal"`
+	Points []CurvePoint `json:"points"`
 }
 
-// floorSweep tries floors on the best similarity each question found.
-func floorSweep(answerable, unanswerable []float64) []FloorPoint {
-	var out []FloorPoint
-	for floor := 0.20; floor < 0.951; floor += 0.05 {
-		out = append(out, FloorPoint{Floor: floor, NotFound: shareBelow(unanswerable, floor), AnswerableDropped: shareBelow(answerable, floor)})
+// CurvePoint is one threshold of a curve.
+type CurvePoint struct {
+	Threshold float64 `json:"threshold"`
+	NotFound  float64 `json:"notfound_rate"`
+	// AnswerableDropped: answerable questions that would get the not-found.
+	AnswerableDropped float64 `json:"answerable_dropped"`
+	// Recall5Lost: answerable questions with the gold in the top 5 that
+	// would get the not-found instead.
+	Recall5Lost float64 `json:"recall@5_lost"`
+}
+
+// signal is one question's value of a not-found signal: below the
+// threshold means not found.
+type signal struct {
+	name       string
+	thresholds []float64
+	value      func(i int) float64
+}
+
+// sweep evaluates a signal at each threshold.
+func (r *run) sweep(s signal, hitAt5 []bool) Curve {
+	c := Curve{Signal: s.name}
+	var answerable, unanswerable float64
+	for _, q := range r.questions {
+		if q.Answerable() {
+			answerable++
+		} else {
+			unanswerable++
+		}
+	}
+	for _, t := range s.thresholds {
+		p := CurvePoint{Threshold: t}
+		for i, q := range r.questions {
+			if s.value(i) >= t {
+				continue
+			}
+			if !q.Answerable() {
+				p.NotFound++
+				continue
+			}
+			p.AnswerableDropped++
+			if hitAt5[i] {
+				p.Recall5Lost++
+			}
+		}
+		if unanswerable > 0 {
+			p.NotFound /= unanswerable
+		}
+		if answerable > 0 {
+			p.AnswerableDropped /= answerable
+			p.Recall5Lost /= answerable
+		}
+		c.Points = append(c.Points, p)
+	}
+	return c
+}
+
+func steps(from, to, step float64) []float64 {
+	var out []float64
+	for v := from; v <= to+step/2; v += step {
+		out = append(out, v)
 	}
 	return out
 }
 
-func shareBelow(values []float64, floor float64) float64 {
-	if len(values) == 0 {
-		return 0
-	}
-	n := 0
-	for _, v := range values {
-		if v < floor {
-			n++
+// curveTable renders the curves under the ablation table.
+func curveTable(curves []Curve) string {
+	var b strings.Builder
+	for _, c := range curves {
+		fmt.Fprintf(&b, "\nnot found when %s is below:\n%-28s", c.Signal, "threshold")
+		for _, p := range c.Points {
+			fmt.Fprintf(&b, " %5.2f", p.Threshold)
 		}
+		for _, row := range []struct {
+			name string
+			get  func(CurvePoint) float64
+		}{
+			{"unanswerable → not found", func(p CurvePoint) float64 { return p.NotFound }},
+			{"answerable dropped", func(p CurvePoint) float64 { return p.AnswerableDropped }},
+			{"recall@5 lost", func(p CurvePoint) float64 { return p.Recall5Lost }},
+		} {
+			fmt.Fprintf(&b, "\n%-28s", row.name)
+			for _, p := range c.Points {
+				fmt.Fprintf(&b, " %5.2f", row.get(p))
+			}
+		}
+		b.WriteString("\n")
 	}
-	return float64(n) / float64(len(values))
+	return b.String()
 }
 
-// floorTable renders the sweep under the ablation table.
-func floorTable(points []FloorPoint) string {
-	if len(points) == 0 {
-		return ""
+// notFoundCurves sweeps each signal over the route body's searches.
+func (r *run) notFoundCurves(route []outcome) []Curve {
+	hitAt5 := make([]bool, len(r.questions))
+	for i, q := range r.questions {
+		rank := r.gold.firstHit(route[i].units, q)
+		hitAt5[i] = q.Answerable() && rank > 0 && rank <= 5
 	}
-	var b strings.Builder
-	b.WriteString("\nstrict floor on similarity (best fragment per question):\n")
-	fmt.Fprintf(&b, "%-28s", "floor")
-	for _, p := range points {
-		fmt.Fprintf(&b, " %5.2f", p.Floor)
+	return []Curve{
+		r.sweep(signal{name: "the best candidate's similarity (cosine)", thresholds: steps(0.2, 0.95, 0.05),
+			value: func(i int) float64 { return route[i].confidence.Similarity }}, hitAt5),
+		r.sweep(signal{name: "the best candidate's similarity in sigmas over the background", thresholds: steps(0, 5, 0.5),
+			value: func(i int) float64 { return r.sigmas(route[i].confidence.Similarity) }}, hitAt5),
+		r.sweep(signal{name: "the agreement of dense and lexical search", thresholds: steps(0, 0.6, 0.1),
+			value: func(i int) float64 { return route[i].confidence.Agreement }}, hitAt5),
+		r.sweep(signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(0, 5, 0.25),
+			value: func(i int) float64 { return deref(route[i].confidence.Score) }}, hitAt5),
 	}
-	fmt.Fprintf(&b, "\n%-28s", "unanswerable → not found")
-	for _, p := range points {
-		fmt.Fprintf(&b, " %5.2f", p.NotFound)
+}
+
+// sigmas expresses a similarity in standard deviations over the
+// embedder's background.
+func (r *run) sigmas(similarity float64) float64 {
+	if r.background.StdDev == 0 {
+		return 0
 	}
-	fmt.Fprintf(&b, "\n%-28s", "answerable dropped")
-	for _, p := range points {
-		fmt.Fprintf(&b, " %5.2f", p.AnswerableDropped)
+	return (similarity - r.background.Mean) / r.background.StdDev
+}
+
+func deref(v *float64) float64 {
+	if v == nil {
+		return 0
 	}
-	b.WriteString("\n")
-	return b.String()
+	return *v
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
@@ -16,29 +18,28 @@ import (
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
-// Configuration names, in the order they are reported.
-const (
-	FixedDense  = "fixed-1024-dense"
-	TreeDense   = "tree-dense"
-	TreeHybrid  = "tree-hybrid"
-	TreeRoute   = "tree-hybrid-entity-reassembly"
-	topK        = 10
-	defaultRRFK = 60
-)
-
-// Configs lists the ablations, baseline first.
-var Configs = []string{FixedDense, TreeDense, TreeHybrid, TreeRoute}
-
 // Options say what to evaluate, and with what.
 type Options struct {
 	Corpus    string
 	Questions string
 	Client    StoreFactory
-	Embedder  knowledge.Embedder
-	// Fingerprint names the embedder, for the collections' generations.
+	// Embedder embeds documents; QueryEmbedder (Embedder when nil) embeds
+	// questions, each with the store's input prefix.
+	Embedder      knowledge.Embedder
+	QueryEmbedder knowledge.Embedder
+	// Fingerprint names the embedder, for the collections' generations
+	// and the vector cache.
 	Fingerprint string
+	// VectorCache is a folder where vectors are kept per embedder between
+	// runs; empty keeps none.
+	VectorCache string
 	// Floors of the route, for the not-found rate.
 	SimilarityFloor, StrictFloor float64
+	// Concurrency is how many questions are searched at once.
+	Concurrency int
+	// Peer, if set, is another system's results to score alongside
+	// (`make compare`).
+	Peer string
 	// Progress, if set, hears what the run is doing.
 	Progress io.Writer
 }
@@ -51,184 +52,224 @@ type Report struct {
 	Questions int                `json:"questions"`
 	Configs   map[string]Metrics `json:"configs"`
 	Baseline  string             `json:"baseline"`
-	Best      string             `json:"best"`
-	// Floors is printed with the table, not part of the JSON contract.
-	Floors []FloorPoint `json:"-"`
+	// Best is the configuration the route uses by default.
+	Best string `json:"best"`
+	// Weights are the fusion weights that served the route body best.
+	Weights map[knowledge.Primitive]float64 `json:"best_weights"`
+	// Order lists the configurations as the table shows them.
+	Order []string `json:"-"`
+	// Curves say what each not-found signal would do at each threshold.
+	Curves []Curve `json:"notfound_curves"`
+	// Misses explain the route body's questions without a hit in the top 5.
+	Misses []Miss `json:"-"`
+	// Seconds is the run's wall time.
+	Seconds float64 `json:"seconds"`
+}
+
+// run is one evaluation's shared state.
+type run struct {
+	opts      Options
+	questions []Question
+	gold      goldSections
+	tokens    tokenize.Counter
+	fixed     *knowledge.Store
+	tree      *knowledge.Store
+	index     *listIndex
+	vectors   map[string][]float32
+	query     knowledge.Embedder
+	source    string
+	// background is the embedder's similarity between questions and
+	// unrelated chunks of this corpus, measured at ingestion.
+	background knowledge.Background
 }
 
 // Run ingests the corpus twice (fixed windows, heading tree) with the
 // embedder and scores every configuration on every question.
 func Run(ctx context.Context, opts Options) (Report, error) {
-	questions, err := LoadQuestions(opts.Questions)
+	began := time.Now()
+	r, err := prepare(ctx, opts)
 	if err != nil {
 		return Report{}, err
+	}
+	var peers []peer
+	if opts.Peer != "" {
+		if peers, err = loadPeer(opts.Peer, r.questions); err != nil {
+			return Report{}, err
+		}
+	}
+	report := Report{Questions: len(r.questions), Configs: map[string]Metrics{}, Baseline: FixedDense, Best: RouteDefault}
+	configs := r.configs()
+	outcomes, err := r.searchAll(ctx, configs)
+	if err != nil {
+		return Report{}, err
+	}
+	if report.Weights, err = r.bestWeights(ctx); err != nil {
+		return Report{}, err
+	}
+	weighted := r.routeConfig(RouteWeighted, r.routeSettings(report.Weights))
+	more, err := r.searchAll(ctx, []config{weighted})
+	if err != nil {
+		return Report{}, err
+	}
+	configs, outcomes[weighted.name] = append(configs, weighted), more[weighted.name]
+	if err := r.timeRouteBody(ctx, outcomes[RouteDefault]); err != nil {
+		return Report{}, err
+	}
+	for _, c := range configs {
+		report.Order = append(report.Order, c.name)
+		report.Configs[c.name] = r.gold.score(r.questions, outcomes[c.name], r.tokens, r.intentOK)
+	}
+	for _, p := range peers {
+		report.Order = append(report.Order, p.name)
+		report.Configs[p.name] = r.gold.score(r.questions, p.outcomes, r.tokens, r.intentOK)
+	}
+	report.Curves = r.notFoundCurves(outcomes[RouteDefault])
+	report.Misses = r.misses(outcomes[RouteDefault], outcomes[TreeHybrid])
+	report.Seconds = time.Since(began).Seconds()
+	return report, nil
+}
+
+// prepare loads the questions and corpus, ingests both chunk sets and
+// embeds every question once.
+func prepare(ctx context.Context, opts Options) (*run, error) {
+	questions, err := LoadQuestions(opts.Questions)
+	if err != nil {
+		return nil, err
 	}
 	docs, err := sources.ReadMarkdown(opts.Corpus, []string{"public"})
 	if err != nil {
-		return Report{}, err
+		return nil, err
 	}
+	// Sources are named as ingestion names them: the source's name (the
+	// corpus folder's) in front of the path, so results read as the
+	// route's /v1/search reports them.
+	source := filepath.Base(filepath.Clean(opts.Corpus))
 	docs = withoutSourceNotice(docs)
-	words := tokenize.NewBERTUncased()
-	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1e9)
-
-	covered := map[string][][]string{}
+	for i := range docs {
+		docs[i].Source = source + "/" + docs[i].Source
+	}
+	gold, err := newGoldSections(source, docs, questions)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts, questions: questions, gold: gold, tokens: tokenize.NewBERTUncased(),
+		source: source}
+	if opts.Concurrency <= 0 {
+		r.opts.Concurrency = 4
+	}
 	var fixed, tree []knowledge.Row
 	for _, d := range docs {
-		rows, err := fixedRows(d, 1024, 200, words, covered)
+		rows, err := fixedRows(d, 1024, 200, r.tokens)
 		if err != nil {
-			return Report{}, fmt.Errorf("%s: %w", d.Source, err)
+			return nil, fmt.Errorf("%s: %w", d.Source, err)
 		}
 		fixed = append(fixed, rows...)
 		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
 		if err != nil {
-			return Report{}, fmt.Errorf("%s: %w", d.Source, err)
+			return nil, fmt.Errorf("%s: %w", d.Source, err)
 		}
 		for _, ch := range chunks {
 			tree = append(tree, ingestion.RowFromChunk(ch))
 		}
 	}
 	logf(opts.Progress, "corpus: %d documents → %d fixed windows, %d heading-tree chunks\n", len(docs), len(fixed), len(tree))
-	fixedStore, treeStore := opts.Client("eval_fixed_"+suffix), opts.Client("eval_tree_"+suffix)
+
+	documents, err := newVectorCache(opts.Embedder, opts.VectorCache, opts.Fingerprint+"\x00document")
+	if err != nil {
+		return nil, err
+	}
+	query := opts.QueryEmbedder
+	if query == nil {
+		query = opts.Embedder
+	}
+	queries, err := newVectorCache(query, opts.VectorCache, opts.Fingerprint+"\x00query")
+	if err != nil {
+		return nil, err
+	}
+	r.query = query
+	suffix := strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
+	r.fixed, r.tree = opts.Client("eval_fixed_"+suffix), opts.Client("eval_tree_"+suffix)
 	start, embedding := time.Now(), time.Duration(0)
-	for name, set := range map[*knowledge.Store][]knowledge.Row{fixedStore: fixed, treeStore: tree} {
-		result, err := name.Ingest(ctx, set, opts.Embedder, opts.Fingerprint, knowledge.SyncOptions{})
+	for _, set := range []struct {
+		store *knowledge.Store
+		rows  []knowledge.Row
+	}{{r.fixed, fixed}, {r.tree, tree}} {
+		// The tree store measures its background similarity, as
+		// ingestion does, for the relative floors.
+		result, err := set.store.Ingest(ctx, set.rows, documents, opts.Fingerprint,
+			knowledge.SyncOptions{BatchSize: 128, Concurrency: 4, QueryEmbedder: queries})
 		if err != nil {
-			return Report{}, err
+			return nil, err
 		}
 		embedding += result.Embedding
+		if set.store == r.tree && result.Background != nil {
+			r.background = *result.Background
+		}
 	}
-	logf(opts.Progress, "ingested both chunk sets in %s (embedding %s)\n", time.Since(start).Round(time.Second), embedding.Round(time.Second))
+	for _, c := range []*vectorCache{documents, queries} {
+		if err := c.save(); err != nil {
+			return nil, err
+		}
+	}
+	logf(opts.Progress, "ingested both chunk sets in %s (embedding %s, %d texts not in the vector cache); background similarity %.3f ± %.3f\n",
+		time.Since(start).Round(time.Second), embedding.Round(time.Second), documents.added, r.background.Mean, r.background.StdDev)
+
 	start = time.Now()
-
-	ranking := &retrieval.Searcher{Index: treeStore, Embedder: opts.Embedder, Reranker: retrieval.KeepOrder{},
-		Cache: retrieval.NewMemoryCache(0, time.Minute, time.Now), Generation: func() int64 { return 0 },
-		Settings: retrieval.SearchSettings{Candidates: 3 * topK, RRFK: defaultRRFK, MaxFragments: topK}}
-	abstaining := *ranking
-	abstaining.Settings.SimilarityFloor, abstaining.Settings.StrictFloor = opts.SimilarityFloor, opts.StrictFloor
-
-	scores := map[string]*scorer{}
-	for _, c := range Configs {
-		scores[c] = &scorer{}
-	}
-	var answerableSim, unanswerableSim []float64
+	texts := make([]string, len(questions))
 	for i, q := range questions {
-		vectors, err := opts.Embedder.Embed(ctx, []string{q.Question})
+		texts[i] = q.Question
+	}
+	r.vectors = map[string][]float32{}
+	for i := 0; i < len(texts); i += 32 {
+		batch := texts[i:min(i+32, len(texts))]
+		vectors, err := queries.Embed(ctx, batch)
 		if err != nil {
-			return Report{}, err
+			return nil, fmt.Errorf("embed the questions: %w", err)
 		}
-		search := func(store *knowledge.Store, primitives []knowledge.Primitive) ([]knowledge.Hit, error) {
-			return store.HybridSearch(ctx, knowledge.SearchRequest{Query: q.Question, Vector: vectors[0], Principals: []string{"public"},
-				Primitives: primitives, Candidates: topK, RRFK: defaultRRFK})
+		for j, v := range vectors {
+			r.vectors[batch[j]] = v
 		}
-		dense := []knowledge.Primitive{knowledge.TextDense}
-		results := map[string][]unit{}
-		for name, run := range map[string]func() ([]unit, error){
-			FixedDense: func() ([]unit, error) { h, err := search(fixedStore, dense); return units(h, covered), err },
-			TreeDense:  func() ([]unit, error) { h, err := search(treeStore, dense); return units(h, nil), err },
-			TreeHybrid: func() ([]unit, error) {
-				h, err := search(treeStore, nil)
-				if q.Answerable() {
-					answerableSim = append(answerableSim, bestSimilarity(h))
-				} else {
-					unanswerableSim = append(unanswerableSim, bestSimilarity(h))
+	}
+	if err := queries.save(); err != nil {
+		return nil, err
+	}
+	if r.index, err = newListIndex(ctx, r.tree, questions, r.vectors, searchDepth, r.opts.Concurrency); err != nil {
+		return nil, err
+	}
+	logf(opts.Progress, "embedded %d questions and fetched each primitive's ranking in %s\n", len(questions), time.Since(start).Round(time.Millisecond))
+	return r, nil
+}
+
+// searchAll runs every configuration on every question, several questions
+// at once.
+func (r *run) searchAll(ctx context.Context, configs []config) (map[string][]outcome, error) {
+	out := map[string][]outcome{}
+	for _, c := range configs {
+		out[c.name] = make([]outcome, len(r.questions))
+	}
+	group, ctx := errgroup.WithContext(ctx)
+	group.SetLimit(r.opts.Concurrency)
+	for i, q := range r.questions {
+		group.Go(func() error {
+			for _, c := range configs {
+				start := time.Now()
+				o, err := c.search(ctx, q)
+				if err != nil {
+					return fmt.Errorf("question %s, %s: %w", q.ID, c.name, err)
 				}
-				return units(h, nil), err
-			},
-			TreeRoute: func() ([]unit, error) {
-				r, err := ranking.Search(ctx, q.Question, []string{"public"})
-				return fragmentUnits(r.Fragments), err
-			},
-		} {
-			if results[name], err = run(); err != nil {
-				return Report{}, fmt.Errorf("question %s, %s: %w", q.ID, name, err)
-			}
-		}
-		abstained := false
-		if !q.Answerable() {
-			r, err := abstaining.Search(ctx, q.Question, []string{"public"})
-			if err != nil {
-				return Report{}, err
-			}
-			abstained = len(r.Fragments) == 0
-		}
-		for _, name := range Configs {
-			s := scores[name]
-			if !q.Answerable() {
-				s.unanswerable++
-				// Only the route's search body has floors: the others always answer.
-				if name == TreeRoute && abstained {
-					s.abstained++
+				if c.timed {
+					o.elapsed = time.Since(start)
 				}
-				continue
+				out[c.name][i] = o
 			}
-			s.rank(firstHit(results[name], q))
-			s.intents++
-			if string(retrieval.ClassifyIntent(q.Question)) == q.Intent {
-				s.intentOK++
-			}
-		}
-		if (i+1)%10 == 0 {
-			logf(opts.Progress, "%d/%d questions (%s)\n", i+1, len(questions), time.Since(start).Round(time.Second))
-		}
+			return nil
+		})
 	}
-
-	report := Report{Questions: len(questions), Configs: map[string]Metrics{}, Baseline: FixedDense,
-		Floors: floorSweep(answerableSim, unanswerableSim)}
-	for _, name := range Configs {
-		report.Configs[name] = scores[name].metrics()
-		if report.Best == "" || report.Configs[name].NDCG10 > report.Configs[report.Best].NDCG10 {
-			report.Best = name
-		}
-	}
-	return report, nil
+	return out, group.Wait()
 }
 
-// unit is a retrieved result as scoring sees it.
-type unit struct {
-	file  string
-	paths [][]string
-}
-
-func units(hits []knowledge.Hit, covered map[string][][]string) []unit {
-	out := make([]unit, len(hits))
-	for i, h := range hits {
-		paths := [][]string{h.HeadingPath}
-		if covered != nil {
-			paths = covered[h.ID]
-		}
-		out[i] = unit{file: h.Source, paths: paths}
-	}
-	return out
-}
-
-func bestSimilarity(hits []knowledge.Hit) float64 {
-	best := 0.0
-	for _, h := range hits {
-		best = max(best, float64(h.Similarity))
-	}
-	return best
-}
-
-func fragmentUnits(fragments []retrieval.Fragment) []unit {
-	out := make([]unit, len(fragments))
-	for i, f := range fragments {
-		out[i] = unit{file: f.Source, paths: [][]string{f.HeadingPath}}
-	}
-	return out
-}
-
-// firstHit is the 1-based rank of the first unit holding the gold section
-// in the top 10, or 0.
-func firstHit(results []unit, q Question) int {
-	for i, u := range results {
-		if i >= topK {
-			break
-		}
-		if hit(u.file, u.paths, q) {
-			return i + 1
-		}
-	}
-	return 0
+func (r *run) intentOK(q Question) bool {
+	return string(retrieval.ClassifyIntent(q.Question)) == q.Intent
 }
 
 func withoutSourceNotice(docs []ingest.Document) []ingest.Document {
@@ -245,21 +286,4 @@ func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format, args...)
 	}
-}
-
-// Table renders a report for a terminal.
-func Table(r Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-32s %8s %8s %8s %8s %8s %8s %9s\n", "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "intent", "notfound")
-	for _, name := range Configs {
-		m := r.Configs[name]
-		mark := ""
-		if name == r.Best {
-			mark = " *"
-		}
-		fmt.Fprintf(&b, "%-32s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f%s\n", name, m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.IntentAccuracy, m.NotFoundRate, mark)
-	}
-	fmt.Fprintf(&b, "%d questions; baseline %s; * best nDCG@10\n", r.Questions, r.Baseline)
-	b.WriteString(floorTable(r.Floors))
-	return b.String()
 }

@@ -1,6 +1,7 @@
 // Package ingestion is one ingestion run: read the sources, chunk them,
 // embed what changed and bring the Milvus collection to exactly those
-// chunks (a new generation behind the alias when the embedder changed).
+// chunks (a new generation behind the alias when the embedder changed),
+// then record the embedder's background similarity on it.
 // `ragroute ingest` wires its clients and runs it; the KnowledgeStore
 // controller renders its config. It imports nothing from Kubernetes.
 package ingestion
@@ -39,8 +40,14 @@ type Progress interface {
 // Target is where a run writes: the store behind the config's alias and
 // the store's embedder, built by the caller from the same config.
 type Target struct {
-	Store    *knowledge.Store
+	Store *knowledge.Store
+	// Embedder embeds chunk texts and titles (behind the document prefix).
 	Embedder knowledge.Embedder
+	// QueryEmbedder, if set, embeds as routes embed questions (behind the
+	// query prefix): the run then measures the generation's background
+	// similarity and records it on the collection for routes' relative
+	// floors.
+	QueryEmbedder knowledge.Embedder
 }
 
 // Run ingests the configured sources into target. A document whose front
@@ -57,6 +64,7 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 
 	summary.Result, err = target.Store.Ingest(ctx, rows, target.Embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
+		QueryEmbedder: target.QueryEmbedder,
 	})
 	summary.Duration = time.Since(start)
 	if err != nil {

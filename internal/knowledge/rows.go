@@ -38,6 +38,11 @@ func (r Row) TitlePath() string {
 	return strings.Join(append([]string{r.Title}, r.HeadingPath...), " › ")
 }
 
+// EmbeddedText is what the text vector embeds: the title path, then the
+// text. A section's body seldom repeats what its headings name, and a
+// question usually names it.
+func (r Row) EmbeddedText() string { return r.TitlePath() + "\n\n" + r.Text }
+
 // check refuses a row the schema would refuse, naming the row and field.
 func (r Row) check(dim int) error {
 	var problems []string

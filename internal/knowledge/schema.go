@@ -117,8 +117,9 @@ var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, Fi
 
 // schemaVersion is recorded on each generation (schemaProperty): an
 // ingestion into a generation of an older schema builds a new one.
-// 1 had no acl_set; 2 adds it.
-const schemaVersion = 2
+// 1 had no acl_set; 2 adds it; 3 embeds each chunk's title path with its
+// text (a different text vector, so a rebuild).
+const schemaVersion = 3
 
 // optionalFields may be missing from a collection of an older schema that
 // still serves: a route then filters on the ACL array, slower but right.

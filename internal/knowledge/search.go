@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"github.com/milvus-io/milvus/client/v2/column"
 	"github.com/milvus-io/milvus/client/v2/entity"
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
+	"golang.org/x/sync/errgroup"
 )
 
 // Primitive names one of the four searches fused by RRF.
@@ -38,6 +40,9 @@ type SearchRequest struct {
 	// Filter is an extra Milvus expression AND'ed with the ACL filter.
 	Filter     string
 	Primitives []Primitive
+	// Weights scale each primitive's reciprocal-rank contribution
+	// (weighted RRF); a primitive not named weighs 1. Zero leaves it out.
+	Weights map[Primitive]float64
 	// Candidates is how many fused results come back.
 	Candidates int
 	// RRFK is the k of reciprocal rank fusion.
@@ -55,10 +60,15 @@ type Hit struct {
 	// text or title vector, whichever is closer: an absolute measure a
 	// floor can use to drop what is unrelated to the question.
 	Similarity float32
+	// Ranks is the hit's 1-based rank in each primitive that found it:
+	// whether dense and lexical search agree says how sure the fusion is.
+	Ranks map[Primitive]int
 }
 
-// HybridSearch runs the primitives as one Milvus hybrid search over the
-// alias, fused by RRF, under the ACL pre-filter.
+// HybridSearch runs the primitives concurrently over the alias, each under
+// the ACL pre-filter, and fuses them by weighted reciprocal rank. The
+// fusion runs here rather than in Milvus because Milvus's RRF ranker has
+// no per-primitive weights and hides each primitive's ranks.
 func (s *Store) HybridSearch(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if req.Candidates <= 0 {
 		return nil, fmt.Errorf("search: candidates must be positive, got %d", req.Candidates)
@@ -67,27 +77,87 @@ func (s *Store) HybridSearch(ctx context.Context, req SearchRequest) ([]Hit, err
 	if len(primitives) == 0 {
 		primitives = AllPrimitives
 	}
+	primitives = slices.DeleteFunc(slices.Clone(primitives), func(p Primitive) bool { return weight(req.Weights, p) == 0 })
+	if len(primitives) == 0 {
+		return nil, fmt.Errorf("search: every primitive has weight 0")
+	}
 	filter, err := s.readFilter(ctx, req.Principals, req.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
 	}
-	var requests []*milvusclient.AnnRequest
-	for _, p := range primitives {
-		r, err := s.annRequest(p, req)
-		if err != nil {
-			return nil, err
-		}
-		requests = append(requests, r.WithFilter(filter))
+	lists := make([][]Hit, len(primitives))
+	group, gctx := errgroup.WithContext(ctx)
+	for i, p := range primitives {
+		group.Go(func() error {
+			var err error
+			lists[i], err = s.searchPrimitive(gctx, p, req, filter)
+			return err
+		})
+	}
+	if err := group.Wait(); err != nil {
+		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
 	}
 	rrfK := req.RRFK
 	if rrfK <= 0 {
 		rrfK = 60
 	}
-	results, err := s.client.HybridSearch(ctx, milvusclient.NewHybridSearchOption(s.alias, req.Candidates, requests...).
-		WithReranker(milvusclient.NewRRFReranker().WithK(float64(rrfK))).
+	return Fuse(primitives, lists, req.Weights, rrfK, req.Candidates), nil
+}
+
+func weight(weights map[Primitive]float64, p Primitive) float64 {
+	if w, ok := weights[p]; ok {
+		return w
+	}
+	return 1
+}
+
+// Fuse merges the primitives' ranked lists by weighted reciprocal rank,
+// best first (ties by id, so the order is stable), keeping the first n.
+func Fuse(primitives []Primitive, lists [][]Hit, weights map[Primitive]float64, rrfK, n int) []Hit {
+	byID := map[string]*Hit{}
+	var fused []*Hit
+	for i, list := range lists {
+		w := weight(weights, primitives[i])
+		if w == 0 {
+			continue
+		}
+		for rank, h := range list {
+			f, ok := byID[h.ID]
+			if !ok {
+				h.Score, h.Ranks = 0, map[Primitive]int{}
+				f = &h
+				byID[h.ID], fused = f, append(fused, f)
+			}
+			f.Ranks[primitives[i]] = rank + 1
+			f.Score += float32(w / float64(rrfK+rank+1))
+		}
+	}
+	slices.SortStableFunc(fused, func(a, b *Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	out := make([]Hit, 0, min(n, len(fused)))
+	for _, f := range fused[:min(n, len(fused))] {
+		out = append(out, *f)
+	}
+	return out
+}
+
+// searchPrimitive runs one primitive; each hit carries its cosine to the
+// query vector.
+func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequest, filter string) ([]Hit, error) {
+	field, vector, metric, err := s.annTarget(p, req)
+	if err != nil {
+		return nil, err
+	}
+	results, err := s.client.Search(ctx, milvusclient.NewSearchOption(s.alias, req.Candidates, []entity.Vector{vector}).
+		WithANNSField(field).WithFilter(filter).
+		WithSearchParam("metric_type", string(metric)).
 		WithOutputFields(append(outputFields, FieldTextDense, FieldTitleDense)...))
 	if err != nil {
-		return nil, fmt.Errorf("hybrid search on %s: %w", s.alias, err)
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if len(results) == 0 {
 		return nil, nil
@@ -139,30 +209,24 @@ func cosine(a, b []float32) float32 {
 	return float32(dot / math.Sqrt(na*nb))
 }
 
-// annRequest builds one primitive's request. The metric is named
-// explicitly: Milvus infers it from the index, Milvus Lite requires it.
-func (s *Store) annRequest(p Primitive, req SearchRequest) (*milvusclient.AnnRequest, error) {
-	limit := req.Candidates
+// annTarget names one primitive's field, query and metric. The metric is
+// named explicitly: Milvus infers it from the index, Milvus Lite requires it.
+func (s *Store) annTarget(p Primitive, req SearchRequest) (string, entity.Vector, entity.MetricType, error) {
 	switch p {
 	case TextDense, TitleDense:
 		if len(req.Vector) != s.dim {
-			return nil, fmt.Errorf("search: query vector has %d dimensions, the store %d", len(req.Vector), s.dim)
+			return "", nil, "", fmt.Errorf("search: query vector has %d dimensions, the store %d", len(req.Vector), s.dim)
 		}
-		field := FieldTextDense
 		if p == TitleDense {
-			field = FieldTitleDense
+			return FieldTitleDense, entity.FloatVector(req.Vector), entity.COSINE, nil
 		}
-		return milvusclient.NewAnnRequest(field, limit, entity.FloatVector(req.Vector)).
-			WithSearchParam("metric_type", string(entity.COSINE)), nil
-	case TextSparse, TitleSparse:
-		field := FieldTextSparse
-		if p == TitleSparse {
-			field = FieldTitleSparse
-		}
-		return milvusclient.NewAnnRequest(field, limit, entity.Text(req.Query)).
-			WithSearchParam("metric_type", string(entity.BM25)), nil
+		return FieldTextDense, entity.FloatVector(req.Vector), entity.COSINE, nil
+	case TextSparse:
+		return FieldTextSparse, entity.Text(req.Query), entity.BM25, nil
+	case TitleSparse:
+		return FieldTitleSparse, entity.Text(req.Query), entity.BM25, nil
 	}
-	return nil, fmt.Errorf("search: unknown primitive %q", p)
+	return "", nil, "", fmt.Errorf("search: unknown primitive %q", p)
 }
 
 // hitsOf reads the output fields of a result set.

@@ -96,15 +96,16 @@ func TestHitsCarryTheirSimilarityToTheQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	everyone := []string{"group:engineering", "group:hr", "public"}
-	// The exact text of a chunk is as similar as it gets; the others less.
+	// The exact embedded text of a chunk is as similar as it gets; the
+	// others less.
 	var deploy Row
 	for _, r := range rows {
 		if r.Source == "eng.md" {
 			deploy = r
 		}
 	}
-	for _, h := range search(t, store, embedder, deploy.Text, everyone...) {
-		want, _ := embedder.Embed(context.Background(), []string{deploy.Text, h.Text, h.TitlePath()})
+	for _, h := range search(t, store, embedder, deploy.EmbeddedText(), everyone...) {
+		want, _ := embedder.Embed(context.Background(), []string{deploy.EmbeddedText(), h.EmbeddedText(), h.TitlePath()})
 		text, title := cosine(want[0], want[1]), cosine(want[0], want[2])
 		if d := h.Similarity - max(text, title); d > 1e-4 || d < -1e-4 {
 			t.Errorf("%s: similarity %.4f, want the closer of text %.4f and title %.4f", h.Source, h.Similarity, text, title)

@@ -40,6 +40,9 @@ type Generation struct {
 	Embedder string
 	// Schema is the schema version it was created with (1 when unrecorded).
 	Schema int
+	// Background is the embedder's background similarity on it, as the
+	// last ingestion recorded it; nil when none is recorded (yet).
+	Background *Background
 }
 
 // Active returns the generation the alias points at; ok is false when the
@@ -65,7 +68,8 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 	if err != nil {
 		schema = 1
 	}
-	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema}, true, nil
+	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
+		Background: parseBackground(coll.Properties[backgroundProperty])}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -24,6 +25,12 @@ type SyncOptions struct {
 	// Progress, if set, hears how many of the chunks to write are written.
 	// Calls are serialised.
 	Progress func(written, toWrite int)
+	// QueryEmbedder, if set, embeds as routes embed questions (the query
+	// prefix; the embedder passed to Ingest embeds documents). Ingest then
+	// measures the generation's background similarity and records it
+	// before the alias moves: after a run that built the generation or
+	// changed rows, and whenever none is recorded yet. Sync ignores it.
+	QueryEmbedder Embedder
 }
 
 // SyncResult counts what a sync did.
@@ -116,7 +123,7 @@ func (s *Store) flush(ctx context.Context, collection string) error {
 func (s *Store) embedInto(ctx context.Context, rows []Row, embedder Embedder) error {
 	texts := make([]string, 0, 2*len(rows))
 	for _, r := range rows {
-		texts = append(texts, r.Text, r.TitlePath())
+		texts = append(texts, r.EmbeddedText(), r.TitlePath())
 	}
 	vectors, err := embedder.Embed(ctx, texts)
 	if err != nil {
@@ -139,6 +146,10 @@ type IngestResult struct {
 	// empty) and a new collection was built and swapped in.
 	NewGeneration bool
 	Rows          int64
+	// Background is the background similarity this run measured and
+	// recorded; nil when it measured none (no QueryEmbedder, nothing
+	// changed, or fewer than two documents).
+	Background *Background
 }
 
 // Ingest brings the store to rows. With the same embedder as the active
@@ -166,6 +177,17 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 	if err != nil {
 		return IngestResult{SyncResult: synced, Generation: target}, err
 	}
+	var background *Background
+	if opts.QueryEmbedder != nil && (fresh || synced.Written+synced.Deleted > 0 || target.Background == nil) {
+		// Before the alias moves: a route never serves a new generation
+		// without its background.
+		if background, err = s.updateBackground(ctx, target.Collection, opts.QueryEmbedder); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		if background != nil {
+			target.Background = background
+		}
+	}
 	if fresh {
 		if err := s.Activate(ctx, target); err != nil {
 			return IngestResult{SyncResult: synced, Generation: target}, err
@@ -175,5 +197,21 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 	if err != nil {
 		return IngestResult{}, err
 	}
-	return IngestResult{SyncResult: synced, Generation: target, NewGeneration: fresh, Rows: count}, nil
+	return IngestResult{SyncResult: synced, Generation: target, NewGeneration: fresh, Rows: count, Background: background}, nil
+}
+
+// updateBackground measures collection's background similarity and records
+// it; nil (and no error) when the collection has fewer than two documents.
+func (s *Store) updateBackground(ctx context.Context, collection string, queryEmbedder Embedder) (*Background, error) {
+	b, err := s.measureBackground(ctx, collection, queryEmbedder)
+	if errors.Is(err, ErrNoBackground) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.recordBackground(ctx, collection, b); err != nil {
+		return nil, err
+	}
+	return &b, nil
 }

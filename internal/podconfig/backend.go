@@ -23,13 +23,24 @@ type Embedding struct {
 	Dimensions     int32  `json:"dimensions"`
 	MaxInputTokens int32  `json:"maxInputTokens"`
 	APIKeyEnv      string `json:"apiKeyEnv,omitempty"`
+	// QueryPrefix goes in front of every question a route embeds.
+	QueryPrefix string `json:"queryPrefix,omitempty"`
+	// DocumentPrefix goes in front of every chunk text and title an
+	// ingestion embeds.
+	DocumentPrefix string `json:"documentPrefix,omitempty"`
 }
 
 // Fingerprint identifies the embedder's vector space: a change of model,
-// dimensions or endpoint means vectors that cannot be compared with the old
-// ones, so a new generation.
+// dimensions, endpoint or input prefixes means vectors that cannot be
+// compared with the old ones, so a new generation. Without prefixes it is
+// what it was before prefixes existed, so an upgrade re-embeds nothing.
 func (e Embedding) Fingerprint() string {
-	sum := sha256.Sum256([]byte(e.Model + "\x00" + strconv.Itoa(int(e.Dimensions)) + "\x00" + e.BaseURL))
+	id := e.Model + "\x00" + strconv.Itoa(int(e.Dimensions)) + "\x00" + e.BaseURL
+	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
+		// Quoted, so no prefix can pass for another split of the two.
+		id += "\x00prefixes\x00" + strconv.Quote(e.QueryPrefix) + "\x00" + strconv.Quote(e.DocumentPrefix)
+	}
+	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:8])
 }
 

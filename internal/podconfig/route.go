@@ -3,6 +3,7 @@ package podconfig
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // RouteVersion is the schema version of RouteConfig. A runtime refuses a
@@ -65,6 +66,8 @@ type Search struct {
 	Primitives []string `json:"primitives"`
 	Candidates int32    `json:"candidates"`
 	RRFK       int32    `json:"rrfK"`
+	// Weights of the primitives in the fusion, each one named.
+	Weights map[string]float64 `json:"weights,omitempty"`
 }
 
 // ChatModel is the model that drives the turn.
@@ -89,11 +92,24 @@ type Window struct {
 	AnswerReserveTokens int32 `json:"answerReserveTokens"`
 }
 
-// Retrieval filters candidates.
+// Retrieval filters candidates. A floor with its …Sigmas set is relative
+// to the serving generation's background similarity (mean + sigmas ×
+// standard deviation); its raw value then applies only while no background
+// is recorded.
 type Retrieval struct {
-	SimilarityFloor float64 `json:"similarityFloor"`
-	StrictFloor     float64 `json:"strictFloor"`
-	MaxFragments    int32   `json:"maxFragments"`
+	SimilarityFloor       float64   `json:"similarityFloor"`
+	SimilarityFloorSigmas *float64  `json:"similarityFloorSigmas,omitempty"`
+	StrictFloor           float64   `json:"strictFloor"`
+	StrictFloorSigmas     *float64  `json:"strictFloorSigmas,omitempty"`
+	MaxFragments          int32     `json:"maxFragments"`
+	MinConfidence         *float64  `json:"minConfidence,omitempty"`
+	Diversity             Diversity `json:"diversity"`
+}
+
+// Diversity bounds the fragments of one document in a turn.
+type Diversity struct {
+	MaxPerDocument int32   `json:"maxPerDocument"`
+	Margin         float64 `json:"margin"`
 }
 
 // Rerank chooses the reranker.
@@ -171,8 +187,30 @@ func (c RouteConfig) Validate() error {
 	if (c.Auth.JWT == nil) == (c.Auth.TrustedProxy == nil) {
 		errs = append(errs, errors.New("auth needs exactly one of jwt or trustedProxy"))
 	}
+	if err := c.Store.Search.validateWeights(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid route config: %w", err)
+	}
+	return nil
+}
+
+// validateWeights: no negative weight, and a search that searches
+// something. No weights at all weighs every primitive alike.
+func (s Search) validateWeights() error {
+	if len(s.Weights) == 0 {
+		return nil
+	}
+	used := false
+	for p, w := range s.Weights {
+		if w < 0 {
+			return fmt.Errorf("store.search.weights.%s is %g; weights are at least 0", p, w)
+		}
+		used = used || (w > 0 && (len(s.Primitives) == 0 || slices.Contains(s.Primitives, p)))
+	}
+	if !used {
+		return errors.New("store.search.weights leave no searched primitive above 0")
 	}
 	return nil
 }

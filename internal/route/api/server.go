@@ -273,11 +273,15 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		Text string `json:"text"`
 	}
 	out := struct {
-		Query     string           `json:"query"`
-		Intent    retrieval.Intent `json:"intent"`
-		CacheHit  bool             `json:"cache_hit"`
-		Fragments []fragment       `json:"fragments"`
+		Query      string                `json:"query"`
+		Intent     retrieval.Intent      `json:"intent"`
+		CacheHit   bool                  `json:"cache_hit"`
+		Confidence *retrieval.Confidence `json:"confidence,omitempty"`
+		Fragments  []fragment            `json:"fragments"`
 	}{Query: req.Query, Intent: res.Intent, CacheHit: res.CacheHit, Fragments: []fragment{}}
+	if !res.CacheHit {
+		out.Confidence = &res.Confidence
+	}
 	for _, f := range res.Fragments {
 		out.Fragments = append(out.Fragments, fragment{Fragment: f, Text: f.Text})
 	}

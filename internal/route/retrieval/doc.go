@@ -4,6 +4,8 @@
 // rerank (KeepOrder, or a CrossEncoder endpoint) → strict floor → screen
 // fragments first for a screen question (ClassifyIntent) → one fragment
 // per document → reassembly of split sections. WebSearch is web_search.
-// GenerationWatch keeps the index generation in the cache keys current.
+// GenerationWatch keeps the index generation in the cache keys current;
+// RelativeFloors sets the floors from the background similarity recorded on
+// that generation.
 // It knows nothing of turns, HTTP or identities: callers pass principals.
 package retrieval

@@ -33,3 +33,12 @@ func fragmentOf(row knowledge.Row, score float64) Fragment {
 		Score: score, ParentID: row.ParentID, PartCount: int(row.PartCount),
 	}
 }
+
+// section names the section a fragment comes from: its parent for a part
+// of a split section, else itself.
+func (f Fragment) section() string {
+	if f.PartCount > 1 && f.ParentID != "" {
+		return f.ParentID
+	}
+	return f.ID
+}

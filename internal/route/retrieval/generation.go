@@ -16,15 +16,27 @@ type ActiveIndex interface {
 
 // GenerationWatch keeps the index generation (part of every cache key)
 // current, so a rebuilt index never serves cached fragments of the old one.
+// It keeps what the generation's collection records too (its background
+// similarity, for relative floors), read with it.
 type GenerationWatch struct {
 	Index  ActiveIndex
 	Logger *slog.Logger
 
 	current atomic.Int64
+	serving atomic.Pointer[knowledge.Generation]
 }
 
 // Load is the last generation seen serving the alias.
 func (g *GenerationWatch) Load() int64 { return g.current.Load() }
+
+// Serving is the last generation seen serving the alias, as its collection
+// described it; ok is false until one was seen.
+func (g *GenerationWatch) Serving() (gen knowledge.Generation, ok bool) {
+	if p := g.serving.Load(); p != nil {
+		return *p, true
+	}
+	return knowledge.Generation{}, false
+}
 
 // Run reads the generation now and every interval until ctx ends.
 func (g *GenerationWatch) Run(ctx context.Context, every time.Duration) {
@@ -49,6 +61,7 @@ func (g *GenerationWatch) refresh(ctx context.Context) {
 	case err != nil:
 		g.Logger.Warn("read index generation", "error", err)
 	case ok:
+		g.serving.Store(&gen)
 		g.current.Store(gen.Number)
 	}
 }

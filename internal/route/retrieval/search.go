@@ -19,12 +19,23 @@ type Index interface {
 
 // SearchSettings are the route's retrieval settings.
 type SearchSettings struct {
-	Primitives      []knowledge.Primitive
+	Primitives []knowledge.Primitive
+	// Weights of the primitives in the fusion; nil weighs all alike.
+	Weights         map[knowledge.Primitive]float64
 	Candidates      int
 	RRFK            int
 	SimilarityFloor float64
 	StrictFloor     float64
 	MaxFragments    int
+	// MinConfidence, when set, answers not-found (no fragments) for a
+	// search whose confidence score is below it: an on-topic question the
+	// knowledge does not answer. It needs a recorded background.
+	MinConfidence *float64
+	Diversity     Diversity
+	// ScreenFirst moves every screen fragment ahead for a screen question,
+	// the best candidate included (v1); otherwise the best candidate stays
+	// first and screen fragments follow it.
+	ScreenFirst bool
 }
 
 // Searcher is the body of search_knowledge.
@@ -35,6 +46,39 @@ type Searcher struct {
 	Cache      Cache
 	Settings   SearchSettings
 	Generation func() int64
+	// Floors, when set, gives the similarity and strict floors in force,
+	// in place of Settings' raw ones: a route with floors relative to the
+	// embedder's background similarity resolves them per generation.
+	Floors func() (similarity, strict float64)
+	// Background, when set, is the serving generation's background
+	// similarity, for the confidence score (nil: none recorded).
+	Background func() *knowledge.Background
+}
+
+// floors are the similarity and strict floors this search applies.
+func (s *Searcher) floors() (similarity, strict float64) {
+	if s.Floors != nil {
+		return s.Floors()
+	}
+	return s.Settings.SimilarityFloor, s.Settings.StrictFloor
+}
+
+// confidence reads the search's confidence, scored when the serving
+// generation has a background.
+func (s *Searcher) confidence(query string, hits []knowledge.Hit) Confidence {
+	c := confidenceOf(query, hits)
+	if s.Background != nil {
+		if b := s.Background(); b != nil {
+			c = c.scored(*b)
+		}
+	}
+	return c
+}
+
+// tooUnsure applies retrieval.minConfidence.
+func (s *Searcher) tooUnsure(c Confidence) bool {
+	floor := s.Settings.MinConfidence
+	return floor != nil && c.Score != nil && *c.Score < *floor
 }
 
 // Retrieval is what one search found, and how.
@@ -42,8 +86,11 @@ type Retrieval struct {
 	Query     string
 	Intent    Intent
 	Fragments []Fragment
-	CacheHit  bool
-	Timings   map[string]time.Duration
+	// Confidence says how sure the search is that the knowledge answers
+	// the query (not set on a cache hit).
+	Confidence Confidence
+	CacheHit   bool
+	Timings    map[string]time.Duration
 }
 
 // Search runs the tool body for one self-contained query on behalf of
@@ -69,21 +116,25 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	start = time.Now()
 	hits, err := s.Index.HybridSearch(ctx, knowledge.SearchRequest{
 		Query: query, Vector: vectors[0], Principals: principals, Primitives: s.Settings.Primitives,
-		Candidates: s.Settings.Candidates, RRFK: s.Settings.RRFK,
+		Weights: s.Settings.Weights, Candidates: s.Settings.Candidates, RRFK: s.Settings.RRFK,
 	})
 	if err != nil {
 		return r, err
 	}
 	r.Timings["retrieve"] = time.Since(start)
+	if r.Confidence = s.confidence(query, hits); s.tooUnsure(r.Confidence) {
+		hits = nil // an on-topic gap: the honest not-found, without the model
+	}
 
 	start = time.Now()
-	candidates := aboveFloor(hits, s.Settings.SimilarityFloor)
+	similarityFloor, strictFloor := s.floors()
+	candidates := aboveFloor(hits, similarityFloor)
 	if candidates, err = s.Reranker.Rerank(ctx, query, candidates); err != nil {
 		return r, fmt.Errorf("rerank: %w", err)
 	}
-	candidates = strictFilter(candidates, s.Settings.StrictFloor)
-	candidates = preferKind(candidates, r.Intent)
-	candidates = bestPerDocument(candidates)
+	candidates = strictFilter(candidates, strictFloor)
+	candidates = preferKind(candidates, r.Intent, s.Settings.ScreenFirst)
+	candidates = s.Settings.Diversity.apply(candidates)
 	if len(candidates) > s.Settings.MaxFragments {
 		candidates = candidates[:s.Settings.MaxFragments]
 	}
@@ -124,28 +175,20 @@ func strictFilter(fragments []Fragment, floor float64) []Fragment {
 }
 
 // preferKind moves fragments describing a screen ahead for a screen
-// question. A concept question keeps the fused order, strong screen
-// fragments included.
-func preferKind(fragments []Fragment, intent Intent) []Fragment {
-	if intent != IntentScreen {
+// question: right after the best candidate, or (screenFirst) before it too.
+// A concept question keeps the fused order, strong screen fragments
+// included. The classifier is a rule set: a screen question whose best
+// answer is a concept section must not lose it to a weaker screen one.
+func preferKind(fragments []Fragment, intent Intent, screenFirst bool) []Fragment {
+	if intent != IntentScreen || len(fragments) == 0 {
 		return fragments
 	}
-	sort.SliceStable(fragments, func(i, j int) bool {
-		return fragments[i].Kind == string(IntentScreen) && fragments[j].Kind != string(IntentScreen)
+	rest := fragments
+	if !screenFirst {
+		rest = fragments[1:]
+	}
+	sort.SliceStable(rest, func(i, j int) bool {
+		return rest[i].Kind == string(IntentScreen) && rest[j].Kind != string(IntentScreen)
 	})
 	return fragments
-}
-
-// bestPerDocument keeps the best fragment of each document: diversity over
-// completeness.
-func bestPerDocument(fragments []Fragment) []Fragment {
-	seen := map[string]bool{}
-	var out []Fragment
-	for _, f := range fragments {
-		if !seen[f.DocID] {
-			seen[f.DocID] = true
-			out = append(out, f)
-		}
-	}
-	return out
 }

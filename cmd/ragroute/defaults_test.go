@@ -1,0 +1,27 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// The eval measures the route body with retrieval's defaults; the operator
+// renders the API's. They must be the same numbers.
+func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
+	weights := retrieval.DefaultWeights()
+	if len(weights) != len(v1alpha1.DefaultSearchWeights) {
+		t.Fatalf("weights %v, API %v", weights, v1alpha1.DefaultSearchWeights)
+	}
+	for p, w := range v1alpha1.DefaultSearchWeights {
+		if weights[knowledge.Primitive(p)] != w {
+			t.Errorf("%s weighs %g in retrieval, %g in the API", p, weights[knowledge.Primitive(p)], w)
+		}
+	}
+	d := retrieval.DefaultDiversity()
+	if d.MaxPerDocument != v1alpha1.DefaultMaxPerDocument || d.Margin != v1alpha1.DefaultDiversityMargin {
+		t.Errorf("diversity %+v, API %d within %g", d, v1alpha1.DefaultMaxPerDocument, v1alpha1.DefaultDiversityMargin)
+	}
+}

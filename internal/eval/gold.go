@@ -1,0 +1,114 @@
+package eval
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+)
+
+// Unit is one retrieved result as the scorer sees it: the source it names
+// (`<source name>/<path>`, as the route reports it), the text it hands the
+// model and its heading path.
+type Unit struct {
+	Source      string   `json:"source"`
+	Text        string   `json:"text"`
+	HeadingPath []string `json:"heading_path,omitempty"`
+}
+
+// minCoverage is the share of a gold section's text a unit must hold to
+// count for it by text: a window or a merged chunk that holds most of the
+// section counts, a parent chunk holding only its own intro does not.
+const minCoverage = 0.5
+
+// minLine is the shortest line that counts for coverage: fences, rules and
+// list markers are in every chunk.
+const minLine = 4
+
+// goldSections holds, per question id, the gold file and the gold
+// section's lines (its subsections included, as the question set defines a
+// section), whitespace-normalised.
+type goldSections struct {
+	source string
+	byID   map[string]goldSection
+}
+
+type goldSection struct {
+	file  string
+	path  []string
+	lines []string
+	chars int
+}
+
+// newGoldSections finds each answerable question's gold section in the
+// corpus. Gold files are named relative to the corpus; sources carry the
+// source name in front, as ingestion names them.
+func newGoldSections(source string, docs []ingest.Document, questions []Question) (goldSections, error) {
+	bySource := map[string]ingest.Document{}
+	for _, d := range docs {
+		bySource[d.Source] = d
+	}
+	g := goldSections{source: source, byID: map[string]goldSection{}}
+	for _, q := range questions {
+		if !q.Answerable() {
+			continue
+		}
+		file := path.Join(source, *q.GoldFile)
+		section := goldSection{file: file, path: q.GoldHeading}
+		if d, ok := bySource[file]; ok {
+			lines, paths, err := ingest.LinePaths(d.Content, "acl")
+			if err != nil {
+				return g, err
+			}
+			for i, l := range lines {
+				if n := normalize(l); len(n) >= minLine && hasPrefix(paths[i], q.GoldHeading) {
+					section.lines = append(section.lines, n)
+					section.chars += len(n)
+				}
+			}
+		}
+		g.byID[q.ID] = section
+	}
+	return g, nil
+}
+
+// hit reports whether u holds q's gold section: the same file and either
+// exactly the gold heading path, or text that holds at least half of the
+// gold section's text (reassembled parts included).
+func (g goldSections) hit(u Unit, q Question) bool {
+	gold, ok := g.byID[q.ID]
+	if !ok || u.Source != gold.file {
+		return false
+	}
+	if slices.Equal(u.HeadingPath, gold.path) {
+		return true
+	}
+	return gold.chars > 0 && coverage(normalize(u.Text), gold) >= minCoverage
+}
+
+// fileHit reports whether u comes from q's gold file.
+func (g goldSections) fileHit(u Unit, q Question) bool {
+	gold, ok := g.byID[q.ID]
+	return ok && u.Source == gold.file
+}
+
+// coverage is the share of the gold section's characters, by whole lines,
+// that text holds.
+func coverage(text string, gold goldSection) float64 {
+	held := 0
+	for _, l := range gold.lines {
+		if strings.Contains(text, l) {
+			held += len(l)
+		}
+	}
+	return float64(held) / float64(gold.chars)
+}
+
+func hasPrefix(p, prefix []string) bool {
+	return len(p) >= len(prefix) && slices.Equal(p[:len(prefix)], prefix)
+}
+
+// normalize collapses whitespace, so a chunker that rejoins lines still
+// holds the same text.
+func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,60 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+)
+
+// peerFile is what another system's retrieval wrote (hack/compare): per
+// configuration, per question, its top results and the time it took.
+type peerFile struct {
+	Embedder string `json:"embedder"`
+	Configs  map[string]struct {
+		Chunks    int `json:"chunks"`
+		Questions map[string]struct {
+			Millis  float64 `json:"ms"`
+			Results []Unit  `json:"results"`
+		} `json:"questions"`
+	} `json:"configs"`
+}
+
+// peer is one configuration of another system, as outcomes.
+type peer struct {
+	name     string
+	outcomes []outcome
+}
+
+// loadPeer reads another system's results for the same questions.
+func loadPeer(path string, questions []Question) ([]peer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("peer results: %w", err)
+	}
+	var f peerFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("peer results %s: %w", path, err)
+	}
+	names := make([]string, 0, len(f.Configs))
+	for name := range f.Configs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []peer
+	for _, name := range names {
+		c := f.Configs[name]
+		p := peer{name: name, outcomes: make([]outcome, len(questions))}
+		for i, q := range questions {
+			got, ok := c.Questions[q.ID]
+			if !ok {
+				return nil, fmt.Errorf("peer results %s: %s has no results for question %s", path, name, q.ID)
+			}
+			p.outcomes[i] = outcome{units: got.Results, notFound: len(got.Results) == 0,
+				elapsed: time.Duration(got.Millis * float64(time.Millisecond))}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

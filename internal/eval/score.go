@@ -1,0 +1,146 @@
+package eval
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/tokenize"
+)
+
+// topK is how deep rankings are scored.
+const topK = 10
+
+// contextBudgets are the packed-context sizes, in WordPiece tokens, at
+// which recall is also measured: systems whose chunks differ in size are
+// compared at equal context.
+var contextBudgets = []int{1000, 2000, 4000}
+
+// Metrics are one configuration's scores.
+type Metrics struct {
+	Recall1        float64 `json:"recall@1"`
+	Recall5        float64 `json:"recall@5"`
+	Recall10       float64 `json:"recall@10"`
+	MRR            float64 `json:"mrr"`
+	NDCG10         float64 `json:"ndcg@10"`
+	IntentAccuracy float64 `json:"intent_accuracy"`
+	NotFoundRate   float64 `json:"notfound_rate"`
+	// FileRecall5: the gold file among the first 5 results.
+	FileRecall5 float64 `json:"file_recall@5"`
+	// RecallAtTokens: the gold section among the whole results that fit
+	// in the first N tokens of context, per budget.
+	RecallAtTokens map[int]float64 `json:"recall_at_tokens"`
+	// P50Millis is the median time of one search, embedding included;
+	// 0 where the configuration was not timed on its own (the route's
+	// ablations fuse shared rankings).
+	P50Millis float64 `json:"p50_ms,omitempty"`
+}
+
+// outcome is what one configuration returned for one question.
+type outcome struct {
+	units []Unit
+	// notFound: the search body returned nothing, so the route answers
+	// the not-found wording without asking the model.
+	notFound   bool
+	confidence retrieval.Confidence
+	// elapsed is the search's time; 0 where it says nothing.
+	elapsed time.Duration
+}
+
+// firstHit is the 1-based rank of the first unit holding the gold section
+// in the top 10, or 0.
+func (g goldSections) firstHit(units []Unit, q Question) int {
+	for i, u := range units[:min(len(units), topK)] {
+		if g.hit(u, q) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// withinTokens reports whether a unit holding the gold section fits,
+// whole, in the first budget tokens of the packed results.
+func (g goldSections) withinTokens(units []Unit, q Question, tokens tokenize.Counter, budget int) bool {
+	used := 0
+	for _, u := range units {
+		if used += tokens.Count(u.Text); used > budget {
+			return false
+		}
+		if g.hit(u, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// score computes a configuration's metrics over its outcomes, one per
+// question in order.
+func (g goldSections) score(questions []Question, outcomes []outcome, tokens tokenize.Counter, intentOK func(Question) bool) Metrics {
+	m := Metrics{RecallAtTokens: map[int]float64{}}
+	var answerable, unanswerable, intents float64
+	var times []time.Duration
+	for i, q := range questions {
+		o := outcomes[i]
+		times = append(times, o.elapsed)
+		if !q.Answerable() {
+			unanswerable++
+			if o.notFound {
+				m.NotFoundRate++
+			}
+			continue
+		}
+		answerable++
+		if intentOK(q) {
+			intents++
+		}
+		if r := g.firstHit(o.units, q); r > 0 {
+			m.Recall1 += b2f(r <= 1)
+			m.Recall5 += b2f(r <= 5)
+			m.Recall10++
+			m.MRR += 1 / float64(r)
+			m.NDCG10 += 1 / math.Log2(float64(r)+1)
+		}
+		for _, u := range o.units[:min(len(o.units), 5)] {
+			if g.fileHit(u, q) {
+				m.FileRecall5++
+				break
+			}
+		}
+		for _, b := range contextBudgets {
+			m.RecallAtTokens[b] += b2f(g.withinTokens(o.units, q, tokens, b))
+		}
+	}
+	if answerable > 0 {
+		for _, v := range []*float64{&m.Recall1, &m.Recall5, &m.Recall10, &m.MRR, &m.NDCG10, &m.FileRecall5} {
+			*v /= answerable
+		}
+		for b := range m.RecallAtTokens {
+			m.RecallAtTokens[b] /= answerable
+		}
+		m.IntentAccuracy = intents / answerable
+	}
+	if unanswerable > 0 {
+		m.NotFoundRate /= unanswerable
+	}
+	if times[0] > 0 {
+		m.P50Millis = median(times)
+	}
+	return m
+}
+
+func median(times []time.Duration) float64 {
+	if len(times) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(times)
+	slices.Sort(sorted)
+	return float64(sorted[len(sorted)/2].Microseconds()) / 1000
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,49 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
+
+// Table renders a report for a terminal.
+func Table(r Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-30s %6s %6s %6s %6s %7s %6s %8s %6s %6s %6s %6s %7s\n", "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10",
+		"fileR5", "notfound", "R@1kt", "R@2kt", "R@4kt", "intent", "p50 ms")
+	for _, name := range r.Order {
+		m := r.Configs[name]
+		mark := ""
+		switch name {
+		case r.Best:
+			mark = " (route default)"
+		case r.Baseline:
+			mark = " (baseline)"
+		}
+		p50 := "-"
+		if m.P50Millis > 0 {
+			p50 = fmt.Sprintf("%.1f", m.P50Millis)
+		}
+		fmt.Fprintf(&b, "%-30s %6.3f %6.3f %6.3f %6.3f %7.3f %6.3f %8.3f %6.3f %6.3f %6.3f %6.3f %7s%s\n", name,
+			m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.FileRecall5, m.NotFoundRate,
+			m.RecallAtTokens[1000], m.RecallAtTokens[2000], m.RecallAtTokens[4000], m.IntentAccuracy, p50, mark)
+	}
+	fmt.Fprintf(&b, "%d questions. A result holds the gold section when it names the gold heading path exactly or holds\n"+
+		"at least half of the section's text; R@Nkt: the gold among the whole results that fit in N tokens of context.\n", r.Questions)
+	fmt.Fprintf(&b, "best fusion weights for this store (spec.search.weights): %s\n", formatWeights(r.Weights))
+	b.WriteString(curveTable(r.Curves))
+	return b.String()
+}
+
+func formatWeights(weights map[knowledge.Primitive]float64) string {
+	var parts []string
+	for _, p := range knowledge.AllPrimitives {
+		if w, ok := weights[p]; ok {
+			parts = append(parts, fmt.Sprintf("%s: %g", p, w))
+		}
+	}
+	slices.Sort(parts)
+	return "{" + strings.Join(parts, ", ") + "}"
+}

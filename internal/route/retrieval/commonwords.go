@@ -1,0 +1,30 @@
+package retrieval
+
+import "strings"
+
+// commonWords are English function words and question phrasing: they say
+// nothing about what a question is about, so their absence from the
+// candidates means nothing.
+var commonWords = func() map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.Fields(`
+a about above after again against all also am an and any are aren't as at be because been before being below
+between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+either else ever every few for from further get gets getting got had hadn't has hasn't have haven't having he
+her here hers herself him himself his how however i if in into is isn't it its itself just let like make
+makes many may me might mine more most much must my myself need needs neither no nor not now of off often on
+once one only or other others our ours ourselves out over own per please rather really same say says see
+seem seems shall she should shouldn't since so some still such than that the their theirs them themselves
+then there these they thing things this those though through thus to too under until up upon us use used
+uses using very via want wants was wasn't way ways we well were weren't what whatever when whenever where
+whereas wherever whether which while who whom whose why will with within without won't would wouldn't yes
+yet you your yours yourself yourselves anything something nothing everything anyone someone everyone
+instead already again able across actually along always another anyway around away back become becomes
+better best certain come comes could different does done enough even exactly fine first going good happen
+happens keep kind know last least less long look looks lot mean means new next old right second set sets
+show shows sure take takes tell tried try trying turn turns two what's where's which's who's work works
+working wrong yet possible possibly currently happening happened instead otherwise therefore`) {
+		words[w] = true
+	}
+	return words
+}()

@@ -1,0 +1,148 @@
+package retrieval
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
+
+// Confidence is how sure a search is that the knowledge holds an answer,
+// from what the route has without a cross-encoder. An on-topic question
+// about something the documents never describe still finds close
+// neighbors (the same product, the same vocabulary), so similarity alone
+// cannot tell it; what gives it away is a term of the question that no
+// candidate contains (a tool, a resource kind, a flag the documents never
+// name) and dense and lexical search disagreeing on what is relevant.
+type Confidence struct {
+	// Similarity is the best candidate's cosine similarity to the query.
+	Similarity float64 `json:"similarity"`
+	// Missing are the query's distinctive terms found in no candidate.
+	Missing []string `json:"missing,omitempty"`
+	// Agreement is the share of the best dense text candidates that
+	// lexical text search also ranks among its best.
+	Agreement float64 `json:"agreement"`
+	// Sigmas is Similarity in standard deviations over the embedder's
+	// background similarity on the store, and Score is Sigmas less one
+	// for no agreement at all and a half for a missing name: how far the
+	// best candidate stands out from unrelated text, discounted for what
+	// gives an on-topic gap away. Both are set only when the serving
+	// generation has a background recorded.
+	Sigmas *float64 `json:"sigmas,omitempty"`
+	Score  *float64 `json:"score,omitempty"`
+}
+
+// Penalties of the confidence score, in background sigmas. Round numbers
+// on purpose: `make eval` prints the curve they give, and finer ones
+// would fit the questions they were read from.
+const (
+	disagreementPenalty = 1.0
+	missingNamePenalty  = 0.5
+)
+
+// scored sets Sigmas and Score from the background.
+func (c Confidence) scored(b knowledge.Background) Confidence {
+	if b.StdDev <= 0 {
+		return c
+	}
+	sigmas := (c.Similarity - b.Mean) / b.StdDev
+	score := sigmas
+	if c.Agreement == 0 {
+		score -= disagreementPenalty
+	}
+	if len(c.Missing) > 0 {
+		score -= missingNamePenalty
+	}
+	c.Sigmas, c.Score = &sigmas, &score
+	return c
+}
+
+// agreementDepth is how many of each ranking agreement compares.
+const agreementDepth = 10
+
+// confidenceOf reads the signals from a search's fused candidates.
+func confidenceOf(query string, hits []knowledge.Hit) Confidence {
+	var c Confidence
+	var corpus strings.Builder
+	dense, both := 0, 0
+	for _, h := range hits {
+		c.Similarity = max(c.Similarity, float64(h.Similarity))
+		corpus.WriteString(strings.ToLower(h.Text))
+		corpus.WriteByte(' ')
+		corpus.WriteString(strings.ToLower(strings.Join(h.HeadingPath, " ")))
+		corpus.WriteByte(' ')
+		if r, ok := h.Ranks[knowledge.TextDense]; ok && r <= agreementDepth {
+			dense++
+			if r, ok := h.Ranks[knowledge.TextSparse]; ok && r <= agreementDepth {
+				both++
+			}
+		}
+	}
+	if dense > 0 {
+		c.Agreement = float64(both) / float64(dense)
+	}
+	text := corpus.String()
+	for _, term := range distinctiveTerms(query) {
+		if !strings.Contains(text, stem(term)) {
+			c.Missing = append(c.Missing, term)
+		}
+	}
+	return c
+}
+
+// distinctiveTerms are the query's words that name something rather than
+// say something: a word capitalised inside a sentence (`Velero`), in
+// mixed case (`AnalysisTemplate`, `restartPolicy`), or holding a digit,
+// `-`, `_`, `.` or `/` (`argocd-repo-server`, `ghcr.io`). Users reword
+// what they ask about in plain words the documents never use; they do not
+// rename the tool or resource kind they ask about. Lower-cased, without
+// common words.
+func distinctiveTerms(query string) []string {
+	var out []string
+	seen := map[string]bool{}
+	sentenceStart := true
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("\"'`()[]{},;:?!*", r)
+	}) {
+		word := strings.Trim(w, "-_./")
+		first := sentenceStart
+		sentenceStart = strings.HasSuffix(w, ".") || strings.HasSuffix(w, "?") || strings.HasSuffix(w, "!")
+		word = strings.TrimSuffix(strings.TrimSuffix(word, "'s"), "’s")
+		lower := strings.ToLower(word)
+		if len(word) < 3 || commonWords[lower] || seen[lower] || !namesSomething(word, first) {
+			continue
+		}
+		seen[lower] = true
+		out = append(out, lower)
+	}
+	return out
+}
+
+// namesSomething reports whether a word looks like a name or identifier.
+func namesSomething(word string, sentenceStart bool) bool {
+	upper, inner := 0, false
+	for i, r := range word {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			if i > 0 {
+				inner = true
+			}
+		case unicode.IsDigit(r), strings.ContainsRune("-_./", r):
+			return true
+		}
+	}
+	return inner || (upper == 1 && !sentenceStart)
+}
+
+// stem cuts common English endings, so `backs` finds `backup` and
+// `configured` finds `configure`: a term is missing only when no form of
+// it occurs.
+func stem(term string) string {
+	for _, suffix := range []string{"ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s"} {
+		if len(term)-len(suffix) >= 4 && strings.HasSuffix(term, suffix) {
+			return term[:len(term)-len(suffix)]
+		}
+	}
+	return term
+}

@@ -117,4 +117,4 @@ ragroute=(go run "$root/cmd/ragroute")
 "${ragroute[@]}" eval --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
   --milvus-uri "http://127.0.0.1:$port" --embedding-base-url "$EMBEDDING_BASE_URL" \
   --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" "${shared[@]}" \
-  --peer "$data/peer.json" ${EVAL_JSON:+--json "$EVAL_JSON"}
+  --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"}

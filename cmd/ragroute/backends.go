@@ -89,13 +89,25 @@ func newEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) 
 // newQueryEmbedder embeds questions as the store's model expects them:
 // behind its query prefix, cut so that prefix and question fit its input.
 func newQueryEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) knowledge.Embedder {
-	return model.WithPrefix(newEmbedder(e, env, timeout), e.QueryPrefix, int(e.MaxInputTokens))
+	return newPrefixedEmbedder(e, e.QueryPrefix, env, timeout)
 }
 
 // newDocumentEmbedder embeds chunk texts and titles behind the store's
 // document prefix, cut so that prefix and text fit the model's input.
 func newDocumentEmbedder(e podconfig.Embedding, env environment, timeout time.Duration) knowledge.Embedder {
-	return model.WithPrefix(newEmbedder(e, env, timeout), e.DocumentPrefix, int(e.MaxInputTokens))
+	return newPrefixedEmbedder(e, e.DocumentPrefix, env, timeout)
+}
+
+// newPrefixedEmbedder puts prefix in front of every input. With a prefix
+// the wrapper cuts each text to leave it room, so the client need not
+// tokenize it a second time.
+func newPrefixedEmbedder(e podconfig.Embedding, prefix string, env environment, timeout time.Duration) knowledge.Embedder {
+	if prefix == "" {
+		return newEmbedder(e, env, timeout)
+	}
+	limit := e.MaxInputTokens
+	e.MaxInputTokens = 0
+	return model.WithPrefix(newEmbedder(e, env, timeout), prefix, int(limit))
 }
 
 // newChat is the route's chat model.

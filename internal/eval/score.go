@@ -59,19 +59,17 @@ func (g goldSections) firstHit(units []Unit, q Question) int {
 	return 0
 }
 
-// withinTokens reports whether a unit holding the gold section fits,
-// whole, in the first budget tokens of the packed results.
-func (g goldSections) withinTokens(units []Unit, q Question, tokens tokenize.Counter, budget int) bool {
-	used := 0
+// contextToHit is how many tokens of packed results it takes to hold the
+// gold section: the whole results up to and including the first that
+// holds it; ok is false when none does.
+func (g goldSections) contextToHit(units []Unit, q Question, tokens tokenize.Counter) (used int, ok bool) {
 	for _, u := range units {
-		if used += tokens.Count(u.Text); used > budget {
-			return false
-		}
+		used += tokens.Count(u.Text)
 		if g.hit(u, q) {
-			return true
+			return used, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // score computes a configuration's metrics over its outcomes, one per
@@ -107,8 +105,9 @@ func (g goldSections) score(questions []Question, outcomes []outcome, tokens tok
 				break
 			}
 		}
+		used, held := g.contextToHit(o.units, q, tokens)
 		for _, b := range contextBudgets {
-			m.RecallAtTokens[b] += b2f(g.withinTokens(o.units, q, tokens, b))
+			m.RecallAtTokens[b] += b2f(held && used <= b)
 		}
 	}
 	if answerable > 0 {

@@ -83,7 +83,7 @@ bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,00
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
 	RAGROUTE_BIN="$(LOCALBIN)/ragroute" \
 	BENCH_JSON="$(if $(BENCH_JSON),$(abspath $(BENCH_JSON)))" \
-	go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 30m \
+	$(if $(RAGROUTE_SCALE_PROFILE),RAGROUTE_SCALE_PROFILE=$(abspath $(RAGROUTE_SCALE_PROFILE))) go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 30m \
 		-args -scale.ready-timeout=20m -scale.routes=1000 -scale.stores=100 -scale.prompts=10 -scale.namespaces=5 -scale.nodes=4
 
 .PHONY: testbed

@@ -27,6 +27,7 @@ type managerOptions struct {
 	metricsAddr   string
 	secureMetrics bool
 	probeAddr     string
+	pprofAddr     string
 	leaderElect   bool
 	routeImage    string
 	milvusTimeout time.Duration
@@ -43,6 +44,7 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.metricsAddr, "metrics-bind-address", "0", "address of the metrics endpoint (:8443 for HTTPS, :8080 for HTTP, 0 to disable)")
 	fs.BoolVar(&opts.secureMetrics, "metrics-secure", true, "serve metrics over HTTPS with authentication and authorization")
 	fs.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the health probe endpoint")
+	fs.StringVar(&opts.pprofAddr, "pprof-bind-address", "", "address of a net/http/pprof endpoint for profiling the manager (empty: off); bind it to loopback")
 	fs.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so only one manager reconciles")
 	fs.StringVar(&opts.routeImage, "route-image", "ragroute/ragroute:"+version, "image of route pods, unless a QueryRoute names its own")
 	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
@@ -95,6 +97,8 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		Scheme:                 scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: opts.probeAddr,
+		PprofBindAddress:       opts.pprofAddr,
+		Cache:                  controller.CacheOptions(),
 		LeaderElection:         opts.leaderElect,
 		LeaderElectionID:       "ragroute-operator.ragroute.io",
 	})

@@ -88,12 +88,7 @@ func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			func(ctx context.Context, o client.Object) []reconcile.Request {
 				return requestsFor(ctx, r.Client, &v1alpha1.PlatformPromptList{}, o.GetNamespace(), indexPromptByConfigMap, o.GetName())
 			})).
-		Watches(&v1alpha1.QueryRoute{}, handler.EnqueueRequestsFromMapFunc(
-			func(_ context.Context, o client.Object) []reconcile.Request {
-				route := o.(*v1alpha1.QueryRoute)
-				return []reconcile.Request{{NamespacedName: client.ObjectKey{
-					Namespace: route.Namespace, Name: route.Spec.PlatformPromptRef.Name}}}
-			}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.QueryRoute{}, recountPrompts()).
 		Named("platformprompt").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)

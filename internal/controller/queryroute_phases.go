@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,9 +84,12 @@ func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) er
 }
 
 // applyChildren server-side applies ConfigMap, Deployment and Service. The
-// ConfigMap goes first so new pods never start on an old config. A child
-// the cache shows controlled by the route and carrying the hash of its
-// desired state (appliedHashAnnotation) is not applied again.
+// ConfigMap goes before the Deployment so new pods never start on an old
+// config; the Service, which depends on neither, is applied alongside them
+// (a new route's first reconcile waits for two round trips, not three). A
+// child the cache shows controlled by the route and carrying the hash of
+// its desired state (appliedHashAnnotation) is not applied again. Every
+// child is checked for a foreign owner before any is applied.
 func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
 	route := s.route
 	configMap, err := withAppliedHash(buildRouteConfigMap(route, s.configData))
@@ -100,27 +104,45 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 	if err != nil {
 		return err
 	}
-	children := []struct {
-		existing client.Object
-		hashedChild
-	}{
-		{&corev1.ConfigMap{}, configMap},
-		{&appsv1.Deployment{}, deployment},
-		{&corev1.Service{}, service},
+	chains := [][]childApply{
+		{{&corev1.ConfigMap{}, configMap}, {&appsv1.Deployment{}, deployment}},
+		{{&corev1.Service{}, service}},
 	}
-	for _, child := range children {
-		if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
-			return err
+	for _, chain := range chains {
+		for _, child := range chain {
+			if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
+				return err
+			}
 		}
+	}
+	group, groupCtx := errgroup.WithContext(ctx)
+	for _, chain := range chains {
+		group.Go(func() error { return r.applyChain(groupCtx, route, chain) })
+	}
+	if err := group.Wait(); err != nil {
+		s.applyErr = err
+		return err
+	}
+	s.applied = true
+	return nil
+}
+
+// childApply is one child: as the cache holds it, and as it should be.
+type childApply struct {
+	existing client.Object
+	hashedChild
+}
+
+// applyChain applies children in order, skipping those already up to date.
+func (r *QueryRouteReconciler) applyChain(ctx context.Context, route *v1alpha1.QueryRoute, chain []childApply) error {
+	for _, child := range chain {
 		if appliedUpToDate(child.existing, route, child.hash) {
 			continue
 		}
 		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
-			s.applyErr = fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
-			return s.applyErr
+			return fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
 		}
 	}
-	s.applied = true
 	return nil
 }
 

@@ -120,6 +120,7 @@ func newSuite() (*suite, error) {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Cache:                  CacheOptions(),
 	})
 	if err != nil {
 		return nil, err

@@ -56,6 +56,7 @@ type buildResult struct {
 type manager struct {
 	*testenv.Process
 	metricsURL string
+	pprofURL   string
 }
 
 // startManager runs `ragroute manager` with leader election off, metrics
@@ -70,6 +71,10 @@ func startManager(ctx context.Context, bin, kubeconfig, dir, name string) (*mana
 	if err != nil {
 		return nil, err
 	}
+	pprofPort, err := testenv.FreePort()
+	if err != nil {
+		return nil, err
+	}
 	p, err := testenv.StartProcess(testenv.ProcessSpec{
 		Command: bin,
 		Args: []string{"manager",
@@ -77,6 +82,7 @@ func startManager(ctx context.Context, bin, kubeconfig, dir, name string) (*mana
 			"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 			"--metrics-secure=false",
 			"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
+			"--pprof-bind-address=127.0.0.1:" + strconv.Itoa(pprofPort),
 			"--route-image=ragroute/ragroute:scale",
 			"--zap-log-level=info",
 		},
@@ -86,7 +92,9 @@ func startManager(ctx context.Context, bin, kubeconfig, dir, name string) (*mana
 	if err != nil {
 		return nil, err
 	}
-	m := &manager{Process: p, metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)}
+	m := &manager{Process: p,
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort)}
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
 	deadline := time.Now().Add(60 * time.Second)
 	for {

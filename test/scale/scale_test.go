@@ -136,6 +136,7 @@ func TestOperatorScale(t *testing.T) {
 	}
 	defer func() { mgr.Stop() }()
 	t0 := time.Now()
+	profiled := profileCPU(ctx, t, bed.Admin, mgr, 50*time.Second)
 	if err := w.create(ctx, admin); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +146,8 @@ func TestOperatorScale(t *testing.T) {
 	}
 	waitFor(t, readyTimeout, "all prompts, stores and routes Ready", func() error { return watched.allReady(w) })
 	rep.ReadySeconds = time.Since(t0).Seconds()
+	profiled()
+	profileManagerHeap(ctx, t, mgr)
 	t.Logf("%5.1fs all Ready", time.Since(start).Seconds())
 	settle(t, mgr, audit, w)
 	created, err := audit.count(0, -1)

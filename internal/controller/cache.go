@@ -1,0 +1,67 @@
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// CacheOptions shape the manager's informer cache, which holds every
+// route's children and so grows with the routes. Cached objects keep only
+// what the reconcilers read:
+//
+//   - no object keeps its managed fields: no reconciler reads them, and on
+//     server-side-applied children they are often larger than the rest;
+//   - a route's Deployment keeps its metadata and status but not its pod
+//     template: a reconcile compares the applied-hash annotation, never
+//     the template, and reads the rollout from the status;
+//   - a route's ConfigMap keeps its metadata but not its data, which only
+//     route pods read.
+//
+// Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
+// children, anything else) are cached whole.
+func CacheOptions() cache.Options {
+	strip := cache.TransformStripManagedFields()
+	return cache.Options{
+		DefaultTransform: strip,
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
+			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
+		},
+	}
+}
+
+// then runs first, then second.
+func then(first, second func(any) (any, error)) func(any) (any, error) {
+	return func(obj any) (any, error) {
+		obj, err := first(obj)
+		if err != nil {
+			return obj, err
+		}
+		return second(obj)
+	}
+}
+
+func trimRouteDeployment(obj any) (any, error) {
+	if d, ok := obj.(*appsv1.Deployment); ok && controlledByRoute(d) {
+		d.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return obj, nil
+}
+
+func trimRouteConfigMap(obj any) (any, error) {
+	if cm, ok := obj.(*corev1.ConfigMap); ok && controlledByRoute(cm) {
+		cm.Data, cm.BinaryData = nil, nil
+	}
+	return obj, nil
+}
+
+// controlledByRoute reports whether a QueryRoute is obj's controller.
+func controlledByRoute(obj metav1.Object) bool {
+	owner := metav1.GetControllerOf(obj)
+	return owner != nil && owner.Kind == "QueryRoute" && owner.APIVersion == v1alpha1.GroupVersion.String()
+}

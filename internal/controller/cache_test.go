@@ -1,0 +1,94 @@
+package controller
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// cached runs obj through the cache's transform for its kind.
+func cached(t *testing.T, obj client.Object) client.Object {
+	t.Helper()
+	opts := CacheOptions()
+	transform := opts.DefaultTransform
+	for kind, by := range opts.ByObject {
+		if sameKind(kind, obj) {
+			transform = by.Transform
+		}
+	}
+	out, err := transform(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.(client.Object)
+}
+
+func sameKind(a, b client.Object) bool {
+	switch a.(type) {
+	case *appsv1.Deployment:
+		_, ok := b.(*appsv1.Deployment)
+		return ok
+	case *corev1.ConfigMap:
+		_, ok := b.(*corev1.ConfigMap)
+		return ok
+	}
+	return false
+}
+
+func ownedMeta(kind, apiVersion string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: "support", Namespace: "team", Generation: 3,
+		Annotations:   map[string]string{appliedHashAnnotation: "h1"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: string(fieldOwner)}},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: "support",
+			UID: "u1", Controller: ptr.To(true)}},
+	}
+}
+
+func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
+	route := v1alpha1.GroupVersion.String()
+	spec := func() appsv1.DeploymentSpec {
+		return appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "route", Image: "ragroute"}}}}}
+	}
+	deployment := &appsv1.Deployment{
+		ObjectMeta: ownedMeta("QueryRoute", route),
+		Spec:       spec(),
+		Status:     appsv1.DeploymentStatus{ObservedGeneration: 3, ReadyReplicas: 2, AvailableReplicas: 2, UpdatedReplicas: 2},
+	}
+	got := cached(t, deployment).(*appsv1.Deployment)
+	if len(got.Spec.Template.Spec.Containers) != 0 || got.ManagedFields != nil {
+		t.Errorf("a route's Deployment keeps its template or managed fields: %+v", got)
+	}
+	if got.Annotations[appliedHashAnnotation] != "h1" || got.Generation != 3 || got.Status.AvailableReplicas != 2 ||
+		metav1.GetControllerOf(got) == nil || *got.Spec.Replicas != 2 {
+		t.Errorf("a route's Deployment lost what reconciles read: %+v", got)
+	}
+
+	configMap := &corev1.ConfigMap{ObjectMeta: ownedMeta("QueryRoute", route), Data: map[string]string{"route.json": "{}"}}
+	if got := cached(t, configMap).(*corev1.ConfigMap); got.Data != nil || got.Annotations[appliedHashAnnotation] != "h1" {
+		t.Errorf("a route's ConfigMap: data %v, annotations %v", got.Data, got.Annotations)
+	}
+
+	// Anything a route does not control is kept whole, managed fields aside.
+	for _, owner := range []struct{ kind, apiVersion string }{{"KnowledgeStore", route}, {"QueryRoute", "other.io/v1"}, {"", ""}} {
+		meta := ownedMeta(owner.kind, owner.apiVersion)
+		if owner.kind == "" {
+			meta.OwnerReferences = nil
+		}
+		source := &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"platform.md": "Be brief."}}
+		if got := cached(t, source).(*corev1.ConfigMap); got.Data["platform.md"] != "Be brief." || got.ManagedFields != nil {
+			t.Errorf("ConfigMap owned by %q: data %v, managed fields %v", owner.kind, got.Data, got.ManagedFields)
+		}
+		other := &appsv1.Deployment{ObjectMeta: meta, Spec: spec()}
+		if got := cached(t, other).(*appsv1.Deployment); len(got.Spec.Template.Spec.Containers) != 1 {
+			t.Errorf("Deployment owned by %q lost its template", owner.kind)
+		}
+	}
+}

@@ -77,7 +77,7 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
 .PHONY: bench-operator
-bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,000 routes, 100 stores, 10 prompts; time to Ready, peak RSS, reconciles and writes per route, prompt-edit roll, restart writes (BENCH_JSON=path writes them as JSON).
+bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,000 routes, 100 stores, 10 prompts; time to Ready, peak RSS, reconciles and writes per route, prompt-edit roll, restart writes (BENCH_JSON=path writes them as JSON; RAGROUTE_SCALE_PROFILE=dir writes CPU profiles of the API server and the manager, and its heap).
 	go build -o $(LOCALBIN)/ragroute ./cmd/ragroute
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \

@@ -22,6 +22,10 @@ const (
 	// ConditionDegraded (QueryRoute) is True when the route cannot serve its
 	// effective configuration; the reason names the broken part.
 	ConditionDegraded = "Degraded"
+
+	// ConditionInsecureAuth is True while a QueryRoute trusts identity
+	// headers from any caller (trustedProxy.insecureAllowAnyCaller).
+	ConditionInsecureAuth = "InsecureAuth"
 )
 
 // Condition reasons, shared across kinds so tools can match on them.
@@ -55,4 +59,6 @@ const (
 	ReasonNoIngestion            = "NoIngestion"
 	ReasonInvalidPrompt          = "InvalidPrompt"
 	ReasonChildConflict          = "ChildConflict"
+	ReasonAnyCallerAllowed       = "AnyCallerAllowed"
+	ReasonCallerAuthenticated    = "CallerAuthenticated"
 )

@@ -24,10 +24,12 @@ const (
 	DefaultCacheMaxEntries   = 10000
 	DefaultTurnRetention     = 10 * time.Minute
 	DefaultReplicas          = 1
+	DefaultMaxToolCalls      = 4
 	DefaultJWTUserClaim      = "sub"
 	DefaultJWTGroupsClaim    = "groups"
 	DefaultProxyUserHeader   = "X-Forwarded-User"
 	DefaultProxyGroupsHeader = "X-Forwarded-Groups"
+	DefaultProxySecretHeader = "X-Ragroute-Proxy-Secret"
 )
 
 // DefaultSearchWeights are the primitives' fusion weights when a store

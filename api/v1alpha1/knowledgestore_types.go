@@ -199,7 +199,7 @@ type AccessSettings struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=253
-	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s]+)$`
+	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s\p{Z}\p{Cc}\p{Cf},\x{FFFD}]+)$`
 	DefaultPrincipals []string `json:"defaultPrincipals,omitempty"`
 
 	// FrontMatterKey is the front-matter field listing a document's principals.
@@ -299,7 +299,7 @@ type IngestionSource struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=253
-	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s]+)$`
+	// +kubebuilder:validation:items:Pattern=`^(public|(user|group):[^\s\p{Z}\p{Cc}\p{Cf},\x{FFFD}]+)$`
 	Principals []string `json:"principals,omitempty"`
 }
 

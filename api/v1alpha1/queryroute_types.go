@@ -136,6 +136,15 @@ type ChatModel struct {
 	// +optional
 	// +kubebuilder:default=modelDecides
 	SearchPolicy SearchPolicy `json:"searchPolicy,omitempty"`
+
+	// MaxToolCallsPerRound caps the tool calls run from one model reply;
+	// calls past it are answered "not run", so a model that asks for
+	// hundreds cannot start hundreds of searches.
+	// +optional
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	MaxToolCallsPerRound int32 `json:"maxToolCallsPerRound,omitempty"`
 }
 
 // WebSearch is an HTTP search endpoint offered as the web_search tool.
@@ -421,6 +430,12 @@ type JWTAuth struct {
 }
 
 // TrustedProxyAuth reads the identity from headers set by a trusted proxy.
+// Anything that reaches the route's port could set those headers, so the
+// proxy must prove itself: with secretRef it sends a shared secret in
+// secretHeader on every request; without one the route trusts any caller,
+// which must be asked for with insecureAllowAnyCaller.
+// +kubebuilder:validation:XValidation:rule="has(self.secretRef) || (has(self.insecureAllowAnyCaller) && self.insecureAllowAnyCaller)",message="trustedProxy needs secretRef (a shared secret the proxy sends on every request) or insecureAllowAnyCaller: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || !has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller",message="insecureAllowAnyCaller cannot be combined with secretRef"
 type TrustedProxyAuth struct {
 	// UserHeader carries the user name.
 	// +optional
@@ -433,6 +448,59 @@ type TrustedProxyAuth struct {
 	// +kubebuilder:default=X-Forwarded-Groups
 	// +kubebuilder:validation:MaxLength=128
 	GroupsHeader string `json:"groupsHeader,omitempty"`
+
+	// SecretRef holds the shared secret the proxy sends in SecretHeader;
+	// a request without it (or with another value, or with the header
+	// twice) is refused with 401 before the identity headers are read.
+	// Rotating the Secret rolls the route's pods.
+	// +optional
+	SecretRef *SecretKeyRef `json:"secretRef,omitempty"`
+
+	// SecretHeader carries the shared secret; the proxy must strip it from
+	// client requests like the identity headers.
+	// +optional
+	// +kubebuilder:default=X-Ragroute-Proxy-Secret
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9-]+$`
+	SecretHeader string `json:"secretHeader,omitempty"`
+
+	// From are the pods allowed to reach the route (the proxy). When set,
+	// the operator renders a NetworkPolicy that admits only these peers and
+	// MonitoringFrom to the route's pods; your network plugin must enforce
+	// NetworkPolicies for it to take effect.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	From []NetworkPeer `json:"from,omitempty"`
+
+	// MonitoringFrom are peers also admitted by that NetworkPolicy, e.g.
+	// Prometheus (metrics are served on the same port, so they too must
+	// send the shared secret to be treated as a proxy).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	MonitoringFrom []NetworkPeer `json:"monitoringFrom,omitempty"`
+
+	// InsecureAllowAnyCaller trusts the identity headers from any caller
+	// that reaches the route's port, with no shared secret. Only for a
+	// route no pod but the proxy can reach; the QueryRoute shows
+	// InsecureAuth=True and a Warning event while it is set.
+	// +optional
+	InsecureAllowAnyCaller bool `json:"insecureAllowAnyCaller,omitempty"`
+}
+
+// NetworkPeer selects pods by namespace and pod labels, like a
+// NetworkPolicy peer: both selectors must match; an omitted namespace
+// selector means the route's own namespace.
+// +kubebuilder:validation:XValidation:rule="has(self.namespaceSelector) || has(self.podSelector)",message="a peer needs namespaceSelector, podSelector or both"
+type NetworkPeer struct {
+	// NamespaceSelector selects the namespaces of allowed pods ({} for all).
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// PodSelector selects allowed pods ({} for all in those namespaces).
+	// +optional
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
 }
 
 // QueryRouteStatus is what the operator observed of a QueryRoute.

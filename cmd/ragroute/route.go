@@ -72,7 +72,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
 	}
-	auth, err := authenticator(cfg.Auth)
+	auth, err := authenticator(cfg.Auth, env)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,8 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	runner := &route.Runner{
 		Chat: newChat(cfg.Model, env), Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
-		Prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
+		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
+		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
@@ -94,7 +95,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Auth:     auth,
 		Limits:   api.DefaultLimits(),
 		Logger:   logger,
-		Ready:    func(ctx context.Context) error { return routeReady(ctx, store, cfg.Model.BaseURL) },
+		Ready:    func(ctx context.Context) error { return aliasServed(ctx, store) },
+		// The model is shared by every replica: its health is a metric,
+		// not readiness, so a blip does not empty the Service.
+		ModelHealth: func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
 	}
 	return rt, nil
 }
@@ -164,10 +168,20 @@ func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, o
 }
 
 // authenticator establishes identities as the route's auth says.
-func authenticator(a podconfig.Auth) (identity.Authenticator, error) {
+func authenticator(a podconfig.Auth, env environment) (identity.Authenticator, error) {
 	switch {
 	case a.TrustedProxy != nil:
-		return identity.ProxyHeaders{UserHeader: a.TrustedProxy.UserHeader, GroupsHeader: a.TrustedProxy.GroupsHeader}, nil
+		p := a.TrustedProxy
+		proxy := identity.ProxyHeaders{UserHeader: p.UserHeader, GroupsHeader: p.GroupsHeader}
+		if p.SecretEnv != "" {
+			// A missing secret must not turn into "trust any caller".
+			secret := env.secret(p.SecretEnv)
+			if secret == "" {
+				return nil, fmt.Errorf("auth: the proxy secret (environment variable %s) is empty", p.SecretEnv)
+			}
+			proxy.SecretHeader, proxy.Secret = p.SecretHeader, []byte(secret)
+		}
+		return proxy, nil
 	case a.JWT != nil:
 		return &identity.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
 			UserClaim: a.JWT.UserClaim, GroupsClaim: a.JWT.GroupsClaim,
@@ -176,14 +190,20 @@ func authenticator(a podconfig.Auth) (identity.Authenticator, error) {
 	return nil, errors.New("auth: no authenticator configured")
 }
 
-// routeReady: an index serves the alias and the chat model's server answers.
-func routeReady(ctx context.Context, store retrieval.ActiveIndex, modelURL string) error {
+// aliasServed is the route's readiness: an index serves the collection
+// alias in Milvus.
+func aliasServed(ctx context.Context, store retrieval.ActiveIndex) error {
 	if _, ok, err := store.Active(ctx); err != nil || !ok {
-		return fmt.Errorf("no index serves the collection alias (err=%v)", err)
+		return &api.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
 	}
+	return nil
+}
+
+// modelAnswers says whether the chat model's server answers.
+func modelAnswers(ctx context.Context, modelURL string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(modelURL, "/")+"/models", nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("chat model at %s: %w", modelURL, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

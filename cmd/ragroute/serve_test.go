@@ -51,14 +51,33 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 		Cache:     podconfig.Cache{Backend: "memory", TTL: podconfig.Duration(10 * time.Minute), MaxEntries: 100},
 		Turns:     podconfig.Turns{Backend: "memory", Retention: podconfig.Duration(10 * time.Minute)},
 		Mode:      "singleRound",
-		Auth:      podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups"}},
+		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
+			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
 	}
+	t.Setenv("TEST_PROXY_SECRET", "s3cret")
 	base, ln, stop := serveOnLoopback(ctx, t, cfg)
 	waitOK(t, base+"/readyz")
-	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
-	req.Header.Set("X-User", "ann")
-	req.Header.Set("X-Groups", "staff")
-	resp, err := http.DefaultClient.Do(req)
+	submit := func(secret string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+		req.Header.Set("X-User", "ann")
+		req.Header.Set("X-Groups", "staff")
+		if secret != "" {
+			req.Header.Set("X-Proxy-Secret", secret)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// Identity headers from anything but the proxy are not believed.
+	for _, forged := range []string{"", "guess"} {
+		if resp := submit(forged); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("submit with proxy secret %q: %s, want 401", forged, resp.Status)
+		}
+	}
+	resp, err := submit("s3cret"), error(nil)
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("submit: %v %v", resp, err)
 	}
@@ -67,8 +86,9 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	}
 	decodeJSON(t, resp.Body, &submitted)
 
-	req, _ = http.NewRequest("GET", base+submitted.StreamURL, nil)
+	req, _ := http.NewRequest("GET", base+submitted.StreamURL, nil)
 	req.Header.Set("X-User", "ann")
+	req.Header.Set("X-Proxy-Secret", "s3cret")
 	stream, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

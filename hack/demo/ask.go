@@ -63,6 +63,9 @@ func (d *demo) call(ctx context.Context, q question, method, path string, body [
 	}
 	req.Header.Set(d.applied.userHeader, q.user)
 	req.Header.Set(d.applied.groupsHeader, q.groups)
+	if p := d.applied.proxy; p.value != "" {
+		req.Header.Set(p.header, p.value)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

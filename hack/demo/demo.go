@@ -63,11 +63,15 @@ func (d *demo) run(ctx context.Context) error {
 	if !d.cfg.stay {
 		return nil
 	}
+	proxyHeader := ""
+	if p := d.applied.proxy; p.value != "" {
+		proxyHeader = fmt.Sprintf("-H '%s: %s' ", p.header, p.value)
+	}
 	fmt.Printf("\nEverything keeps running until Ctrl-C:\n"+
 		"  export KUBECONFIG=%s; kubectl -n %s get knowledgestores,queryroutes,platformprompts,jobs,deployments\n"+
-		"  curl -N -H 'X-Forwarded-User: alice' -H 'X-Forwarded-Groups: staff' %s/v1/chat/completions \\\n"+
+		"  curl -N %s-H 'X-Forwarded-User: alice' -H 'X-Forwarded-Groups: staff' %s/v1/chat/completions \\\n"+
 		"    -d '{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"How are claims under 50 EUR approved?\"}]}'\n",
-		filepath.Join(d.cfg.work, "kubeconfig"), namespace, d.routeURL)
+		filepath.Join(d.cfg.work, "kubeconfig"), namespace, proxyHeader, d.routeURL)
 	<-ctx.Done()
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // samples are the names of what applySamples created.
@@ -19,6 +25,14 @@ type samples struct {
 	store, route string
 	userHeader   string
 	groupsHeader string
+	// proxy is the shared secret the demo sends as the route's proxy.
+	proxy proxySecret
+}
+
+// proxySecret is the Secret a trusted-proxy route reads its shared secret
+// from, and the header that carries it.
+type proxySecret struct {
+	name, key, header, value string
 }
 
 // applySamples renders config/samples with kubectl's kustomize and creates
@@ -54,6 +68,11 @@ func (d *demo) applySamples(ctx context.Context) error {
 		if err := d.localise(obj); err != nil {
 			return err
 		}
+		if obj.GetKind() == "QueryRoute" {
+			if err := d.createProxySecret(ctx); err != nil {
+				return err
+			}
+		}
 		if err := d.admin.Create(ctx, obj); err != nil {
 			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
@@ -81,6 +100,20 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 		if d.applied.userHeader == "" {
 			return errors.New("the sample QueryRoute must use spec.auth.trustedProxy for the demo to ask as two users")
 		}
+		proxy := proxySecret{header: v1alpha1.DefaultProxySecretHeader}
+		proxy.name, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "secretRef", "name")
+		proxy.key, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "secretRef", "key")
+		if h, _, _ := unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "secretHeader"); h != "" {
+			proxy.header = h
+		}
+		if proxy.name != "" {
+			value := make([]byte, 32)
+			if _, err := rand.Read(value); err != nil {
+				return fmt.Errorf("proxy secret: %w", err)
+			}
+			proxy.value = hex.EncodeToString(value)
+		}
+		d.applied.proxy = proxy
 		if d.cfg.chatModel != "" {
 			if err := replace(obj, d.cfg.chatModel, "spec", "model", "name"); err != nil {
 				return err
@@ -88,6 +121,23 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 		}
 		return replace(obj, d.chatURL, "spec", "model", "baseURL")
 	}
+	return nil
+}
+
+// createProxySecret creates the Secret the sample route's proxy secret
+// comes from (an admin creates it with kubectl), with a random value the
+// demo then sends as the proxy would.
+func (d *demo) createProxySecret(ctx context.Context) error {
+	p := d.applied.proxy
+	if p.name == "" {
+		return nil
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.name},
+		StringData: map[string]string{p.key: p.value}}
+	if err := d.admin.Create(ctx, secret); err != nil {
+		return fmt.Errorf("create Secret %s (the route's proxy secret): %w", p.name, err)
+	}
+	fmt.Printf("    created Secret/%s (the shared secret the demo sends in %s, as the proxy)\n", p.name, p.header)
 	return nil
 }
 

@@ -61,3 +61,25 @@ func TestLocaliseReplacesOnlyTheServiceEndpoints(t *testing.T) {
 		t.Errorf("a route the demo cannot ask as two users: %v", err)
 	}
 }
+
+func TestLocalisePlaysTheProxyWithARandomSecret(t *testing.T) {
+	d := &demo{}
+	route := object("QueryRoute", map[string]any{
+		"model": map[string]any{"baseURL": "http://llm.models.svc/v1", "name": "m"},
+		"auth": map[string]any{"trustedProxy": map[string]any{"userHeader": "X-User", "groupsHeader": "X-Groups",
+			"secretRef": map[string]any{"name": "support-proxy", "key": "secret"}}},
+	})
+	if err := d.localise(route); err != nil {
+		t.Fatal(err)
+	}
+	first := d.applied.proxy
+	if first.name != "support-proxy" || first.key != "secret" || first.header != "X-Ragroute-Proxy-Secret" || len(first.value) != 64 {
+		t.Fatalf("proxy %+v", first)
+	}
+	if err := d.localise(route); err != nil {
+		t.Fatal(err)
+	}
+	if d.applied.proxy.value == first.value {
+		t.Error("the demo's proxy secret is not random")
+	}
+}

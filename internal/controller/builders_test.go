@@ -63,8 +63,9 @@ func TestChildrenGolden(t *testing.T) {
 	}
 	hash := routeConfigHash(data, nil)
 	for name, obj := range map[string]any{
-		"deployment.golden.yaml": buildRouteDeployment(in.route, "ragroute/ragroute:v0.1.0", hash, in.env),
-		"service.golden.yaml":    buildRouteService(in.route),
+		"deployment.golden.yaml":    buildRouteDeployment(in.route, "ragroute/ragroute:v0.1.0", hash, in.env),
+		"service.golden.yaml":       buildRouteService(in.route),
+		"networkpolicy.golden.yaml": buildRouteNetworkPolicy(proxiedRoute()),
 	} {
 		compareGolden(t, name, toYAML(t, obj))
 	}
@@ -185,5 +186,54 @@ func TestRenderSearchWeights(t *testing.T) {
 	}
 	if got := renderSearch(nil); got.Weights["titleDense"] != 0.25 || got.Weights["textDense"] != 1 || len(got.Weights) != 4 {
 		t.Errorf("default weights %v", got.Weights)
+	}
+}
+
+// proxiedRoute trusts a proxy that proves itself, from two peer groups.
+func proxiedRoute() *v1alpha1.QueryRoute {
+	route := fullInputs().route
+	route.Spec.Auth = v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{
+		SecretRef: &v1alpha1.SecretKeyRef{Name: "support-proxy", Key: "secret"},
+		From: []v1alpha1.NetworkPeer{{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "auth"}},
+			PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpIn, Values: []string{"oauth2-proxy"}}}},
+		}},
+		MonitoringFrom: []v1alpha1.NetworkPeer{{NamespaceSelector: &metav1.LabelSelector{}}},
+	}}
+	return route
+}
+
+func TestNetworkPolicyOnlyForProxiedRoutesWithPeers(t *testing.T) {
+	route := proxiedRoute()
+	if buildRouteNetworkPolicy(route) == nil {
+		t.Fatal("a trusted-proxy route with peers gets no NetworkPolicy")
+	}
+	route.Spec.Auth.TrustedProxy.From = nil
+	if buildRouteNetworkPolicy(route) != nil {
+		t.Error("a route naming no proxy peers gets a NetworkPolicy (it would shut every caller out)")
+	}
+	if buildRouteNetworkPolicy(fullInputs().route) != nil {
+		t.Error("a JWT route gets a NetworkPolicy")
+	}
+}
+
+func TestProxySecretReachesThePodOnlyAsAnEnvReference(t *testing.T) {
+	in := fullInputs()
+	in.route = proxiedRoute()
+	in.env = append(storeSecretKeys(&in.store.Spec), routeSecretKeys(&in.route.Spec)...)
+	auth := renderRouteConfig(in).Auth.TrustedProxy
+	if auth == nil || auth.SecretEnv != podconfig.EnvProxySecret || auth.SecretHeader != v1alpha1.DefaultProxySecretHeader || auth.InsecureAllowAnyCaller {
+		t.Fatalf("rendered trustedProxy %+v", auth)
+	}
+	deployment := buildRouteDeployment(in.route, "img", "h", in.env)
+	found := false
+	for _, env := range deployment.Spec.Template.Spec.Containers[0].Env {
+		if *env.Name == podconfig.EnvProxySecret {
+			found = env.ValueFrom != nil && *env.ValueFrom.SecretKeyRef.Name == "support-proxy" && *env.ValueFrom.SecretKeyRef.Key == "secret"
+		}
+	}
+	if !found {
+		t.Errorf("the Deployment does not take %s from Secret support-proxy/secret", podconfig.EnvProxySecret)
 	}
 }

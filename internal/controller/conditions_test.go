@@ -71,6 +71,27 @@ func TestRouteConditions(t *testing.T) {
 	}
 }
 
+func TestInsecureAuthCondition(t *testing.T) {
+	for _, tc := range []struct {
+		anyCaller bool
+		want      wantCondition
+	}{
+		{false, wantCondition{"False", v1alpha1.ReasonCallerAuthenticated}},
+		{true, wantCondition{"True", v1alpha1.ReasonAnyCallerAllowed}},
+	} {
+		// Insecure auth is a warning, not a failure: the route still serves.
+		got := routeConditions(routeFacts{desired: 1, anyCaller: tc.anyCaller,
+			rollout: &rolloutState{observedCurrent: true, updated: 1, ready: 1, available: 1}})
+		insecure, ready := got[3], got[2]
+		if insecure.Type != v1alpha1.ConditionInsecureAuth || insecure.Status != tc.want.status || insecure.Reason != tc.want.reason {
+			t.Errorf("anyCaller=%v: %s = %s/%s", tc.anyCaller, insecure.Type, insecure.Status, insecure.Reason)
+		}
+		if ready.Status != metav1.ConditionTrue {
+			t.Errorf("anyCaller=%v: Ready = %s", tc.anyCaller, ready.Status)
+		}
+	}
+}
+
 func TestRouteConditionsKeepTheReferenceMessage(t *testing.T) {
 	refErr := &referenceError{Reason: v1alpha1.ReasonSecretNotFound, Message: `Secret "llm" referenced by spec.model.apiKeySecretRef not found`}
 	ready := routeReadyCondition(routeFacts{refErr: refErr, desired: 1, rollout: &rolloutState{observedCurrent: true, updated: 1, available: 1}})

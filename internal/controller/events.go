@@ -38,3 +38,12 @@ func readyNews(was, now *metav1.Condition) bool {
 	}
 	return was.Status != now.Status || was.Reason != now.Reason
 }
+
+// recordInsecureAuth warns when a route starts trusting any caller.
+func recordInsecureAuth(recorder events.EventRecorder, obj runtime.Object, before, after []metav1.Condition) {
+	now := meta.FindStatusCondition(after, v1alpha1.ConditionInsecureAuth)
+	if recorder == nil || now == nil || now.Status != metav1.ConditionTrue || meta.IsStatusConditionTrue(before, v1alpha1.ConditionInsecureAuth) {
+		return
+	}
+	recorder.Eventf(obj, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
+}

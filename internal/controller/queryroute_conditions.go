@@ -17,6 +17,8 @@ type routeFacts struct {
 	desired int32
 	// rollout is nil until the Deployment exists.
 	rollout *rolloutState
+	// anyCaller: identity headers are trusted from any caller.
+	anyCaller bool
 }
 
 // rolloutState is the Deployment's progress towards the current template.
@@ -29,6 +31,9 @@ type rolloutState struct {
 
 func routeFactsOf(s *routeScope) routeFacts {
 	f := routeFacts{refErr: s.refErr, applyErr: s.applyErr, desired: v1alpha1.DefaultReplicas}
+	if p := s.route.Spec.Auth.TrustedProxy; p != nil {
+		f.anyCaller = p.InsecureAllowAnyCaller
+	}
 	if s.route.Spec.Replicas != nil {
 		f.desired = *s.route.Spec.Replicas
 	}
@@ -43,9 +48,21 @@ func routeFactsOf(s *routeScope) routeFacts {
 	return f
 }
 
-// routeConditions derives Degraded, Progressing and Ready, in that order.
+// routeConditions derives Degraded, Progressing, Ready and InsecureAuth,
+// in that order.
 func routeConditions(f routeFacts) []metav1.Condition {
-	return []metav1.Condition{degradedCondition(f), progressingCondition(f), routeReadyCondition(f)}
+	return []metav1.Condition{degradedCondition(f), progressingCondition(f), routeReadyCondition(f), insecureAuthCondition(f)}
+}
+
+// insecureAuthCondition is True while the route believes identity headers
+// from any caller that reaches it: serving, but a warning an admin must see.
+func insecureAuthCondition(f routeFacts) metav1.Condition {
+	if f.anyCaller {
+		return condition(v1alpha1.ConditionInsecureAuth, true, v1alpha1.ReasonAnyCallerAllowed,
+			"spec.auth.trustedProxy.insecureAllowAnyCaller: any pod that reaches the route can claim any identity; set secretRef (and from) instead")
+	}
+	return condition(v1alpha1.ConditionInsecureAuth, false, v1alpha1.ReasonCallerAuthenticated,
+		"callers prove who they are (a verified JWT or the proxy's shared secret)")
 }
 
 // degradedCondition is True when the effective configuration cannot be

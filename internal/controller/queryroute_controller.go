@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,6 +38,7 @@ type QueryRouteReconciler struct {
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores;platformprompts,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 
 // routeScope carries what one reconcile of a route found, phase to phase.
 type routeScope struct {
@@ -110,6 +112,7 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 	for _, c := range routeConditions(routeFactsOf(s)) {
 		setCondition(&status.Conditions, c, route.Generation, now)
 	}
+	recordInsecureAuth(r.Recorder, route, route.Status.Conditions, status.Conditions)
 	return publishStatus(ctx, r.Client, r.Recorder, route, route.Status.Conditions, status.Conditions, status)
 }
 
@@ -126,6 +129,7 @@ func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}).
 		Owns(&corev1.Service{}).
 		Owns(&appsv1.Deployment{}).
+		Owns(&networkingv1.NetworkPolicy{}).
 		Watches(&v1alpha1.KnowledgeStore{}, byIndex(indexRouteByStore), builder.WithPredicates(referencedFactsChanged)).
 		Watches(&v1alpha1.PlatformPrompt{}, byIndex(indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,13 +84,16 @@ func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) er
 	return nil
 }
 
-// applyChildren server-side applies ConfigMap, Deployment and Service. The
+// applyChildren server-side applies ConfigMap, Deployment and Service,
+// and for a trusted-proxy route with peers its NetworkPolicy. The policy
+// goes first, so pods never serve before it admits only the proxy; the
 // ConfigMap goes before the Deployment so new pods never start on an old
 // config; the Service, which depends on neither, is applied alongside them
 // (a new route's first reconcile waits for two round trips, not three). A
 // child the cache shows controlled by the route and carrying the hash of
 // its desired state (appliedHashAnnotation) is not applied again. Every
-// child is checked for a foreign owner before any is applied.
+// child is checked for a foreign owner before any is applied. A policy the
+// route no longer asks for is deleted.
 func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
 	route := s.route
 	configMap, err := withAppliedHash(buildRouteConfigMap(route, s.configData))
@@ -104,10 +108,18 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 	if err != nil {
 		return err
 	}
-	chains := [][]childApply{
-		{{&corev1.ConfigMap{}, configMap}, {&appsv1.Deployment{}, deployment}},
-		{{&corev1.Service{}, service}},
+	ordered := []childApply{{&corev1.ConfigMap{}, configMap}, {&appsv1.Deployment{}, deployment}}
+	if desired := buildRouteNetworkPolicy(route); desired != nil {
+		policy, err := withAppliedHash(desired)
+		if err != nil {
+			return err
+		}
+		ordered = append([]childApply{{&networkingv1.NetworkPolicy{}, policy}}, ordered...)
+	} else if err := r.deleteNetworkPolicy(ctx, route); err != nil {
+		s.applyErr = err
+		return err
 	}
+	chains := [][]childApply{ordered, {{&corev1.Service{}, service}}}
 	for _, chain := range chains {
 		for _, child := range chain {
 			if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
@@ -124,6 +136,23 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		return err
 	}
 	s.applied = true
+	return nil
+}
+
+// deleteNetworkPolicy removes the route's NetworkPolicy if the cache shows
+// one it controls (the route dropped its peers, or trustedProxy).
+func (r *QueryRouteReconciler) deleteNetworkPolicy(ctx context.Context, route *v1alpha1.QueryRoute) error {
+	policy := &networkingv1.NetworkPolicy{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: route.Name}, policy)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("get NetworkPolicy %s: %w", route.Name, err)
+	}
+	if err != nil || !isOwnedBy(policy, route) {
+		return nil
+	}
+	if err := r.Delete(ctx, policy); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete NetworkPolicy %s: %w", route.Name, err)
+	}
 	return nil
 }
 

@@ -50,12 +50,13 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 			Search:    renderSearch(store.Search),
 		},
 		Model: podconfig.ChatModel{
-			BaseURL:      spec.Model.BaseURL,
-			Name:         spec.Model.Name,
-			APIKeyEnv:    envFor(spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey),
-			Temperature:  orDefault(spec.Model.Temperature, v1alpha1.DefaultTemperature),
-			MaxTokens:    spec.Model.MaxTokens,
-			SearchPolicy: podconfig.SearchPolicy(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
+			BaseURL:              spec.Model.BaseURL,
+			Name:                 spec.Model.Name,
+			APIKeyEnv:            envFor(spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey),
+			Temperature:          orDefault(spec.Model.Temperature, v1alpha1.DefaultTemperature),
+			MaxTokens:            spec.Model.MaxTokens,
+			SearchPolicy:         podconfig.SearchPolicy(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
+			MaxToolCallsPerRound: cmp.Or(spec.Model.MaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls),
 		},
 		Window: podconfig.Window{
 			ContextTokens:       spec.Window.ContextTokens,
@@ -196,8 +197,13 @@ func renderAuth(a v1alpha1.RouteAuth) podconfig.Auth {
 	}
 	if p := a.TrustedProxy; p != nil {
 		out.TrustedProxy = &podconfig.TrustedProxy{
-			UserHeader:   cmp.Or(p.UserHeader, v1alpha1.DefaultProxyUserHeader),
-			GroupsHeader: cmp.Or(p.GroupsHeader, v1alpha1.DefaultProxyGroupsHeader),
+			UserHeader:             cmp.Or(p.UserHeader, v1alpha1.DefaultProxyUserHeader),
+			GroupsHeader:           cmp.Or(p.GroupsHeader, v1alpha1.DefaultProxyGroupsHeader),
+			InsecureAllowAnyCaller: p.InsecureAllowAnyCaller,
+		}
+		if p.SecretRef != nil {
+			out.TrustedProxy.SecretHeader = cmp.Or(p.SecretHeader, v1alpha1.DefaultProxySecretHeader)
+			out.TrustedProxy.SecretEnv = podconfig.EnvProxySecret
 		}
 	}
 	return out

@@ -57,6 +57,9 @@ func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	if r := spec.Rerank; r != nil && r.Mode == v1alpha1.RerankCrossEncoder && r.CrossEncoder != nil && r.CrossEncoder.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, podconfig.EnvRerankAPIKey})
 	}
+	if p := spec.Auth.TrustedProxy; p != nil && p.SecretRef != nil {
+		uses = append(uses, secretUse{"spec.auth.trustedProxy.secretRef", *p.SecretRef, podconfig.EnvProxySecret})
+	}
 	if spec.Redis != nil && spec.Redis.PasswordSecretRef != nil {
 		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *spec.Redis.PasswordSecretRef, podconfig.EnvRedisPassword})
 	}

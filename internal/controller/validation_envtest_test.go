@@ -26,8 +26,12 @@ spec:
   knowledgeStoreRef: {name: docs}
   platformPromptRef: {name: default}
   model: {baseURL: "http://llm/v1", name: llm}
-  auth: {trustedProxy: {}}
+  auth: {trustedProxy: {insecureAllowAnyCaller: true}}
 ` + mutate
+	}
+	window := "  window: {contextTokens: 4096, answerReserveTokens: 512}\n"
+	withAuth := func(auth string) string {
+		return strings.Replace(route(window), "auth: {trustedProxy: {insecureAllowAnyCaller: true}}", "auth: "+auth, 1)
 	}
 	cases := []struct {
 		name string
@@ -57,6 +61,13 @@ spec:
 			[]string{"similarityFloor must not exceed strictFloor"}},
 		{"relative strict floor with a cross-encoder (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloorSigmas: 4}\n  rerank: {mode: crossEncoder, crossEncoder: {baseURL: 'http://rerank/v1', model: r}}\n"),
 			[]string{"retrieval.strictFloorSigmas needs rerank.mode rrf"}},
+		{"trusted proxy with neither a secret nor insecureAllowAnyCaller (CEL)", withAuth("{trustedProxy: {}}"),
+			[]string{"spec.auth.trustedProxy", "trustedProxy needs secretRef"}},
+		{"trusted proxy with a secret and insecureAllowAnyCaller (CEL)",
+			withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, insecureAllowAnyCaller: true}}"),
+			[]string{"insecureAllowAnyCaller cannot be combined with secretRef"}},
+		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
+			[]string{"a peer needs namespaceSelector, podSelector or both"}},
 		{"input prefix too long", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore
@@ -74,12 +85,20 @@ spec:
   embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
   search: {weights: {textDense: 0, textSparse: 0, titleDense: 0, titleSparse: 0}}
 `, []string{"weights must leave at least one primitive above 0"}},
+		{"principal that hides a no-break space", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  access: {defaultPrincipals: ["group:\u00a0ops"]}
+`, []string{"spec.access.defaultPrincipals[0]", "should match"}},
 		{"diversity margin out of range", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {diversity: {margin: 2}}\n"),
 			[]string{"spec.retrieval.diversity.margin", "less than or equal to 1"}},
 		{"unknown enum", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  mode: loop\n"),
 			[]string{"spec.mode", `supported values: "singleRound", "agentic"`}},
-		{"both auth kinds (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
-			"auth: {trustedProxy: {}}", "auth: {trustedProxy: {}, jwt: {issuer: 'https://sso', audience: a}}", 1),
+		{"both auth kinds (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true}, jwt: {issuer: 'https://sso', audience: a}}"),
 			[]string{"spec.auth", "exactly one of jwt or trustedProxy"}},
 		{"route name that cannot name a Service (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
 			"metadata: {name: support}", "metadata: {name: 1st-support}", 1),

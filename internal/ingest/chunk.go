@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ragroute/ragroute/internal/principal"
 )
 
 // chunker holds the options of one chunking run.
@@ -18,8 +20,9 @@ type chunker struct {
 }
 
 // Chunks cuts one document into chunks. It fails only on a front matter
-// that cannot be trusted (invalid YAML, principals or kind): guessing an
-// ACL would risk showing a document to the wrong people.
+// that cannot be trusted (invalid YAML, principals or kind) or a source
+// principal that breaks the principal rule: guessing an ACL would risk
+// showing a document to the wrong people.
 func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -33,6 +36,14 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 
 	acl := fm.principals
 	if acl == nil {
+		// The source's principals were not checked by the front matter's
+		// parser, and the CRD's pattern lets Unicode whitespace and format
+		// characters through.
+		for _, p := range doc.Principals {
+			if err := principal.Valid(p); err != nil {
+				return nil, fmt.Errorf("%s: the source's principal %q: %w", doc.Source, p, err)
+			}
+		}
 		acl = doc.Principals
 	}
 	acl = append([]string{}, acl...)

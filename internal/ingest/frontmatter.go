@@ -2,10 +2,11 @@ package ingest
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ragroute/ragroute/internal/principal"
 )
 
 // frontMatter is what a document's YAML header may set.
@@ -15,8 +16,6 @@ type frontMatter struct {
 	principals []string
 	kind       Kind
 }
-
-var principalPattern = regexp.MustCompile(`^(public|(user|group):\S+)$`)
 
 // splitFrontMatter separates a leading YAML header (between "---" lines)
 // from the body. A header that never closes is not a header: the "---" is
@@ -68,12 +67,16 @@ func parseFrontMatter(header, aclKey string) (frontMatter, error) {
 	return fm, nil
 }
 
-// parsePrincipals accepts a YAML list or a comma-separated string.
+// parsePrincipals accepts a YAML list or a comma-separated string. Items
+// lose the ASCII spaces and tabs around them, empty ones are skipped, and
+// every other item must keep the principal rule as it stands: one that
+// does not fails the document rather than being mended into a principal
+// it resembles.
 func parsePrincipals(value any) ([]string, error) {
 	var raw []string
 	switch v := value.(type) {
 	case string:
-		raw = strings.Split(v, ",")
+		raw = strings.Split(v, string(principal.ListSeparator))
 	case []any:
 		for _, item := range v {
 			s, ok := item.(string)
@@ -87,12 +90,12 @@ func parsePrincipals(value any) ([]string, error) {
 	}
 	principals := []string{}
 	for _, p := range raw {
-		p = strings.TrimSpace(p)
+		p = principal.TrimItem(p)
 		if p == "" {
 			continue
 		}
-		if !principalPattern.MatchString(p) {
-			return nil, fmt.Errorf("principal %q: want public, user:<name> or group:<name>", p)
+		if err := principal.Valid(p); err != nil {
+			return nil, fmt.Errorf("principal %q: %w", p, err)
 		}
 		principals = append(principals, p)
 	}

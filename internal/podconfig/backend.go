@@ -53,4 +53,5 @@ const (
 	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"
 	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
 	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
+	EnvProxySecret     = "RAGROUTE_PROXY_SECRET"
 )

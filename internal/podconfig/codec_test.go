@@ -18,7 +18,8 @@ func validConfig() RouteConfig {
 		},
 		Model:  ChatModel{BaseURL: "http://llm/v1", Name: "llm", SearchPolicy: "modelDecides"},
 		Window: Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
-		Auth:   Auth{TrustedProxy: &TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups"}},
+		Auth: Auth{TrustedProxy: &TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
+			SecretHeader: "X-Ragroute-Proxy-Secret", SecretEnv: EnvProxySecret}},
 	}
 }
 
@@ -52,6 +53,10 @@ func TestParseRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		"future version":  {strings.Replace(string(good), `"version": 1`, `"version": 2`, 1), "version 2 is not supported"},
 		"reserve too big": {strings.Replace(string(good), `"answerReserveTokens": 1024`, `"answerReserveTokens": 9000`, 1), "answerReserveTokens (9000)"},
 		"no auth":         {noAuth(t), "exactly one of jwt or trustedProxy"},
+		"proxy without a secret": {strings.Replace(string(good), `"secretEnv": "RAGROUTE_PROXY_SECRET"`, `"secretEnv": ""`, 1),
+			"needs exactly one of secretEnv (a shared proxy secret) or insecureAllowAnyCaller"},
+		"proxy with a secret and any caller": {strings.Replace(string(good), `"secretEnv": "RAGROUTE_PROXY_SECRET"`,
+			`"secretEnv": "RAGROUTE_PROXY_SECRET", "insecureAllowAnyCaller": true`, 1), "needs exactly one of secretEnv"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

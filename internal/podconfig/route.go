@@ -78,6 +78,8 @@ type ChatModel struct {
 	Temperature  float64      `json:"temperature"`
 	MaxTokens    int32        `json:"maxTokens,omitempty"`
 	SearchPolicy SearchPolicy `json:"searchPolicy"`
+	// MaxToolCallsPerRound caps the tool calls run from one reply.
+	MaxToolCallsPerRound int32 `json:"maxToolCallsPerRound,omitempty"`
 }
 
 // Endpoint is a plain HTTP endpoint with an optional API key.
@@ -161,10 +163,15 @@ type JWT struct {
 	GroupsClaim string `json:"groupsClaim"`
 }
 
-// TrustedProxy reads identity headers.
+// TrustedProxy reads identity headers. The proxy proves itself with the
+// shared secret read from SecretEnv, sent in SecretHeader; a route without
+// one must say InsecureAllowAnyCaller.
 type TrustedProxy struct {
-	UserHeader   string `json:"userHeader"`
-	GroupsHeader string `json:"groupsHeader"`
+	UserHeader             string `json:"userHeader"`
+	GroupsHeader           string `json:"groupsHeader"`
+	SecretHeader           string `json:"secretHeader,omitempty"`
+	SecretEnv              string `json:"secretEnv,omitempty"`
+	InsecureAllowAnyCaller bool   `json:"insecureAllowAnyCaller,omitempty"`
 }
 
 // Validate checks what the runtime relies on and the CRD schema cannot
@@ -186,6 +193,14 @@ func (c RouteConfig) Validate() error {
 	}
 	if (c.Auth.JWT == nil) == (c.Auth.TrustedProxy == nil) {
 		errs = append(errs, errors.New("auth needs exactly one of jwt or trustedProxy"))
+	}
+	if p := c.Auth.TrustedProxy; p != nil {
+		switch {
+		case (p.SecretEnv == "") == !p.InsecureAllowAnyCaller:
+			errs = append(errs, errors.New("auth.trustedProxy needs exactly one of secretEnv (a shared proxy secret) or insecureAllowAnyCaller"))
+		case p.SecretEnv != "" && p.SecretHeader == "":
+			errs = append(errs, errors.New("auth.trustedProxy.secretHeader is required with secretEnv"))
+		}
 	}
 	if err := c.Store.Search.validateWeights(); err != nil {
 		errs = append(errs, err)

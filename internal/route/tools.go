@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
@@ -44,35 +46,66 @@ func (r *Runner) tools() []model.Tool {
 	return tools
 }
 
-// runTools runs the round's tool calls in parallel.
+// DefaultMaxToolCallsPerRound is the cap on the tool calls run from one
+// model round when the Runner sets none: more than a question needs from
+// one round, few enough that a runaway reply costs only a few searches.
+const DefaultMaxToolCallsPerRound = 4
+
+// ToolCallParallelism is how many of a round's tool calls run at once: the
+// common one to three calls run together, and a raised cap adds latency,
+// not load on the index.
+const ToolCallParallelism = 3
+
+// maxToolCalls is the cap in force.
+func (r *Runner) maxToolCalls() int {
+	if r.MaxToolCallsPerRound <= 0 {
+		return DefaultMaxToolCallsPerRound
+	}
+	return r.MaxToolCallsPerRound
+}
+
+// notRunResult is the tool result of a call past the cap of limit.
+func notRunResult(limit int) string {
+	return fmt.Sprintf("Not run: at most %d tool calls run per round. Answer from the results of the calls that ran.", limit)
+}
+
+// runTools runs the first calls of the round, up to the cap, at most
+// ToolCallParallelism at once, and returns their results in order; the
+// calls past the cap are not run.
 func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principals []string, st *turnState) ([]retrieval.Retrieval, error) {
+	calls = calls[:min(len(calls), r.maxToolCalls())]
 	results := make([]retrieval.Retrieval, len(calls))
-	errs := make([]error, len(calls))
-	done := make(chan int, len(calls))
+	usable := make([]bool, len(calls))
+	// Every call run is announced at once, before any waits for its turn.
 	for i, call := range calls {
 		query, err := r.toolQuery(call)
 		st.emit(Event{Type: EventToolCall, Data: ToolCall{Name: call.Name, Query: query}})
-		if err != nil {
-			results[i], errs[i] = retrieval.Retrieval{Query: query}, nil // an unusable call finds nothing
-			done <- i
+		results[i], usable[i] = retrieval.Retrieval{Query: query}, err == nil // an unusable call finds nothing
+	}
+	group, ctx := errgroup.WithContext(ctx)
+	group.SetLimit(ToolCallParallelism)
+	for i, call := range calls {
+		if !usable[i] {
 			continue
 		}
-		go func(i int, name, query string) {
-			if name == webSearchToolName {
-				results[i], errs[i] = r.WebSearch.Search(ctx, query)
+		query := results[i].Query
+		group.Go(func() error {
+			var err error
+			if call.Name == webSearchToolName {
+				results[i], err = r.WebSearch.Search(ctx, query)
 			} else {
-				results[i], errs[i] = r.Searcher.Search(ctx, query, principals)
+				results[i], err = r.Searcher.Search(ctx, query, principals)
 			}
-			done <- i
-		}(i, call.Name, query)
+			if err != nil {
+				return fmt.Errorf("%s: %w", call.Name, err)
+			}
+			return nil
+		})
 	}
-	for range calls {
-		<-done
+	if err := group.Wait(); err != nil {
+		return nil, err
 	}
-	for i, res := range results {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("%s: %w", calls[i].Name, errs[i])
-		}
+	for _, res := range results {
 		st.cacheHit = st.cacheHit || res.CacheHit
 		for stage, d := range res.Timings {
 			st.timings[stage] += d

@@ -30,6 +30,12 @@ type Runner struct {
 	ContextTokens int
 	AnswerReserve int
 	Tokens        tokenize.Counter
+	// MaxToolCallsPerRound caps the tool calls run from the model's one
+	// round (0: DefaultMaxToolCallsPerRound). The first ones run, at most
+	// ToolCallParallelism at once; each call past the cap is answered
+	// "not run" so the model can still answer. A reply of hundreds of
+	// calls would otherwise be hundreds of concurrent searches.
+	MaxToolCallsPerRound int
 }
 
 // TurnInput is one turn: the conversation so far (ending with the user's
@@ -112,9 +118,10 @@ func (r *Runner) decide(ctx context.Context, history []model.Message, intent ret
 	return reply.ToolCalls, nil
 }
 
-// retrieve runs the round's tool calls and packs what they found, each
-// fragment once, into what is left of the window; the retrieval events
-// report it.
+// retrieve runs the round's tool calls, up to the cap, and packs what
+// they found, each fragment once, into what is left of the window; the
+// retrieval events report it. The results are those of the calls run, the
+// first ones of calls.
 func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, st *turnState) ([]retrieval.Retrieval, Packing, error) {
 	results, err := r.runTools(ctx, calls, in.Principals, st)
 	if err != nil {
@@ -135,13 +142,19 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	return results, packing, nil
 }
 
-// answer is the answering call: the tool results appended, no tools
-// offered, fence markers the model echoes scrubbed from the stream, and
-// the citations the answer used.
+// answer is the answering call: the tool results appended (calls past
+// the cap answered "not run"), no tools offered, fence markers the model
+// echoes scrubbed from the stream, and the citations the answer used.
 func (r *Runner) answer(ctx context.Context, history []model.Message, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing, st *turnState) (notFound bool, err error) {
 	messages := withSystem(packing.System, history)
 	messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: calls})
 	for i, call := range calls {
+		if i >= len(results) {
+			// Past the round's cap: the protocol wants a result for every
+			// call id, and the model must learn the call did not run.
+			messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: notRunResult(len(results))})
+			continue
+		}
 		ids := map[string]bool{}
 		for _, f := range results[i].Fragments {
 			ids[f.ID] = true

@@ -1,6 +1,7 @@
 package route_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -268,5 +269,44 @@ func TestTwoIdentitiesGetDifferentSources(t *testing.T) {
 	admins := sourcesOf("user:root", "group:admins", "public")
 	if staff["secrets.md"] || !admins["secrets.md"] {
 		t.Errorf("staff saw %v, admins saw %v", staff, admins)
+	}
+}
+
+func TestToolCallsPastTheRoundCapAreNotRun(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) == 0 {
+			return testenv.ChatReply{Content: "Lower waves are applied first [S1]."}
+		}
+		var calls []testenv.ScriptedToolCall
+		for i := range 30 {
+			calls = append(calls, testenv.ScriptedToolCall{Name: "search_knowledge", Arguments: fmt.Sprintf(`{"query":"sync waves %d"}`, i)})
+		}
+		return testenv.ChatReply{ToolCalls: calls}
+	}
+	before := w.Models.Requests.Load()
+	events := w.Run(t, []string{"group:staff"}, routetest.User("How are sync waves ordered?"))
+	if events[len(events)-1].Type != route.EventTurnCompleted {
+		t.Fatalf("events %+v", events)
+	}
+	// Two chat calls (decide, answer) and one embedding per search run.
+	if embeds := w.Models.Requests.Load() - before - 2; embeds != route.DefaultMaxToolCallsPerRound {
+		t.Errorf("%d searches embedded, want the cap, %d", embeds, route.DefaultMaxToolCallsPerRound)
+	}
+	if got := routetest.AnswerOf(events); got != "Lower waves are applied first [S1]." {
+		t.Errorf("answer %q", got)
+	}
+	answerCall := w.Models.Seen()[1].Messages
+	notRun, ids := 0, map[string]bool{}
+	for _, m := range answerCall {
+		if m.Role == "tool" {
+			ids[m.ToolCallID] = true
+			if strings.HasPrefix(m.Content, "Not run") {
+				notRun++
+			}
+		}
+	}
+	if len(ids) != 30 || notRun != 30-route.DefaultMaxToolCallsPerRound {
+		t.Errorf("%d call ids answered, %d of them not run; want 30 and %d", len(ids), notRun, 30-route.DefaultMaxToolCallsPerRound)
 	}
 }

@@ -1,9 +1,15 @@
 package route_test
 
 import (
+	"context"
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
@@ -197,4 +203,122 @@ func TestUnitSmallWindowDropsAndReports(t *testing.T) {
 	seen := w.chat.seen()
 	msgs := seen[len(seen)-1].Messages
 	checkAnswerCallFitsWindow(t, w.runner, msgs[0].Content, msgs[len(msgs)-1].Content, history)
+}
+
+// gatedEmbedder is a stand-in embedder that counts the searches reaching
+// it and the most in flight at once. Each call is held a while, and until
+// fill calls are in flight (or a deadline), so that calls overlap: a
+// missing bound shows as more in flight, a lost parallelism as one.
+type gatedEmbedder struct {
+	inner knowledge.Embedder
+	fill  int
+
+	mu       sync.Mutex
+	calls    int
+	inFlight int
+	maxSeen  int
+}
+
+func (e *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	e.calls++
+	e.inFlight++
+	e.maxSeen = max(e.maxSeen, e.inFlight)
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.inFlight--
+		e.mu.Unlock()
+	}()
+	time.Sleep(20 * time.Millisecond)
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		e.mu.Lock()
+		full := e.inFlight >= e.fill
+		e.mu.Unlock()
+		if full {
+			break
+		}
+	}
+	return e.inner.Embed(ctx, texts)
+}
+
+func (e *gatedEmbedder) counts() (calls, maxInFlight int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calls, e.maxSeen
+}
+
+// manySearches scripts a model that makes n distinct search calls in its
+// one round (distinct, so none is a cache hit), then answers.
+func manySearches(n int) func(chatCall) model.Reply {
+	return func(c chatCall) model.Reply {
+		if len(c.Tools) == 0 {
+			return model.Reply{Content: "Lower waves are applied first [S1]."}
+		}
+		var reply model.Reply
+		for i := range n {
+			reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{Name: "search_knowledge", Arguments: fmt.Sprintf(`{"query":"sync waves %d"}`, i)})
+		}
+		return reply
+	}
+}
+
+func TestUnitToolCallsPerRoundAreCappedAndTheRestAnsweredNotRun(t *testing.T) {
+	w := newFastWorld(t, manySearches(30))
+	embedder := &gatedEmbedder{inner: w.runner.Searcher.Embedder, fill: route.ToolCallParallelism}
+	w.runner.Searcher.Embedder = embedder
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	if done := completed(t, events); done.NotFound {
+		t.Errorf("turn.completed %+v", done)
+	}
+	calls, maxInFlight := embedder.counts()
+	if calls != route.DefaultMaxToolCallsPerRound || len(w.index.searches()) != route.DefaultMaxToolCallsPerRound {
+		t.Errorf("%d embeds, %d index searches; want the cap, %d", calls, len(w.index.searches()), route.DefaultMaxToolCallsPerRound)
+	}
+	if maxInFlight > route.ToolCallParallelism {
+		t.Errorf("%d searches in flight at once, want at most %d", maxInFlight, route.ToolCallParallelism)
+	}
+	if n := len(routetest.OfType(events, route.EventToolCall)); n != route.DefaultMaxToolCallsPerRound {
+		t.Errorf("%d tool.call events, want one per call run", n)
+	}
+	if got := routetest.AnswerOf(events); got != "Lower waves are applied first [S1]." {
+		t.Errorf("answer %q", got)
+	}
+
+	// Every call id gets its tool result; those past the cap say they did not run.
+	seen := w.chat.seen()
+	answerCall := seen[len(seen)-1].Messages
+	var results []model.Message
+	for _, m := range answerCall {
+		if m.Role == model.RoleTool {
+			results = append(results, m)
+		}
+	}
+	if len(results) != 30 {
+		t.Fatalf("%d tool results for 30 calls", len(results))
+	}
+	for i, m := range results {
+		notRun := strings.HasPrefix(m.Content, "Not run")
+		if m.ToolCallID != "call_"+strconv.Itoa(i) || notRun != (i >= route.DefaultMaxToolCallsPerRound) {
+			t.Errorf("tool result %d: id %q, content %q", i, m.ToolCallID, m.Content)
+		}
+	}
+}
+
+func TestUnitRaisedToolCallCapStillBoundsParallelism(t *testing.T) {
+	w := newFastWorld(t, manySearches(30))
+	w.runner.MaxToolCallsPerRound = 10
+	embedder := &gatedEmbedder{inner: w.runner.Searcher.Embedder, fill: route.ToolCallParallelism}
+	w.runner.Searcher.Embedder = embedder
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	completed(t, events)
+	calls, maxInFlight := embedder.counts()
+	if calls != 10 {
+		t.Errorf("%d searches run, want the route's cap of 10", calls)
+	}
+	if maxInFlight > route.ToolCallParallelism || maxInFlight < 2 {
+		t.Errorf("%d searches in flight at once, want parallel but at most %d", maxInFlight, route.ToolCallParallelism)
+	}
 }

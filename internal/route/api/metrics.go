@@ -13,6 +13,9 @@ type metrics struct {
 	turns    *prometheus.CounterVec
 	cache    *prometheus.CounterVec
 	tokens   *prometheus.CounterVec
+	// modelUp has no labels; as a vector it is absent until the first
+	// model check, so a scrape before it does not read as "down".
+	modelUp *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -31,9 +34,21 @@ func newMetrics() *metrics {
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ragroute_model_tokens_total", Help: "Chat model tokens by kind (prompt, completion).",
 		}, []string{"kind"}),
+		modelUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ragroute_model_up", Help: "1 when the chat model's server answered its last health check, else 0.",
+		}, nil),
 	}
-	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens)
+	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens, m.modelUp)
 	return m
+}
+
+// setModelUp records the last model health check.
+func (m *metrics) setModelUp(up bool) {
+	value := 0.0
+	if up {
+		value = 1
+	}
+	m.modelUp.WithLabelValues().Set(value)
 }
 
 // observe records a finished turn's last event.

@@ -45,9 +45,16 @@ type Server struct {
 	Log      turnlog.Log
 	Auth     identity.Authenticator
 	Limits   Limits
-	// Ready checks what the route depends on (Milvus, the model).
-	Ready  func(ctx context.Context) error
-	Logger *slog.Logger
+	// Ready checks what this replica needs to serve (the Milvus collection
+	// alias served); a failure names its dependency with *NotReadyError,
+	// and /readyz answers only the names.
+	Ready func(ctx context.Context) error
+	// ModelHealth checks the chat model's server for the ragroute_model_up
+	// gauge, every ModelCheckEvery (default 15 s). It is not readiness: the
+	// model is shared, so a blip would take every replica out at once.
+	ModelHealth     func(ctx context.Context) error
+	ModelCheckEvery time.Duration
+	Logger          *slog.Logger
 
 	metrics *metrics
 	// turns is cancelled on shutdown so running turns end with an error
@@ -67,6 +74,9 @@ func (s *Server) Handler(ctx context.Context) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	if s.ModelHealth != nil {
+		go s.watchModel(ctx)
+	}
 	return mux
 }
 
@@ -289,12 +299,22 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(out)
 }
 
+// ready answers {"ready":true}, or 503 {"ready":false,"notReady":[…]}
+// naming the dependencies. The probe is unauthenticated, so the errors
+// (addresses, internal URLs) go to the log only.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	if err := s.Ready(ctx); err != nil {
-		http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+	w.Header().Set("Content-Type", "application/json")
+	err := s.Ready(ctx)
+	if err == nil {
+		_ = json.NewEncoder(w).Encode(readiness{Ready: true})
 		return
 	}
-	_, _ = io.WriteString(w, "ok\n")
+	notReady := notReadyDependencies(err)
+	if s.Logger != nil {
+		s.Logger.Warn("route not ready", "notReady", notReady, "error", err)
+	}
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_ = json.NewEncoder(w).Encode(readiness{NotReady: notReady})
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/ragroute/ragroute/internal/principal"
 )
 
 // JWTVerifier verifies bearer tokens against an issuer's JWKS and maps
@@ -52,20 +54,44 @@ func (v *JWTVerifier) Authenticate(r *http.Request) (Identity, error) {
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %v", ErrNoIdentity, err)
 	}
+	return v.identityOf(claims)
+}
+
+// identityOf maps a verified token's claims to an identity. The user
+// claim must be a valid name as it stands; the groups claim is a list of
+// names or one comma-separated string of them (see groupList). A name
+// that breaks the principal rule refuses the whole token: dropping it
+// would hide an issuer's misconfiguration.
+func (v *JWTVerifier) identityOf(claims jwt.MapClaims) (Identity, error) {
 	user, _ := claims[v.UserClaim].(string)
 	if user == "" {
 		return Identity{}, fmt.Errorf("%w: token has no %q claim", ErrNoIdentity, v.UserClaim)
 	}
+	if err := principal.ValidName(user); err != nil {
+		return Identity{}, fmt.Errorf("%w: claim %q: user %w", ErrNoIdentity, v.UserClaim, err)
+	}
 	id := Identity{User: user}
 	switch groups := claims[v.GroupsClaim].(type) {
 	case []any:
-		for _, g := range groups {
-			if s, ok := g.(string); ok {
-				id.Groups = append(id.Groups, s)
+		// Items that are not strings, and empty ones, grant nothing (as
+		// empty items of a list); the others are names as they stand,
+		// never trimmed.
+		for i, g := range groups {
+			s, ok := g.(string)
+			if !ok || s == "" {
+				continue
 			}
+			if err := principal.ValidName(s); err != nil {
+				return Identity{}, fmt.Errorf("%w: claim %q: group %d %w", ErrNoIdentity, v.GroupsClaim, i+1, err)
+			}
+			id.Groups = append(id.Groups, s)
 		}
 	case string:
-		id.Groups = strings.Split(groups, ",")
+		list, err := groupList(groups)
+		if err != nil {
+			return Identity{}, fmt.Errorf("%w: claim %q: %w", ErrNoIdentity, v.GroupsClaim, err)
+		}
+		id.Groups = list
 	}
 	return id, nil
 }

@@ -2,12 +2,18 @@ package retrieval
 
 import (
 	"container/list"
-	"sort"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Cache is the exact cache in front of embed and retrieve.
@@ -16,16 +22,55 @@ type Cache interface {
 	Put(key string, fragments []Fragment)
 }
 
-// cacheKey: the normalised query, the asker's sorted principals (two users
-// who may see different documents never share an entry) and the index
-// generation (a rebuilt index never serves stale fragments).
+// cacheKeyLayout names the layout of the key's fields, so that keys of an
+// older layout, still in a shared Redis during a rollout, never match.
+const cacheKeyLayout = "ragroute/cache-key/v2"
+
+// cacheKey is the exact cache's key: a SHA-256 over length-prefixed fields
+// (layout, index generation, the number of principals, each principal,
+// the normalised query). Two users who may see different documents never
+// share an entry, and no principal or query text can forge a field
+// boundary, whatever bytes a JWT group holds. The principals are the list
+// sent to Milvus, sorted: the ACL filter is a set, so order cannot change
+// what it lets through. The generation keeps a rebuilt index from serving
+// stale fragments. Both caches (memory and Redis) store under this key.
 func cacheKey(query string, principals []string, generation int64) string {
-	norm := strings.Join(strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
-	sorted := append([]string{}, principals...)
-	sort.Strings(sorted)
-	return strconv.FormatInt(generation, 10) + "\x00" + strings.Join(sorted, "\x1f") + "\x00" + norm
+	h := sha256.New()
+	writeKeyField(h, cacheKeyLayout)
+	writeKeyField(h, strconv.FormatInt(generation, 10))
+	writeKeyField(h, strconv.Itoa(len(principals)))
+	for _, p := range slices.Sorted(slices.Values(principals)) {
+		writeKeyField(h, p)
+	}
+	writeKeyField(h, normaliseQuery(query))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeKeyField writes s after its length, so fields cannot run together.
+func writeKeyField(h hash.Hash, s string) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+	h.Write(n[:])
+	h.Write([]byte(s))
+}
+
+// sentenceEnds are the marks a question may or may not end with; they do
+// not change what is asked.
+const sentenceEnds = "?!.？！。"
+
+// normaliseQuery folds the differences that do not change what is asked:
+// Unicode form (NFC), case (full case folding), runs of whitespace, and a
+// trailing sentence mark. Symbols, punctuation elsewhere, emoji and
+// non-Latin text are kept: "C++ setup" and "C setup" are different
+// questions, and so are two emoji-only ones.
+func normaliseQuery(query string) string {
+	folded := norm.NFC.String(cases.Fold().String(norm.NFC.String(query)))
+	folded = strings.Join(strings.Fields(folded), " ")
+	// A query of nothing but sentence marks keeps them, as it is all there is.
+	if trimmed := strings.TrimRight(folded, sentenceEnds+" "); trimmed != "" {
+		return trimmed
+	}
+	return folded
 }
 
 // memoryCache is a bounded LRU with a TTL, for one replica.

@@ -31,6 +31,8 @@ type cachedFragment struct {
 	Parts    int    `json:"part_count"`
 }
 
+// key is where entry k lives. k is already cacheKey's digest for the
+// Searcher; hashing again keeps any caller's key to a fixed length.
 func (c *RedisCache) key(k string) string {
 	sum := sha256.Sum256([]byte(k))
 	return c.prefix + "cache:" + hex.EncodeToString(sum[:])

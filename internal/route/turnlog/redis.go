@@ -74,10 +74,15 @@ func (l *Redis) Start(ctx context.Context, id, owner string) error {
 
 // appendEvent numbers an event and adds it to the stream in one round
 // trip: the number is taken atomically, since a reader on another replica
-// may append turn_lost while the owner still writes.
+// may append turn_lost while the owner still writes. The first final
+// event's id is kept in the meta hash as "final", so a reader resuming at
+// or past it ends without waiting for an event that will never come.
 var appendEvent = redis.NewScript(`
 local seq = redis.call('HINCRBY', KEYS[1], 'next', 1)
 redis.call('XADD', KEYS[2], '0-' .. seq, 'type', ARGV[1], 'data', ARGV[2])
+if ARGV[3] == '1' then
+  redis.call('HSETNX', KEYS[1], 'final', seq)
+end
 return seq`)
 
 // Append adds ev with the next id (0-1, 0-2, … in the stream).
@@ -86,7 +91,11 @@ func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := appendEvent.Run(ctx, l.client, []string{l.key(id, "meta"), l.key(id, "events")}, ev.Type, data).Err(); err != nil {
+	final := "0"
+	if ev.Final() {
+		final = "1"
+	}
+	if err := appendEvent.Run(ctx, l.client, []string{l.key(id, "meta"), l.key(id, "events")}, ev.Type, data, final).Err(); err != nil {
 		return fmt.Errorf("append turn event: %w", err)
 	}
 	if ev.Final() {
@@ -112,11 +121,20 @@ func (l *Redis) stopHeartbeat(id string) {
 
 // Read returns events after `after`, blocking up to wait.
 func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]route.Event, bool, error) {
-	if n, err := l.client.Exists(ctx, l.key(id, "meta")).Result(); err != nil || n == 0 {
-		if err == nil {
-			err = ErrTurnNotFound
+	meta, err := l.client.HMGet(ctx, l.key(id, "meta"), "owner", "final").Result()
+	if err != nil {
+		return nil, false, fmt.Errorf("read turn meta: %w", err)
+	}
+	if meta[0] == nil {
+		return nil, false, ErrTurnNotFound
+	}
+	// A browser's EventSource reconnects with the last event's id after
+	// the stream closes normally: nothing follows, so say done at once
+	// rather than block until the turn expires.
+	if final, ok := meta[1].(string); ok {
+		if last, err := strconv.ParseInt(final, 10, 64); err == nil && after >= last {
+			return nil, true, nil
 		}
-		return nil, false, err
 	}
 	waits := l.Waits
 	if waits == nil {
@@ -126,7 +144,8 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 		Streams: []string{l.key(id, "events"), "0-" + strconv.FormatInt(after, 10)}, Block: wait, Count: 1000,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
-		return nil, false, l.checkAlive(ctx, id)
+		done, err := l.finishedBy(ctx, id, after)
+		return nil, done, err
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read turn events: %w", err)
@@ -149,26 +168,35 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 	return events, done, nil
 }
 
-// checkAlive ends a turn whose replica stopped beating: readers get an
-// error event, once, instead of keep-alives forever.
-func (l *Redis) checkAlive(ctx context.Context, id string) error {
+// finishedBy is called when nothing came after `after`. It says whether
+// the turn's last event is at or before `after` (a turn finished by a
+// replica that did not record "final" in the meta hash), and ends a turn
+// whose replica stopped beating: readers get an error event, once,
+// instead of keep-alives forever.
+func (l *Redis) finishedBy(ctx context.Context, id string, after int64) (bool, error) {
 	alive, err := l.client.Exists(ctx, l.key(id, "alive")).Result()
-	if err != nil || alive > 0 {
-		return err
+	if err != nil {
+		return false, fmt.Errorf("check turn heartbeat: %w", err)
+	}
+	if alive > 0 {
+		return false, nil
 	}
 	last, err := l.client.XRevRangeN(ctx, l.key(id, "events"), "+", "-", 1).Result()
 	if err != nil {
-		return err
+		return false, fmt.Errorf("read last turn event: %w", err)
 	}
 	if len(last) > 0 {
 		if t, _ := last[0].Values["type"].(string); t == route.EventTurnCompleted || t == route.EventError {
-			return nil // finished; the reader will see it
+			// Finished: done if the reader has the last event, else the
+			// next read returns it.
+			seq, err := strconv.ParseInt(strings.TrimPrefix(last[0].ID, "0-"), 10, 64)
+			return err == nil && seq <= after, nil
 		}
 	}
 	lost := route.Event{Type: route.EventError, Data: route.TurnError{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
 	// The script's HINCRBY gives a fresh id even if the dead writer's last
 	// id was taken.
-	return l.Append(ctx, id, lost)
+	return false, l.Append(ctx, id, lost)
 }
 
 // Owner says who started the turn.

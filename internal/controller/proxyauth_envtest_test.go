@@ -1,0 +1,77 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// A trusted-proxy route admits only its proxy: a NetworkPolicy while it
+// names peers (gone when it stops), the shared secret in the pod's
+// environment, and a warning condition when it trusts any caller.
+func TestTrustedProxyRouteIsFenced(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	route := newRoute(ns, "support", "docs", "default")
+	route.Spec.Auth = proxiedRoute().Spec.Auth
+	s.create(t,
+		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value"),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "support-proxy", "secret", "proxy-shared-secret"),
+		newPrompt(ns, "default", "You are ACME's internal assistant."),
+		newStore(ns, "docs", s.milvusURI),
+		route,
+	)
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionInsecureAuth, metav1.ConditionFalse, v1alpha1.ReasonCallerAuthenticated)
+
+	policy := &networkingv1.NetworkPolicy{}
+	eventually(t, 30*time.Second, "NetworkPolicy rendered", func() error {
+		return s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, policy)
+	})
+	if owner := metav1.GetControllerOf(policy); owner == nil || owner.Kind != "QueryRoute" || owner.Name != "support" {
+		t.Errorf("NetworkPolicy controller %v", owner)
+	}
+	if peers := policy.Spec.Ingress[0].From; len(peers) != 2 || peers[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "auth" {
+		t.Errorf("NetworkPolicy peers %+v", peers)
+	}
+	env := s.deployment(t, ns, "support").Spec.Template.Spec.Containers[0].Env
+	if !hasSecretEnv(env, "RAGROUTE_PROXY_SECRET", "support-proxy", "secret") {
+		t.Errorf("the proxy secret does not reach the pod from its Secret: %+v", env)
+	}
+
+	// Trusting any caller: the policy goes, the route warns.
+	route = s.getRoute(t, ns, "support")
+	route.Spec.Auth.TrustedProxy = &v1alpha1.TrustedProxyAuth{InsecureAllowAnyCaller: true}
+	if err := s.client.Update(ctx, route); err != nil {
+		t.Fatal(err)
+	}
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionInsecureAuth, metav1.ConditionTrue, v1alpha1.ReasonAnyCallerAllowed)
+	eventually(t, 30*time.Second, "NetworkPolicy deleted", func() error {
+		err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, &networkingv1.NetworkPolicy{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (err=%v)", err)
+	})
+}
+
+// hasSecretEnv reports whether env takes name from the Secret key.
+func hasSecretEnv(env []corev1.EnvVar, name, secret, key string) bool {
+	for _, e := range env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil &&
+			e.ValueFrom.SecretKeyRef.Name == secret && e.ValueFrom.SecretKeyRef.Key == key {
+			return true
+		}
+	}
+	return false
+}

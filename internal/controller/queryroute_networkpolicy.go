@@ -1,0 +1,62 @@
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// buildRouteNetworkPolicy admits only the trusted proxy (and the monitoring
+// peers) to a trusted-proxy route's pods, so no other pod can reach the
+// port where identity headers are believed. Nil when the route names no
+// peers: then there is nothing to render, and an existing policy goes.
+func buildRouteNetworkPolicy(route *v1alpha1.QueryRoute) *networkingv1ac.NetworkPolicyApplyConfiguration {
+	proxy := route.Spec.Auth.TrustedProxy
+	if proxy == nil || len(proxy.From) == 0 {
+		return nil
+	}
+	var peers []*networkingv1ac.NetworkPolicyPeerApplyConfiguration
+	for _, peer := range append(append([]v1alpha1.NetworkPeer{}, proxy.From...), proxy.MonitoringFrom...) {
+		peers = append(peers, networkPeer(peer))
+	}
+	return networkingv1ac.NetworkPolicy(route.Name, route.Namespace).
+		WithLabels(routeLabels(route)).
+		WithOwnerReferences(routeOwner(route)).
+		WithSpec(networkingv1ac.NetworkPolicySpec().
+			WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(routeSelector(route))).
+			WithPolicyTypes(networkingv1.PolicyTypeIngress).
+			WithIngress(networkingv1ac.NetworkPolicyIngressRule().
+				WithFrom(peers...).
+				WithPorts(networkingv1ac.NetworkPolicyPort().
+					WithProtocol(corev1.ProtocolTCP).
+					WithPort(intstr.FromString("http")))))
+}
+
+func networkPeer(peer v1alpha1.NetworkPeer) *networkingv1ac.NetworkPolicyPeerApplyConfiguration {
+	out := networkingv1ac.NetworkPolicyPeer()
+	if peer.NamespaceSelector != nil {
+		out.WithNamespaceSelector(labelSelector(peer.NamespaceSelector))
+	}
+	if peer.PodSelector != nil {
+		out.WithPodSelector(labelSelector(peer.PodSelector))
+	}
+	return out
+}
+
+// labelSelector converts a selector as written in the spec ({} selects all).
+func labelSelector(in *metav1.LabelSelector) *metav1ac.LabelSelectorApplyConfiguration {
+	out := metav1ac.LabelSelector() // written as {} (all) when empty
+	if len(in.MatchLabels) > 0 {
+		out.WithMatchLabels(in.MatchLabels)
+	}
+	for _, expr := range in.MatchExpressions {
+		out.WithMatchExpressions(metav1ac.LabelSelectorRequirement().
+			WithKey(expr.Key).WithOperator(expr.Operator).WithValues(expr.Values...))
+	}
+	return out
+}

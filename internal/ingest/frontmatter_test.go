@@ -1,0 +1,59 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestFrontMatterACLKeepsValidPrincipalsAsWritten(t *testing.T) {
+	for header, want := range map[string][]string{
+		"acl: [group:sre, user:alice, public]": {"group:sre", "user:alice", "public"},
+		"acl: \"group:sre, user:alice,\"":      {"group:sre", "user:alice"},
+		"acl: \"group:sre,\\tuser:jörg\"":      {"group:sre", "user:jörg"},
+		"acl: ['group:o\"brien']":              {`group:o"brien`},
+	} {
+		doc := Document{Source: "runbooks/paging.md", Content: "---\n" + header + "\n---\n# Paging\n\nAcknowledge the page.\n"}
+		chunks, err := Chunks(doc, DefaultOptions())
+		if err != nil || len(chunks) == 0 || !slices.Equal(chunks[0].ACL, want) {
+			t.Errorf("%s: %v; want ACL %q", header, err, want)
+		}
+	}
+}
+
+// An ACL entry that is not a valid principal fails its document, naming
+// the document and the entry: it is never mended into the principal it
+// resembles (group:\u00a0ops is not group:ops).
+func TestFrontMatterACLRefusesInvalidPrincipals(t *testing.T) {
+	for header, want := range map[string]string{
+		`acl: [group:sre, "group:\u00a0ops"]`:               `runbooks/paging.md: front matter acl: principal "group:\u00a0ops": the name contains U+00A0 (no-break space)`,
+		`acl: "group:sre, group:ad\u200bmins"`:              `runbooks/paging.md: front matter acl: principal "group:ad\u200bmins": the name contains U+200B (zero width space)`,
+		`acl: ["user:alice\u202e"]`:                         `runbooks/paging.md: front matter acl: principal "user:alice\u202e": the name contains U+202E (right-to-left override)`,
+		`acl: ["group:\ufffd"]`:                             "runbooks/paging.md: front matter acl: principal \"group:\ufffd\": the name contains U+FFFD (replacement character)",
+		`acl: ["group:sre,ops"]`:                            `runbooks/paging.md: front matter acl: principal "group:sre,ops": the name contains U+002C (comma, the list separator)`,
+		`acl: "\u00a0group:ops"`:                            `runbooks/paging.md: front matter acl: principal "\u00a0group:ops": want public, user:<name> or group:<name>`,
+		`acl: "group:sre, team:ops"`:                        `runbooks/paging.md: front matter acl: principal "team:ops": want public, user:<name> or group:<name>`,
+		"acl: [\"group:" + strings.Repeat("a", 251) + "\"]": "the name is 251 bytes; the limit is 250",
+	} {
+		doc := Document{Source: "runbooks/paging.md", Principals: []string{"group:staff"}, Content: "---\n" + header + "\n---\n# Paging\n\nAcknowledge the page.\n"}
+		chunks, err := Chunks(doc, DefaultOptions())
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %d chunks, %v; want an error ending %s", header, len(chunks), err, want)
+		}
+	}
+}
+
+// A source's principals apply to documents that name none, and are held
+// to the same rule.
+func TestSourcePrincipalsMustBeValid(t *testing.T) {
+	doc := Document{Source: "runbooks/paging.md", Principals: []string{"group:sre", "group:\u00a0ops"}, Content: "# Paging\n\nAcknowledge the page.\n"}
+	_, err := Chunks(doc, DefaultOptions())
+	if want := `runbooks/paging.md: the source's principal "group:\u00a0ops": the name contains U+00A0 (no-break space)`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	// A document naming its own principals does not use the source's.
+	doc.Content = "---\nacl: [group:sre]\n---\n" + doc.Content
+	if chunks, err := Chunks(doc, DefaultOptions()); err != nil || !slices.Equal(chunks[0].ACL, []string{"group:sre"}) {
+		t.Errorf("front matter ACL: %v", err)
+	}
+}

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/identity"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
+)
+
+// probeServer serves s over loopback with what /readyz and /metrics need.
+func probeServer(t *testing.T, s *Server) *httptest.Server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Log = turnlog.NewMemory(time.Minute, 10, time.Now)
+	s.Auth = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}
+	s.Limits = DefaultLimits()
+	srv := httptest.NewServer(s.Handler(ctx))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// /readyz is unauthenticated: it names the dependency that is not ready,
+// never its error, which carries internal addresses.
+func TestReadyzNamesTheDependencyNotItsError(t *testing.T) {
+	const internalURL = "http://milvus-0.data.svc.cluster.local:19530"
+	srv := probeServer(t, &Server{Ready: func(context.Context) error {
+		return &NotReadyError{Dependency: "milvus", Err: errors.New("dial " + internalURL + ": connection refused")}
+	}})
+	status, body := get(t, srv.URL+"/readyz")
+	if strings.Contains(body, internalURL) || strings.Contains(body, "connection refused") {
+		t.Errorf("/readyz shows the error: %s", body)
+	}
+	var got readiness
+	err := json.Unmarshal([]byte(body), &got)
+	if err != nil || status != http.StatusServiceUnavailable || got.Ready || len(got.NotReady) != 1 || got.NotReady[0] != "milvus" {
+		t.Errorf(`/readyz: %d %s (%v), want 503 {"ready":false,"notReady":["milvus"]}`, status, body, err)
+	}
+}
+
+// The chat model is shared by every replica: when it blips, each replica
+// stays ready (search and cached answers still work) and the outage shows
+// in ragroute_model_up instead.
+func TestModelDownKeepsTheReplicaReadyAndShowsInTheMetric(t *testing.T) {
+	var modelDown atomic.Bool
+	modelDown.Store(true)
+	srv := probeServer(t, &Server{
+		Ready: func(context.Context) error { return nil },
+		ModelHealth: func(context.Context) error {
+			if modelDown.Load() {
+				return errors.New("chat model at http://vllm.models.svc:8000: connection refused")
+			}
+			return nil
+		},
+		ModelCheckEvery: 20 * time.Millisecond,
+	})
+	waitForMetric(t, srv.URL, "ragroute_model_up 0")
+	if status, body := get(t, srv.URL+"/readyz"); status != http.StatusOK || strings.TrimSpace(body) != `{"ready":true}` {
+		t.Errorf("/readyz with the model down: %d %s, want 200 ready", status, body)
+	}
+	modelDown.Store(false)
+	waitForMetric(t, srv.URL, "ragroute_model_up 1")
+}
+
+func waitForMetric(t *testing.T, base, line string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, body := get(t, base+"/metrics")
+		if strings.Contains(body, "\n"+line+"\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in /metrics:\n%s", line, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -36,6 +36,7 @@ const (
 	ReasonMilvusUnreachable      = "MilvusUnreachable"
 	ReasonSecretNotFound         = "SecretNotFound"
 	ReasonSecretKeyNotFound      = "SecretKeyNotFound"
+	ReasonSecretNotLabeled       = "SecretNotLabeled"
 	ReasonConfigMapNotFound      = "ConfigMapNotFound"
 	ReasonConfigMapKeyNotFound   = "ConfigMapKeyNotFound"
 	ReasonKnowledgeStoreMissing  = "KnowledgeStoreNotFound"
@@ -61,4 +62,8 @@ const (
 	ReasonChildConflict          = "ChildConflict"
 	ReasonAnyCallerAllowed       = "AnyCallerAllowed"
 	ReasonCallerAuthenticated    = "CallerAuthenticated"
+
+	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
+	// operator's --allowed-image-prefixes; its children are not applied.
+	ReasonImageNotAllowed = "ImageNotAllowed"
 )

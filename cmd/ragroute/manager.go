@@ -30,6 +30,7 @@ type managerOptions struct {
 	pprofAddr     string
 	leaderElect   bool
 	routeImage    string
+	imagePrefixes string
 	milvusTimeout time.Duration
 	milvusRecheck time.Duration
 	milvusRetry   time.Duration
@@ -47,6 +48,7 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.pprofAddr, "pprof-bind-address", "", "address of a net/http/pprof endpoint for profiling the manager (empty: off); bind it to loopback")
 	fs.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so only one manager reconciles")
 	fs.StringVar(&opts.routeImage, "route-image", "ragroute/ragroute:"+version, "image of route pods, unless a QueryRoute names its own")
+	fs.StringVar(&opts.imagePrefixes, "allowed-image-prefixes", "", "comma-separated image prefixes a QueryRoute's spec.image may use (empty: only --route-image runs); a prefix ends at a \"/\", \":\" or \"@\" boundary (docs/operator.md)")
 	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
 	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
 	fs.DurationVar(&opts.milvusRetry, "milvus-retry-interval", 30*time.Second, "how soon an unreachable KnowledgeStore is checked again")
@@ -108,6 +110,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if err := controller.Setup(ctx, mgr, controller.Options{
 		Clock:                   clock.RealClock{},
 		RouteImage:              opts.routeImage,
+		AllowedImagePrefixes:    controller.ParseImagePrefixes(opts.imagePrefixes),
 		MilvusProbe:             knowledge.Probe,
 		MilvusProbeTimeout:      opts.milvusTimeout,
 		MilvusRecheck:           opts.milvusRecheck,
@@ -123,6 +126,6 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add ready check: %w", err)
 	}
-	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "maxConcurrentReconciles", opts.workers)
+	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "allowedImagePrefixes", opts.imagePrefixes, "maxConcurrentReconciles", opts.workers)
 	return mgr.Start(ctx)
 }

@@ -132,7 +132,9 @@ func (d *demo) createProxySecret(ctx context.Context) error {
 	if p.name == "" {
 		return nil
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.name},
+	// The operator reads only Secrets labelled for it.
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.name,
+		Labels: map[string]string{"ragroute.io/use": "true"}},
 		StringData: map[string]string{p.key: p.value}}
 	if err := d.admin.Create(ctx, secret); err != nil {
 		return fmt.Errorf("create Secret %s (the route's proxy secret): %w", p.name, err)

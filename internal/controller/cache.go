@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,7 +21,10 @@ import (
 //     template: a reconcile compares the applied-hash annotation, never
 //     the template, and reads the rollout from the status;
 //   - a route's ConfigMap keeps its metadata but not its data, which only
-//     route pods read.
+//     route pods read;
+//   - only Secrets labelled ragroute.io/use=true are cached and watched:
+//     the operator holds the Secrets admins opted in, not every Secret in
+//     the cluster.
 //
 // Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
 // children, anything else) are cached whole.
@@ -31,6 +35,8 @@ func CacheOptions() cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
 			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
+			&corev1.Secret{}: {Transform: strip,
+				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
 		},
 	}
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
+// newSecret makes a Secret the operator may read (labelled for it).
 func newSecret(ns, name, key, value string) *corev1.Secret {
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{secretUseLabel: secretUseValue}},
 		Data:       map[string][]byte{key: []byte(value)},
 	}
 }

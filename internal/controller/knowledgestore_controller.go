@@ -36,9 +36,12 @@ type IndexReader func(ctx context.Context, conn knowledge.Connection, alias stri
 // Connected, SchemaReady, Indexed and Ready.
 type KnowledgeStoreReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
-	Probe    MilvusProbe
+	// APIReader reads past the cache: whether a referenced Secret exists
+	// without the label that would put it there (metadata only).
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	Probe     MilvusProbe
 	// ProbeTimeout bounds one connection check.
 	ProbeTimeout time.Duration
 	// RecheckAfter is how soon a connected store is checked again.

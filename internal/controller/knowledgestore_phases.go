@@ -48,7 +48,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 		conn.TLSServerName, conn.TLSInsecureSkipVerify = m.TLS.ServerName, m.TLS.InsecureSkipVerify
 	}
 	for _, use := range storeSecretKeys(&store.Spec) {
-		secret, err := getSecretKey(ctx, r.Client, store.Namespace, use.field, &use.ref)
+		secret, err := r.secrets().key(ctx, store.Namespace, use.field, &use.ref)
 		if err != nil {
 			return knowledge.Connection{}, err
 		}
@@ -62,7 +62,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 				continue
 			}
 			field := "spec.ingestion.sources[" + source.Name + "].git.secretRef"
-			if _, err := getSecret(ctx, r.Client, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
+			if _, err := r.secrets().whole(ctx, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
 				return knowledge.Connection{}, err
 			}
 		}
@@ -247,4 +247,8 @@ func (r *KnowledgeStoreReconciler) readIndexState(ctx context.Context, s *storeS
 	}
 	s.facts.index = &state
 	return nil
+}
+
+func (r *KnowledgeStoreReconciler) secrets() secretReader {
+	return secretReader{cache: r.Client, live: r.APIReader}
 }

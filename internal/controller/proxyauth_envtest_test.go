@@ -3,12 +3,14 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,4 +76,35 @@ func hasSecretEnv(env []corev1.EnvVar, name, secret, key string) bool {
 		}
 	}
 	return false
+}
+
+// The operator reads only Secrets labelled for it: a reference to an
+// unlabelled one names the missing label, and labelling it is enough.
+func TestUnlabelledSecretIsNamedNotRead(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	llm := newSecret(ns, "llm", "apiKey", "sk-llm-secret-value")
+	llm.Labels = nil
+	s.create(t,
+		llm,
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newPrompt(ns, "default", "You are ACME's internal assistant."),
+		newStore(ns, "docs", s.milvusURI),
+		newRoute(ns, "support", "docs", "default"),
+	)
+	route := s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotLabeled)
+	if c := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, `Secret "llm"`) ||
+		!strings.Contains(c.Message, "ragroute.io/use=true") || strings.Contains(c.Message, "sk-llm") {
+		t.Errorf("message %q", c.Message)
+	}
+
+	if err := s.client.Get(ctx, client.ObjectKeyFromObject(llm), llm); err != nil {
+		t.Fatal(err)
+	}
+	llm.Labels = map[string]string{secretUseLabel: secretUseValue}
+	if err := s.client.Update(ctx, llm); err != nil {
+		t.Fatal(err)
+	}
+	s.deployment(t, ns, "support") // the labelled Secret is read: the route renders its children
 }

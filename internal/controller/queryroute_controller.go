@@ -24,13 +24,19 @@ import (
 // route config), a Deployment running `ragroute serve` and a Service.
 type QueryRouteReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	// APIReader reads past the cache: whether a referenced Secret exists
+	// without the label that would put it there (metadata only).
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
 	// MaxConcurrentReconciles is how many objects are reconciled at once
 	// (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
 	// RouteImage runs route pods unless a route names its own image.
 	RouteImage string
+	// AllowedImagePrefixes admit a route's own spec.image (imageAllowed);
+	// empty: only RouteImage runs.
+	AllowedImagePrefixes []string
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch

@@ -21,11 +21,16 @@ import (
 // refused apply is recorded in s.applyErr. observeDeployment runs after
 // them whatever they returned, so the status tells the rollout state.
 
-// resolveReferences fetches the route's KnowledgeStore, PlatformPrompt and
-// Secrets. The first broken reference stops the reconcile with a reason
-// that names it; the children keep serving their last good config.
+// resolveReferences checks the route's image against the allow-list, then
+// fetches its KnowledgeStore, PlatformPrompt and Secrets. The first refused
+// image or broken reference stops the reconcile with a reason that names
+// it; the children keep serving their last good config.
 func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeScope) error {
 	route := s.route
+	// First: a refused image must never reach a pod, whatever else is broken.
+	if refusal := imageRefusal(route, r.RouteImage, r.AllowedImagePrefixes); refusal != nil {
+		return refusal
+	}
 	store := &v1alpha1.KnowledgeStore{}
 	if err := r.getReferenced(ctx, route, route.Spec.KnowledgeStoreRef.Name, store); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -59,7 +64,7 @@ func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeSc
 	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
 	secrets := map[string]*corev1.Secret{}
 	for _, use := range uses {
-		secret, err := getSecretKey(ctx, r.Client, route.Namespace, use.field, &use.ref)
+		secret, err := secretReader{cache: r.Client, live: r.APIReader}.key(ctx, route.Namespace, use.field, &use.ref)
 		if err != nil {
 			return err
 		}

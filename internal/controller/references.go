@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,16 +30,29 @@ func asReferenceError(err error) (*referenceError, bool) {
 	return refErr, ok
 }
 
-// getSecretKey fetches the Secret selected by ref and checks the key exists.
-// field is the spec path of the reference, for the message.
-func getSecretKey(ctx context.Context, c client.Reader, namespace, field string, ref *v1alpha1.SecretKeyRef) (*corev1.Secret, error) {
-	secret := &corev1.Secret{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &referenceError{Reason: v1alpha1.ReasonSecretNotFound,
-				Message: fmt.Sprintf("Secret %q referenced by %s not found", ref.Name, field)}
-		}
-		return nil, fmt.Errorf("get Secret %q for %s: %w", ref.Name, field, err)
+// secretUseLabel marks a Secret the operator may read. The operator caches
+// and watches only Secrets that carry it, so its memory and what it can
+// leak stay bounded by what admins opted in, not by every Secret in the
+// cluster.
+const (
+	secretUseLabel = "ragroute.io/use"
+	secretUseValue = "true"
+)
+
+// secretReader reads referenced Secrets from the cache, which holds only
+// labelled ones, and tells a missing Secret from an unlabelled one with a
+// metadata-only read of the API server (values never leave it).
+type secretReader struct {
+	cache client.Reader
+	live  client.Reader
+}
+
+// key fetches the Secret selected by ref and checks the key exists. field
+// is the spec path of the reference, for the message.
+func (r secretReader) key(ctx context.Context, namespace, field string, ref *v1alpha1.SecretKeyRef) (*corev1.Secret, error) {
+	secret, err := r.whole(ctx, namespace, field, ref.Name)
+	if err != nil {
+		return nil, err
 	}
 	if _, ok := secret.Data[ref.Key]; !ok {
 		return nil, &referenceError{Reason: v1alpha1.ReasonSecretKeyNotFound,
@@ -47,17 +61,42 @@ func getSecretKey(ctx context.Context, c client.Reader, namespace, field string,
 	return secret, nil
 }
 
-// getSecret fetches a whole Secret (e.g. git credentials) by name.
-func getSecret(ctx context.Context, c client.Reader, namespace, field, name string) (*corev1.Secret, error) {
+// whole fetches a whole Secret (e.g. git credentials) by name.
+func (r secretReader) whole(ctx context.Context, namespace, field, name string) (*corev1.Secret, error) {
 	secret := &corev1.Secret{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &referenceError{Reason: v1alpha1.ReasonSecretNotFound,
-				Message: fmt.Sprintf("Secret %q referenced by %s not found", name, field)}
-		}
+	err := r.cache.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret)
+	if err == nil {
+		return secret, nil
+	}
+	if !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("get Secret %q for %s: %w", name, field, err)
 	}
-	return secret, nil
+	if unlabelled, err := r.existsUnlabelled(ctx, namespace, name); err != nil {
+		return nil, fmt.Errorf("get Secret %q for %s: %w", name, field, err)
+	} else if unlabelled {
+		return nil, &referenceError{Reason: v1alpha1.ReasonSecretNotLabeled,
+			Message: fmt.Sprintf("Secret %q referenced by %s exists but lacks the label %s=%s the operator needs to read it (kubectl label secret %s %s=%s)",
+				name, field, secretUseLabel, secretUseValue, name, secretUseLabel, secretUseValue)}
+	}
+	return nil, &referenceError{Reason: v1alpha1.ReasonSecretNotFound,
+		Message: fmt.Sprintf("Secret %q referenced by %s not found", name, field)}
+}
+
+// existsUnlabelled reads only the Secret's metadata from the API server.
+func (r secretReader) existsUnlabelled(ctx context.Context, namespace, name string) (bool, error) {
+	if r.live == nil {
+		return false, nil
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	err := r.live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, meta)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return meta.Labels[secretUseLabel] != secretUseValue, nil
 }
 
 // getConfigMapKey returns the value of the ConfigMap key selected by ref.

@@ -21,6 +21,9 @@ type Options struct {
 	// MaxConcurrentReconciles is how many objects each controller
 	// reconciles at once (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
+	// AllowedImagePrefixes admit a QueryRoute's spec.image other than
+	// RouteImage (see imageAllowed); empty: none is admitted.
+	AllowedImagePrefixes []string
 }
 
 // Setup registers the field indexes and all three reconcilers with mgr.
@@ -32,14 +35,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&PlatformPromptReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 		&KnowledgeStoreReconciler{
-			Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
 			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
 			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
 			ReadIndex: opts.ReadIndex, Image: opts.RouteImage,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		},
-		&QueryRouteReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
-			RouteImage: opts.RouteImage, MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
+		&QueryRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
+			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes,
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -21,7 +21,22 @@ type ChatConfig struct {
 	MaxTokens   int
 	// Timeout bounds one whole streamed call.
 	Timeout time.Duration
+	// IdleTimeout bounds the wait for the stream's next chunk (the first
+	// included), apart from Timeout: a model server that stalls mid-answer
+	// fails the call at once instead of holding the turn until its end.
+	// 0: DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is the idle timeout when ChatConfig sets none: long
+// enough for a local model to read a full window before its first token.
+const DefaultIdleTimeout = time.Minute
+
+// Causes of a call's own cancellation, told apart from the caller's.
+var (
+	errCallTimeout = errors.New("the call's timeout passed")
+	errIdle        = errors.New("no chunk within the idle timeout")
+)
 
 // Message is one chat message. Assistant messages may carry tool calls;
 // tool messages answer one by ToolCallID.
@@ -78,6 +93,9 @@ func NewChat(cfg ChatConfig) *Chat {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &http.Client{} // the context bounds each call; a stream may be long
@@ -86,10 +104,19 @@ func NewChat(cfg ChatConfig) *Chat {
 
 // Stream runs one call. onDelta hears the answer's text as it arrives;
 // tool-call fragments are assembled and returned in Reply. tools may be
-// nil: then the model must answer.
+// nil: then the model must answer. A failure of the call itself is an
+// *Error saying its kind; the caller's own cancellation is returned as
+// such.
 func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onDelta func(string) error) (Reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	caller := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errCallTimeout)
 	defer cancel()
+	// The idle timer is reset by every chunk; when it fires it cancels the
+	// call with errIdle, which fail reports as a timeout.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { stop(errIdle) })
+	defer idle.Stop()
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    toOpenAI(messages),
@@ -106,7 +133,7 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 	}
 	stream, err := c.client.CreateChatCompletionStream(ctx, req)
 	if err != nil {
-		return Reply{}, fmt.Errorf("chat with %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err)
+		return Reply{}, c.fail(caller, ctx, fmt.Errorf("chat with %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err))
 	}
 	defer stream.Close()
 
@@ -118,8 +145,9 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 			break
 		}
 		if err != nil {
-			return reply, fmt.Errorf("chat stream from %s: %w", c.cfg.BaseURL, err)
+			return reply, c.fail(caller, ctx, fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err))
 		}
+		idle.Reset(c.cfg.IdleTimeout)
 		if chunk.Usage != nil {
 			reply.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
 		}
@@ -159,6 +187,22 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 		reply.ToolCalls = append(reply.ToolCalls, *calls[i])
 	}
 	return reply, nil
+}
+
+// fail is err, a failed request or stream, as the caller should see it:
+// the caller's own cancellation or deadline as such (theirs to report),
+// else an *Error of the kind the call's context or the server says.
+func (c *Chat) fail(caller, call context.Context, err error) error {
+	if cause := context.Cause(caller); cause != nil {
+		return fmt.Errorf("%w (%w)", cause, err)
+	}
+	switch cause := context.Cause(call); cause {
+	case errIdle:
+		return &Error{Kind: ErrTimeout, Err: fmt.Errorf("no chunk for %s: %w", c.cfg.IdleTimeout, err)}
+	case errCallTimeout:
+		return &Error{Kind: ErrTimeout, Err: fmt.Errorf("the call ran past %s: %w", c.cfg.Timeout, err)}
+	}
+	return &Error{Kind: kindOf(err), Err: err}
 }
 
 func toOpenAI(messages []Message) []openai.ChatCompletionMessage {

@@ -1,0 +1,168 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// admission decides whether a request may start work now. Per user it
+// bounds the turns running at once and the turns started per minute (a
+// token bucket), so that one user cannot take everyone's capacity; for the
+// replica it bounds the turns running at once, all users together. A
+// search counts as a turn. The limits hold per replica.
+type admission struct {
+	concurrentPerUser int
+	maxInFlight       int
+	perUserRate       rate.Limit
+	perUserBurst      int
+	perMinute         int
+	// idleAfter is how long a user's state outlives its last use: by then
+	// the bucket is full again, so dropping it forgets nothing.
+	idleAfter time.Duration
+	now       func() time.Time
+
+	mu        sync.Mutex
+	inFlight  int
+	users     map[string]*userLoad
+	lastSweep time.Time
+}
+
+// userLoad is what admission remembers of one user.
+type userLoad struct {
+	running  int
+	bucket   *rate.Limiter
+	lastUsed time.Time
+}
+
+// refusal says why a request was not admitted, as the client sees it.
+type refusal struct {
+	status     int
+	code       string
+	message    string
+	retryAfter time.Duration
+	// limit names the limit for the refusals metric.
+	limit string
+}
+
+// The limits a refusal names, as the metric labels them.
+const (
+	limitConcurrentPerUser = "concurrent_turns_per_user"
+	limitRatePerUser       = "turns_per_minute_per_user"
+	limitInFlight          = "max_in_flight_turns"
+)
+
+// retrySoon is the Retry-After of a refusal that waits on running turns,
+// which no limiter can foresee.
+const retrySoon = time.Second
+
+// newAdmission applies limits; a limit left at zero takes its default.
+func newAdmission(limits Limits, now func() time.Time) *admission {
+	def := DefaultLimits()
+	concurrent := positiveOr(limits.ConcurrentTurnsPerUser, def.ConcurrentTurnsPerUser)
+	perMinute := positiveOr(limits.TurnsPerMinutePerUser, def.TurnsPerMinutePerUser)
+	// A user may start at once as many turns as they may run at once,
+	// never more than a minute's worth.
+	burst := min(concurrent, perMinute)
+	refill := time.Duration(float64(burst) / float64(perMinute) * float64(time.Minute))
+	return &admission{
+		concurrentPerUser: concurrent,
+		maxInFlight:       positiveOr(limits.MaxInFlightTurns, def.MaxInFlightTurns),
+		perUserRate:       rate.Limit(float64(perMinute) / 60),
+		perUserBurst:      burst,
+		perMinute:         perMinute,
+		idleAfter:         max(refill, time.Minute),
+		now:               now,
+		users:             map[string]*userLoad{},
+		lastSweep:         now(),
+	}
+}
+
+func positiveOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// admit reserves a slot for one turn of user. On success the caller must
+// call release once the turn's work is over.
+func (a *admission) admit(user string) (release func(), refused *refusal) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	a.sweep(now)
+	u := a.users[user]
+	if u == nil {
+		u = &userLoad{bucket: rate.NewLimiter(a.perUserRate, a.perUserBurst), lastUsed: now}
+		a.users[user] = u
+	}
+	if u.running >= a.concurrentPerUser {
+		return nil, &refusal{status: http.StatusTooManyRequests, code: "rate_limited", limit: limitConcurrentPerUser, retryAfter: retrySoon,
+			message: fmt.Sprintf("you have %d turns running, the most one user may run at once (limits.concurrentTurnsPerUser); retry when one finishes", u.running)}
+	}
+	if a.inFlight >= a.maxInFlight {
+		return nil, &refusal{status: http.StatusServiceUnavailable, code: "overloaded", limit: limitInFlight, retryAfter: retrySoon,
+			message: fmt.Sprintf("the route is running %d turns, its limit (limits.maxInFlightTurns); retry shortly", a.inFlight)}
+	}
+	// The bucket is asked last, so a turn refused for another reason
+	// costs the user no token.
+	reservation := u.bucket.ReserveN(now, 1)
+	if wait := reservation.DelayFrom(now); wait > 0 {
+		reservation.CancelAt(now)
+		return nil, &refusal{status: http.StatusTooManyRequests, code: "rate_limited", limit: limitRatePerUser, retryAfter: wait,
+			message: fmt.Sprintf("over %d turns per minute for one user (limits.turnsPerMinutePerUser); retry in %s s", a.perMinute, retryAfterSeconds(wait))}
+	}
+	u.running++
+	a.inFlight++
+	u.lastUsed = now
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			u.running--
+			a.inFlight--
+			u.lastUsed = a.now()
+		})
+	}, nil
+}
+
+// sweep forgets the users idle for idleAfter, at most once per idleAfter,
+// so the state kept is bounded by the users active lately.
+func (a *admission) sweep(now time.Time) {
+	if now.Sub(a.lastSweep) < a.idleAfter {
+		return
+	}
+	a.lastSweep = now
+	for user, u := range a.users {
+		if u.running == 0 && now.Sub(u.lastUsed) >= a.idleAfter {
+			delete(a.users, user)
+		}
+	}
+}
+
+// running is the number of turns admitted and not yet released.
+func (a *admission) running() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.inFlight
+}
+
+// retryAfterSeconds is a Retry-After value: whole seconds, rounded up, at
+// least 1.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(max(int64(math.Ceil(d.Seconds())), 1), 10)
+}
+
+// refuse answers a refusal in the API's error shape with Retry-After.
+func (s *Server) refuse(w http.ResponseWriter, r *refusal) {
+	s.metrics.refused.WithLabelValues(r.limit).Inc()
+	w.Header().Set("Retry-After", retryAfterSeconds(r.retryAfter))
+	apiError(w, r.status, r.code, r.message)
+}

@@ -86,6 +86,11 @@ bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,00
 	$(if $(RAGROUTE_SCALE_PROFILE),RAGROUTE_SCALE_PROFILE=$(abspath $(RAGROUTE_SCALE_PROFILE))) go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 30m \
 		-args -scale.ready-timeout=20m -scale.routes=1000 -scale.stores=100 -scale.prompts=10 -scale.namespaces=5 -scale.nodes=4
 
+.PHONY: adversarial
+adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests per cache backend with crafted ACLs and identity headers; fails on any leak (docs/security.md).
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
+	go test ./test/adversarial -run TestACLAdversarial -count=1 -v -timeout 30m -args -adversarial.requests=10000
+
 .PHONY: testbed
 testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, Helm.
 	hack/testbed.sh >/dev/null

@@ -25,11 +25,21 @@ const (
 	DefaultTurnRetention     = 10 * time.Minute
 	DefaultReplicas          = 1
 	DefaultMaxToolCalls      = 4
+	DefaultModelIdleTimeout  = 60 * time.Second
 	DefaultJWTUserClaim      = "sub"
 	DefaultJWTGroupsClaim    = "groups"
 	DefaultProxyUserHeader   = "X-Forwarded-User"
 	DefaultProxyGroupsHeader = "X-Forwarded-Groups"
 	DefaultProxySecretHeader = "X-Ragroute-Proxy-Secret"
+)
+
+// Turn limits (QueryRoute.spec.limits); the route runtime's own defaults
+// (api.DefaultLimits) are the same numbers, TestTurnLimitDefaultsMatchTheAPI
+// keeps them so.
+const (
+	DefaultConcurrentTurnsPerUser = 4
+	DefaultTurnsPerMinutePerUser  = 30
+	DefaultMaxInFlightTurns       = 256
 )
 
 // DefaultSearchWeights are the primitives' fusion weights when a store

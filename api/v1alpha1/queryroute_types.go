@@ -53,6 +53,11 @@ type QueryRouteSpec struct {
 	// +optional
 	Redis *RedisConnection `json:"redis,omitempty"`
 
+	// Limits bound the turns one user, and each replica, may run, so that
+	// one user cannot lock everyone out.
+	// +optional
+	Limits *RouteLimits `json:"limits,omitempty"`
+
 	// Mode is singleRound (one round of tools) or agentic (multi-round harness).
 	// +optional
 	// +kubebuilder:default=singleRound
@@ -145,6 +150,14 @@ type ChatModel struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=16
 	MaxToolCallsPerRound int32 `json:"maxToolCallsPerRound,omitempty"`
+
+	// IdleTimeout ends a turn with the error code model_timeout when the
+	// model's stream sends nothing for this long (before the first token
+	// too), apart from the whole turn's time limit. Allow for a slow model
+	// to read a full window before its first token.
+	// +optional
+	// +kubebuilder:default="60s"
+	IdleTimeout *metav1.Duration `json:"idleTimeout,omitempty"`
 }
 
 // WebSearch is an HTTP search endpoint offered as the web_search tool.
@@ -362,6 +375,38 @@ type TurnSettings struct {
 	// +optional
 	// +kubebuilder:default="10m"
 	Retention *metav1.Duration `json:"retention,omitempty"`
+}
+
+// RouteLimits bound the turns of a route, per replica: /v1/turns,
+// /v1/chat/completions and /v1/search each count as a turn. A user is the
+// authenticated identity (principal user:<name>).
+type RouteLimits struct {
+	// ConcurrentTurnsPerUser caps one user's turns running at once; more
+	// is refused with 429 rate_limited and a Retry-After.
+	// +optional
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	ConcurrentTurnsPerUser int32 `json:"concurrentTurnsPerUser,omitempty"`
+
+	// TurnsPerMinutePerUser is one user's sustained rate of turns (a token
+	// bucket holding concurrentTurnsPerUser turns, or a minute's worth if
+	// fewer); more is refused with 429 rate_limited and a Retry-After
+	// saying when the next turn is allowed.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	TurnsPerMinutePerUser int32 `json:"turnsPerMinutePerUser,omitempty"`
+
+	// MaxInFlightTurns caps the turns running at once on one replica, all
+	// users together; more is refused with 503 overloaded and a
+	// Retry-After.
+	// +optional
+	// +kubebuilder:default=256
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
 }
 
 // RedisConnection says how to reach Redis.

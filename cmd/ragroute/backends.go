@@ -114,7 +114,7 @@ func newPrefixedEmbedder(e podconfig.Embedding, prefix string, env environment, 
 func newChat(m podconfig.ChatModel, env environment) *model.Chat {
 	return model.NewChat(model.ChatConfig{
 		BaseURL: m.BaseURL, Model: m.Name, APIKey: env.secret(m.APIKeyEnv),
-		Temperature: m.Temperature, MaxTokens: int(m.MaxTokens),
+		Temperature: m.Temperature, MaxTokens: int(m.MaxTokens), IdleTimeout: m.IdleTimeout.Std(),
 	})
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
+		Logger:               logger,
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
@@ -93,7 +95,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Searcher: searcher,
 		Log:      newTurnLog(cfg, rdb, env, &rt.open),
 		Auth:     auth,
-		Limits:   api.DefaultLimits(),
+		Limits:   routeLimits(cfg.Limits),
 		Logger:   logger,
 		Ready:    func(ctx context.Context) error { return aliasServed(ctx, store) },
 		// The model is shared by every replica: its health is a metric,
@@ -164,7 +166,20 @@ func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, o
 		log.Waits = newRedis(cfg.Redis, env, redisWaitPool, open)
 		return log
 	}
-	return turnlog.NewMemory(cfg.Turns.Retention.Std(), 10000, time.Now)
+	// Room for every turn the replica may run at once: only running turns
+	// can fill the log (finished ones give way).
+	maxTurns := max(10000, int(cfg.Limits.MaxInFlightTurns))
+	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now)
+}
+
+// routeLimits are the API's limits with the route's turn limits; a limit
+// the config leaves at zero keeps its default.
+func routeLimits(l podconfig.Limits) api.Limits {
+	limits := api.DefaultLimits()
+	limits.ConcurrentTurnsPerUser = cmp.Or(int(l.ConcurrentTurnsPerUser), limits.ConcurrentTurnsPerUser)
+	limits.TurnsPerMinutePerUser = cmp.Or(int(l.TurnsPerMinutePerUser), limits.TurnsPerMinutePerUser)
+	limits.MaxInFlightTurns = cmp.Or(int(l.MaxInFlightTurns), limits.MaxInFlightTurns)
+	return limits
 }
 
 // authenticator establishes identities as the route's auth says.

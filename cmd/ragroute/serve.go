@@ -63,7 +63,13 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 	defer cancelTurns()
 	go rt.generation.Run(ctx, 30*time.Second)
 
-	srv := &http.Server{Handler: rt.server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// ReadTimeout bounds the whole request, body included, so that a
+	// trickled body holds nothing for long, also one a handler refuses
+	// unread (the server reads it before answering). The API bounds the
+	// bodies it reads more tightly; net/http lifts the deadline once a
+	// body has ended, so it never cuts a streamed answer.
+	srv := &http.Server{Handler: rt.server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute}
 	errs := make(chan error, 1)
 	go func() { errs <- srv.Serve(ln) }()
 	logger.Info("serving route", "route", cfg.Route.Namespace+"/"+cfg.Route.Name, "addr", ln.Addr().String())

@@ -79,7 +79,7 @@ func hasSecretEnv(env []corev1.EnvVar, name, secret, key string) bool {
 }
 
 // The operator reads only Secrets labelled for it: a reference to an
-// unlabelled one names the missing label, and labelling it is enough.
+// unlabelled one names the missing label, and labeling it is enough.
 func TestUnlabelledSecretIsNamedNotRead(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)

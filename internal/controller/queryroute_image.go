@@ -31,7 +31,8 @@ import (
 //     and "registry.acme.com/ragroute/route:1.2", never
 //     "registry.acme.com/ragroute-evil".
 //
-// Empty prefixes match nothing.
+// No other character is a boundary: "registry.acme.com/ragroute-" does not
+// admit "registry.acme.com/ragroute-evil". Empty prefixes match nothing.
 func imageAllowed(image, routeImage string, prefixes []string) bool {
 	if image == routeImage {
 		return true

@@ -57,6 +57,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 			MaxTokens:            spec.Model.MaxTokens,
 			SearchPolicy:         podconfig.SearchPolicy(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
 			MaxToolCallsPerRound: cmp.Or(spec.Model.MaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls),
+			IdleTimeout:          durationOr(spec.Model.IdleTimeout, podconfig.Duration(v1alpha1.DefaultModelIdleTimeout)),
 		},
 		Window: podconfig.Window{
 			ContextTokens:       spec.Window.ContextTokens,
@@ -66,6 +67,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Rerank:    renderRerank(spec.Rerank),
 		Cache:     renderCache(spec.Cache),
 		Turns:     renderTurns(spec.Turns),
+		Limits:    renderLimits(spec.Limits),
 		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
@@ -180,6 +182,20 @@ func renderTurns(t *v1alpha1.TurnSettings) podconfig.Turns {
 	if t != nil {
 		out.Backend = podconfig.Backend(cmp.Or(t.Backend, v1alpha1.BackendMemory))
 		out.Retention = durationOr(t.Retention, out.Retention)
+	}
+	return out
+}
+
+func renderLimits(l *v1alpha1.RouteLimits) podconfig.Limits {
+	out := podconfig.Limits{
+		ConcurrentTurnsPerUser: v1alpha1.DefaultConcurrentTurnsPerUser,
+		TurnsPerMinutePerUser:  v1alpha1.DefaultTurnsPerMinutePerUser,
+		MaxInFlightTurns:       v1alpha1.DefaultMaxInFlightTurns,
+	}
+	if l != nil {
+		out.ConcurrentTurnsPerUser = cmp.Or(l.ConcurrentTurnsPerUser, out.ConcurrentTurnsPerUser)
+		out.TurnsPerMinutePerUser = cmp.Or(l.TurnsPerMinutePerUser, out.TurnsPerMinutePerUser)
+		out.MaxInFlightTurns = cmp.Or(l.MaxInFlightTurns, out.MaxInFlightTurns)
 	}
 	return out
 }

@@ -47,6 +47,9 @@ var (
 
 const testRouteImage = "ragroute/ragroute:test"
 
+// testImagePrefix is the suite manager's --allowed-image-prefixes.
+const testImagePrefix = "registry.test/ragroute"
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for i := len(suiteStop) - 1; i >= 0; i-- {
@@ -135,6 +138,7 @@ func newSuite() (*suite, error) {
 		ReadIndex:          knowledge.ReadIndexState,
 		// More than one worker, as the manager runs them.
 		MaxConcurrentReconciles: 2,
+		AllowedImagePrefixes:    []string{testImagePrefix},
 	}); err != nil {
 		return nil, err
 	}

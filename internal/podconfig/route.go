@@ -28,6 +28,7 @@ type RouteConfig struct {
 	Rerank    Rerank    `json:"rerank"`
 	Cache     Cache     `json:"cache"`
 	Turns     Turns     `json:"turns"`
+	Limits    Limits    `json:"limits,omitzero"`
 	Redis     *Redis    `json:"redis,omitempty"`
 	Mode      Mode      `json:"mode"`
 	Auth      Auth      `json:"auth"`
@@ -80,6 +81,9 @@ type ChatModel struct {
 	SearchPolicy SearchPolicy `json:"searchPolicy"`
 	// MaxToolCallsPerRound caps the tool calls run from one reply.
 	MaxToolCallsPerRound int32 `json:"maxToolCallsPerRound,omitempty"`
+	// IdleTimeout ends a turn with model_timeout when the model's stream
+	// sends nothing for this long (0: the runtime's default).
+	IdleTimeout Duration `json:"idleTimeout,omitempty"`
 }
 
 // Endpoint is a plain HTTP endpoint with an optional API key.
@@ -139,6 +143,17 @@ type Cache struct {
 type Turns struct {
 	Backend   Backend  `json:"backend"`
 	Retention Duration `json:"retention"`
+}
+
+// Limits bound the turns one user, and the replica, may run; a field left
+// at zero takes the runtime's default. A search counts as a turn.
+type Limits struct {
+	// ConcurrentTurnsPerUser: one user's turns running at once (more: 429).
+	ConcurrentTurnsPerUser int32 `json:"concurrentTurnsPerUser,omitempty"`
+	// TurnsPerMinutePerUser: one user's sustained rate (more: 429).
+	TurnsPerMinutePerUser int32 `json:"turnsPerMinutePerUser,omitempty"`
+	// MaxInFlightTurns: the replica's turns running at once (more: 503).
+	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
 }
 
 // Redis says how to reach the shared Redis.
@@ -204,6 +219,9 @@ func (c RouteConfig) Validate() error {
 	}
 	if err := c.Store.Search.validateWeights(); err != nil {
 		errs = append(errs, err)
+	}
+	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 {
+		errs = append(errs, fmt.Errorf("limits %+v: a limit is at least 1 (0 takes the default)", l))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid route config: %w", err)

@@ -97,7 +97,7 @@ func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principal
 				results[i], err = r.Searcher.Search(ctx, query, principals)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", call.Name, err)
+				return &ToolError{Tool: call.Name, Err: err}
 			}
 			return nil
 		})

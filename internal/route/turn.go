@@ -3,8 +3,8 @@ package route
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -36,6 +36,9 @@ type Runner struct {
 	// "not run" so the model can still answer. A reply of hundreds of
 	// calls would otherwise be hundreds of concurrent searches.
 	MaxToolCallsPerRound int
+	// Logger, when set, hears each failed turn's full error under its id;
+	// the client's error event carries only a code and a fixed message.
+	Logger *slog.Logger
 }
 
 // TurnInput is one turn: the conversation so far (ending with the user's
@@ -62,14 +65,11 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	emit(Event{Type: EventTurnStarted, Data: TurnStarted{TurnID: in.ID, Mode: string(r.Policy)}})
 	notFound, err := r.run(ctx, in, st)
 	if err != nil {
-		code := "internal"
-		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			code = "timeout"
-		case errors.Is(err, context.Canceled):
-			code = "cancelled" // e.g. the replica is shutting down
+		ev := turnError(ctx, in.ID, err)
+		if r.Logger != nil {
+			r.Logger.Error("turn failed", "turn", in.ID, "code", ev.Code, "error", err)
 		}
-		emit(Event{Type: EventError, Data: TurnError{Code: code, Message: err.Error()}})
+		emit(Event{Type: EventError, Data: ev})
 		return
 	}
 	st.timings["total"] = time.Since(start)

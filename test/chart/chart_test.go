@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,11 +127,95 @@ func TestChartSwitches(t *testing.T) {
 	if !strings.Contains(args, "--route-image=ragroute/ragroute:v9.9.9") || strings.Contains(args, "--metrics-bind-address") {
 		t.Errorf("manager args %s", args)
 	}
+
+	// No allow-list by default: only the route image runs.
+	if args := managerArgs(t, helmTemplate(t)); strings.Contains(args, "--allowed-image-prefixes") {
+		t.Errorf("default manager args allow images: %s", args)
+	}
+	// A prefix ending in ":" must survive YAML as a string.
+	args = managerArgs(t, helmTemplate(t, "allowedImagePrefixes={ghcr.io/acme/,registry.acme.com/ragroute:}"))
+	if !strings.Contains(args, "--allowed-image-prefixes=ghcr.io/acme/,registry.acme.com/ragroute:") {
+		t.Errorf("allowedImagePrefixes does not reach the manager: %s", args)
+	}
+}
+
+// TestChartUserRoles: people who may edit Deployments in a namespace (the
+// built-in admin and edit roles) may edit ragroute resources there, viewers
+// may read them, and the aggregation can be switched off.
+func TestChartUserRoles(t *testing.T) {
+	roles := map[string]*unstructured.Unstructured{}
+	for _, role := range ofKind(helmTemplate(t), "ClusterRole") {
+		roles[role.GetName()] = role
+	}
+	kinds := []string{"queryroutes", "knowledgestores", "platformprompts"}
+	edit, view := roles["rr-ragroute-edit"], roles["rr-ragroute-view"]
+	if edit == nil || view == nil {
+		t.Fatalf("no rr-ragroute-edit or rr-ragroute-view ClusterRole (%d ClusterRoles)", len(roles))
+	}
+	for role, want := range map[*unstructured.Unstructured][]string{
+		edit: {"rbac.authorization.k8s.io/aggregate-to-admin", "rbac.authorization.k8s.io/aggregate-to-edit"},
+		view: {"rbac.authorization.k8s.io/aggregate-to-view"},
+	} {
+		labels := role.GetLabels()
+		for _, label := range want {
+			if labels[label] != "true" {
+				t.Errorf("%s lacks %s: %v", role.GetName(), label, labels)
+			}
+		}
+		if role == view && (labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "" || labels["rbac.authorization.k8s.io/aggregate-to-admin"] != "") {
+			t.Errorf("the view role is aggregated to edit or admin: %v", labels)
+		}
+	}
+	for _, kind := range kinds {
+		for _, verb := range []string{"create", "update", "patch", "delete", "get", "list", "watch"} {
+			if !grants(t, edit, kind, verb) {
+				t.Errorf("%s cannot %s %s", edit.GetName(), verb, kind)
+			}
+		}
+		for _, verb := range []string{"get", "list", "watch"} {
+			if !grants(t, view, kind, verb) || !grants(t, view, kind+"/status", verb) || !grants(t, edit, kind+"/status", verb) {
+				t.Errorf("%s or %s cannot %s %s or its status", view.GetName(), edit.GetName(), verb, kind)
+			}
+		}
+		for _, verb := range []string{"create", "update", "patch", "delete"} {
+			if grants(t, view, kind, verb) || grants(t, edit, kind+"/status", verb) {
+				t.Errorf("a user role may %s %s (or its status)", verb, kind)
+			}
+		}
+	}
+
+	for _, role := range ofKind(helmTemplate(t, "userRoles.aggregate=false"), "ClusterRole") {
+		for label := range role.GetLabels() {
+			if strings.HasPrefix(label, "rbac.authorization.k8s.io/aggregate-to-") {
+				t.Errorf("userRoles.aggregate=false still aggregates %s (%s)", role.GetName(), label)
+			}
+		}
+	}
+}
+
+// grants reports whether one of role's rules allows verb on ragroute.io's
+// resource.
+func grants(t *testing.T, role *unstructured.Unstructured, resource, verb string) bool {
+	t.Helper()
+	rules, _, err := unstructured.NestedSlice(role.Object, "rules")
+	if err != nil {
+		t.Fatalf("%s rules: %v", role.GetName(), err)
+	}
+	for _, r := range rules {
+		rule := r.(map[string]any)
+		groups, _, _ := unstructured.NestedStringSlice(rule, "apiGroups")
+		resources, _, _ := unstructured.NestedStringSlice(rule, "resources")
+		verbs, _, _ := unstructured.NestedStringSlice(rule, "verbs")
+		if slices.Contains(groups, "ragroute.io") && slices.Contains(resources, resource) && slices.Contains(verbs, verb) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestChartInstallsTheOperator(t *testing.T) {
 	objs := helmTemplate(t)
-	for kind, n := range map[string]int{"Deployment": 1, "ServiceAccount": 1, "Service": 1, "ClusterRole": 3, "ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1} {
+	for kind, n := range map[string]int{"Deployment": 1, "ServiceAccount": 1, "Service": 1, "ClusterRole": 5, "ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1} {
 		if got := len(ofKind(objs, kind)); got != n {
 			t.Errorf("%d %s, want %d", got, kind, n)
 		}

@@ -130,7 +130,9 @@ func total(m map[string]int) int {
 	return n
 }
 
-func mib(b int64) string { return fmt.Sprintf("%.0f MiB (%.0f MB)", float64(b)/(1<<20), float64(b)/1e6) }
+func mib(b int64) string {
+	return fmt.Sprintf("%.0f MiB (%.0f MB)", float64(b)/(1<<20), float64(b)/1e6)
+}
 
 func goal(ok bool) string {
 	if ok {

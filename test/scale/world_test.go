@@ -98,9 +98,8 @@ func newRoute(ns, name, store, prompt string) *v1alpha1.QueryRoute {
 				MaxTokens: 320,
 			},
 			Window: v1alpha1.ContextWindow{ContextTokens: 4096, AnswerReserveTokens: 512},
-			Auth: v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{
-				UserHeader: "X-Forwarded-User", GroupsHeader: "X-Forwarded-Groups",
-			}},
+			// JWT: no Secret to create, and nothing else per route to write.
+			Auth:     v1alpha1.RouteAuth{JWT: &v1alpha1.JWTAuth{Issuer: "https://sso.acme.example", Audience: "ragroute"}},
 			Replicas: ptr.To[int32](1),
 		},
 	}

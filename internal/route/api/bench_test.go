@@ -31,7 +31,7 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := &Server{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
-		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(), Ready: func(context.Context) error { return nil }}
+		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
 	srv := httptest.NewServer(s.Handler(ctx))
 	defer srv.Close()
 	var next atomic.Int64
@@ -71,7 +71,7 @@ func BenchmarkConcurrentStreamsUncached(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := &Server{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
-		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(), Ready: func(context.Context) error { return nil }}
+		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
 	srv := httptest.NewServer(s.Handler(ctx))
 	defer srv.Close()
 	// Keep the clients' connections: the default transport keeps 2 idle
@@ -183,4 +183,12 @@ func send(client *http.Client, method, url, body string) (*http.Response, error)
 		return nil, errors.New(method + " " + url + ": " + resp.Status)
 	}
 	return resp, err
+}
+
+// benchLimits are DefaultLimits without the turn limits: a benchmark's
+// clients are one user starting turns as fast as the route answers.
+func benchLimits() Limits {
+	l := DefaultLimits()
+	l.ConcurrentTurnsPerUser, l.TurnsPerMinutePerUser, l.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
+	return l
 }

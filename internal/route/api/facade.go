@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -60,9 +61,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req completionRequest
-	r.Body = http.MaxBytesReader(w, r.Body, s.Limits.BodyBytes)
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		apiError(w, http.StatusBadRequest, "bad_json", "the body is not an OpenAI chat completion request: "+err.Error())
+	// Not strict: OpenAI clients send fields a route ignores.
+	if !s.decodeBody(w, r, &req, false, "the body is not an OpenAI chat completion request: ") {
 		return
 	}
 	var messages []model.Message
@@ -75,6 +75,12 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "bad_messages", err.Error())
 		return
 	}
+	release, refused := s.admission.admit(id.User)
+	if refused != nil {
+		s.refuse(w, refused)
+		return
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.TurnTimeout)
 	defer cancel()
 	turnID := newTurnID()
@@ -86,8 +92,9 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	}
 	if !req.Stream {
 		s.Runner.Run(ctx, in, func(ev route.Event) { s.observe(ev); c.add(ev) })
+		release() // before the answer, which a client may follow with its next turn
 		if c.err != nil {
-			apiError(w, http.StatusBadGateway, c.err.Code, c.err.Message)
+			apiError(w, errorStatus(c.err.Code), c.err.Code, c.err.Message)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -118,13 +125,36 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		flusher.Flush()
 	}
 	chunk(map[string]any{"role": "assistant"}, nil, nil)
-	s.Runner.Run(ctx, in, func(ev route.Event) {
-		s.observe(ev)
-		c.add(ev)
-		if d, ok := ev.Data.(route.Delta); ok {
-			chunk(map[string]any{"content": d.Text}, nil, nil)
+	// The turn runs beside this writer so that, while nothing else is
+	// sent (the model reads the window, a search runs), an SSE comment
+	// every KeepAlive keeps idle-timeout proxies from cutting the stream.
+	// SSE clients, OpenAI SDKs among them, skip comments.
+	events := make(chan route.Event, 16)
+	go func() {
+		defer close(events)
+		s.Runner.Run(ctx, in, func(ev route.Event) { events <- ev })
+	}()
+	keepAlive := newIdleTicker(s.Limits.KeepAlive)
+	defer keepAlive.stop()
+	for running := true; running; {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				running = false
+				break
+			}
+			s.observe(ev)
+			c.add(ev)
+			if d, ok := ev.Data.(route.Delta); ok {
+				chunk(map[string]any{"content": d.Text}, nil, nil)
+				keepAlive.reset()
+			}
+		case <-keepAlive.c:
+			_, _ = io.WriteString(w, ": keep-alive\n\n")
+			flusher.Flush()
 		}
-	})
+	}
+	release() // before the last chunk, which a client may follow with its next turn
 	if c.err != nil {
 		data, _ := json.Marshal(map[string]any{"error": map[string]string{"code": c.err.Code, "message": c.err.Message}})
 		fmt.Fprintf(w, "data: %s\n\n", data)
@@ -135,6 +165,51 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flusher.Flush()
+}
+
+// idleTicker ticks every interval since it was last reset; a zero
+// interval never ticks.
+type idleTicker struct {
+	c        <-chan time.Time
+	ticker   *time.Ticker
+	interval time.Duration
+}
+
+func newIdleTicker(interval time.Duration) *idleTicker {
+	if interval <= 0 {
+		return &idleTicker{} // a nil channel: never ready
+	}
+	t := time.NewTicker(interval)
+	return &idleTicker{c: t.C, ticker: t, interval: interval}
+}
+
+func (t *idleTicker) reset() {
+	if t.ticker != nil {
+		t.ticker.Reset(t.interval)
+	}
+}
+
+func (t *idleTicker) stop() {
+	if t.ticker != nil {
+		t.ticker.Stop()
+	}
+}
+
+// errorStatus is the HTTP status of a failed non-streamed completion: an
+// OpenAI SDK retries 429 and 5xx with backoff.
+func errorStatus(code string) int {
+	switch code {
+	case route.CodeRateLimited:
+		return http.StatusTooManyRequests
+	case route.CodeModelTimeout, route.CodeTimeout:
+		return http.StatusGatewayTimeout
+	case route.CodeCancelled:
+		return http.StatusServiceUnavailable
+	case route.CodeInternal:
+		return http.StatusInternalServerError
+	default:
+		return http.StatusBadGateway
+	}
 }
 
 // observe feeds the metrics with the events that carry them.

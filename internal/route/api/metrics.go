@@ -16,9 +16,13 @@ type metrics struct {
 	// modelUp has no labels; as a vector it is absent until the first
 	// model check, so a scrape before it does not read as "down".
 	modelUp *prometheus.GaugeVec
+	// refused counts requests turned away by a turn limit.
+	refused *prometheus.CounterVec
 }
 
-func newMetrics() *metrics {
+// newMetrics registers the route's metrics; inFlight reports the turns
+// running now.
+func newMetrics(inFlight func() int) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -37,8 +41,15 @@ func newMetrics() *metrics {
 		modelUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ragroute_model_up", Help: "1 when the chat model's server answered its last health check, else 0.",
 		}, nil),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragroute_requests_refused_total",
+			Help: "Requests refused by a turn limit (concurrent_turns_per_user, turns_per_minute_per_user, max_in_flight_turns).",
+		}, []string{"limit"}),
 	}
-	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens, m.modelUp)
+	inFlightGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ragroute_turns_in_flight", Help: "Turns and searches running on this replica now.",
+	}, func() float64 { return float64(inFlight()) })
+	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens, m.modelUp, m.refused, inFlightGauge)
 	return m
 }
 

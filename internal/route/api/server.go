@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,18 +25,33 @@ import (
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
-// Limits bound what one request may ask.
+// Limits bound what one request may ask, and how much one user and the
+// replica may run. A turn limit left at zero takes its default.
 type Limits struct {
 	BodyBytes    int64
 	Messages     int
 	MessageBytes int
 	TurnTimeout  time.Duration
 	KeepAlive    time.Duration
+	// BodyReadTimeout bounds reading a request body, so a client that
+	// trickles one cannot hold a handler.
+	BodyReadTimeout time.Duration
+	// ConcurrentTurnsPerUser bounds one user's turns (and searches)
+	// running at once; more is 429.
+	ConcurrentTurnsPerUser int
+	// TurnsPerMinutePerUser is one user's sustained rate of turns (and
+	// searches), with a burst of ConcurrentTurnsPerUser; more is 429.
+	TurnsPerMinutePerUser int
+	// MaxInFlightTurns bounds the turns (and searches) running at once on
+	// this replica, all users together; more is 503.
+	MaxInFlightTurns int
 }
 
-// DefaultLimits suit a chat UI.
+// DefaultLimits suit a chat UI. The turn limits equal the QueryRoute's
+// schema defaults (spec.limits).
 func DefaultLimits() Limits {
-	return Limits{BodyBytes: 1 << 20, Messages: 64, MessageBytes: 32 << 10, TurnTimeout: 5 * time.Minute, KeepAlive: 15 * time.Second}
+	return Limits{BodyBytes: 1 << 20, Messages: 64, MessageBytes: 32 << 10, TurnTimeout: 5 * time.Minute, KeepAlive: 15 * time.Second,
+		BodyReadTimeout: 30 * time.Second, ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30, MaxInFlightTurns: 256}
 }
 
 // Server is the route's HTTP API.
@@ -56,7 +72,8 @@ type Server struct {
 	ModelCheckEvery time.Duration
 	Logger          *slog.Logger
 
-	metrics *metrics
+	metrics   *metrics
+	admission *admission
 	// turns is cancelled on shutdown so running turns end with an error
 	// event instead of hanging.
 	turns context.Context
@@ -64,7 +81,8 @@ type Server struct {
 
 // Handler returns the API's routes. ctx bounds the turns it starts.
 func (s *Server) Handler(ctx context.Context) http.Handler {
-	s.metrics = newMetrics()
+	s.admission = newAdmission(s.Limits, time.Now)
+	s.metrics = newMetrics(s.admission.running)
 	s.turns = ctx
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/turns", s.submit)
@@ -101,18 +119,47 @@ type turnRequest struct {
 	ConversationID string          `json:"conversation_id,omitempty"`
 }
 
-// decode reads a bounded JSON body, answering 413/400 itself.
+// decode reads a bounded JSON body, refusing unknown fields, answering
+// 413/408/400 itself.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, into any) bool {
+	return s.decodeBody(w, r, into, true, "the body is not valid JSON for this endpoint: ")
+}
+
+// decodeBody reads a JSON body of at most BodyBytes that must arrive
+// within BodyReadTimeout, answering 413/408/400 itself; badJSON prefixes
+// the decoder's error.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, into any, strict bool, badJSON string) bool {
+	timeout := s.Limits.BodyReadTimeout
+	if timeout <= 0 {
+		timeout = DefaultLimits().BodyReadTimeout
+	}
+	// net/http lifts the deadline once the body has ended (to watch for
+	// the client going away), so it never cuts the answer.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	r.Body = http.MaxBytesReader(w, r.Body, s.Limits.BodyBytes)
 	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(into)
+	if err == nil {
+		// What follows the value is read under the deadline too, to the
+		// body's end.
+		_, err = io.Copy(io.Discard, r.Body)
+	}
+	if err != nil {
+		// The deadline stays: the server reads what is left of a refused
+		// body before answering, and the deadline bounds that too.
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			apiError(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is over %d bytes", s.Limits.BodyBytes))
-			return false
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			w.Header().Set("Connection", "close") // the rest of the body is still on its way
+			apiError(w, http.StatusRequestTimeout, "body_timeout", fmt.Sprintf("the body did not arrive within %s", timeout))
+		default:
+			apiError(w, http.StatusBadRequest, "bad_json", badJSON+err.Error())
 		}
-		apiError(w, http.StatusBadRequest, "bad_json", "the body is not valid JSON for this endpoint: "+err.Error())
 		return false
 	}
 	return true
@@ -157,17 +204,24 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "bad_messages", err.Error())
 		return
 	}
+	release, refused := s.admission.admit(id.User)
+	if refused != nil {
+		s.refuse(w, refused)
+		return
+	}
 	turnID := newTurnID()
 	if err := s.Log.Start(r.Context(), turnID, id.User); err != nil {
+		release()
 		status := http.StatusInternalServerError
 		if errors.Is(err, turnlog.ErrTooManyTurns) {
 			status = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", retryAfterSeconds(retrySoon))
 		}
 		apiError(w, status, "turn_not_started", err.Error())
 		return
 	}
 	input := route.TurnInput{ID: turnID, Messages: req.Messages, Principals: id.Principals()}
-	go s.play(input)
+	go s.play(input, release)
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
@@ -175,11 +229,18 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 }
 
 // play runs a turn in the background, writing its events to the log.
-func (s *Server) play(in route.TurnInput) {
+// The turn holds its admission slot until its last event, and gives it
+// back before writing that event: a client that submits again as soon as
+// it reads it is not refused by its own finished turn.
+func (s *Server) play(in route.TurnInput, release func()) {
+	defer release()
 	ctx, cancel := context.WithTimeout(s.turns, s.Limits.TurnTimeout)
 	defer cancel()
 	s.Runner.Run(ctx, in, func(ev route.Event) {
 		s.observe(ev)
+		if ev.Final() {
+			release()
+		}
 		// The log's context is not the turn's: a cancelled turn still
 		// records its error event.
 		if err := s.Log.Append(context.WithoutCancel(ctx), in.ID, ev); err != nil && s.Logger != nil {
@@ -273,9 +334,20 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "bad_query", fmt.Sprintf("query must be 1 to %d bytes", s.Limits.MessageBytes))
 		return
 	}
+	release, refused := s.admission.admit(id.User)
+	if refused != nil {
+		s.refuse(w, refused)
+		return
+	}
+	defer release()
 	res, err := s.Searcher.Search(r.Context(), req.Query, id.Principals())
+	release() // before the answer, which a client may follow with its next request
 	if err != nil {
-		apiError(w, http.StatusBadGateway, "search_failed", err.Error())
+		// The error names internal addresses: the log gets it, the client a code.
+		if s.Logger != nil {
+			s.Logger.Error("search failed", "error", err)
+		}
+		apiError(w, http.StatusBadGateway, route.CodeKnowledgeUnavailable, "The knowledge search is unavailable; try again later.")
 		return
 	}
 	type fragment struct {

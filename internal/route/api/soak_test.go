@@ -83,7 +83,7 @@ func soak(b *testing.B, w *routetest.World, s *Server, purge func()) {
 		if err := s.Log.Start(ctx, in.ID, "ann"); err != nil {
 			b.Fatal(err)
 		}
-		s.play(in)
+		s.play(in, func() {})
 		w.Models.Forget()
 		events, done, err := s.Log.Read(ctx, in.ID, 0, time.Second)
 		if err != nil || !done || events[len(events)-1].Type != route.EventTurnCompleted {

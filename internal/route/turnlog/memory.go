@@ -10,8 +10,11 @@ import (
 
 // memoryLog is the Log of a single replica.
 type memoryLog struct {
-	mu        sync.Mutex
-	turns     map[string]*memoryTurn
+	mu    sync.Mutex
+	turns map[string]*memoryTurn
+	// finished lists the finished turns, oldest first: expired turns are
+	// freed from its front, and so is the oldest when the log is full.
+	finished  []finishedTurn
 	retention time.Duration
 	maxTurns  int
 	maxEvents int
@@ -26,8 +29,17 @@ type memoryTurn struct {
 	changed  chan struct{} // closed and replaced on every append
 }
 
+// finishedTurn is an entry of the finished list; turn tells it from a
+// later turn started under the same id.
+type finishedTurn struct {
+	id   string
+	turn *memoryTurn
+}
+
 // NewMemory keeps at most maxTurns turns in this replica's memory; a
-// finished turn is freed retention after it ended.
+// finished turn is freed retention after it ended, or earlier, oldest
+// first, when a new turn needs its room. Only maxTurns turns all still
+// running refuse a new one.
 func NewMemory(retention time.Duration, maxTurns int, now func() time.Time) Log {
 	return &memoryLog{turns: map[string]*memoryTurn{}, retention: retention, maxTurns: maxTurns, maxEvents: 100000, now: now}
 }
@@ -36,16 +48,31 @@ func (l *memoryLog) Start(_ context.Context, id, owner string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	for key, t := range l.turns {
-		if t.done && now.Sub(t.finished) > l.retention {
-			delete(l.turns, key)
-		}
+	for len(l.finished) > 0 && now.Sub(l.finished[0].turn.finished) > l.retention {
+		l.freeOldestFinished()
+	}
+	// Finished turns kept for reconnects give way to a new turn: counting
+	// them against the cap let one user's burst refuse everyone's turns
+	// until retention ran out.
+	for len(l.turns) >= l.maxTurns && len(l.finished) > 0 {
+		l.freeOldestFinished()
 	}
 	if len(l.turns) >= l.maxTurns {
 		return ErrTooManyTurns
 	}
 	l.turns[id] = &memoryTurn{owner: owner, changed: make(chan struct{})}
 	return nil
+}
+
+// freeOldestFinished drops the front of the finished list, and its turn
+// unless a new turn has taken the id since.
+func (l *memoryLog) freeOldestFinished() {
+	f := l.finished[0]
+	l.finished[0] = finishedTurn{} // let the turn's events be collected
+	l.finished = l.finished[1:]
+	if l.turns[f.id] == f.turn {
+		delete(l.turns, f.id)
+	}
 }
 
 func (l *memoryLog) Append(_ context.Context, id string, ev route.Event) error {
@@ -65,6 +92,7 @@ func (l *memoryLog) Append(_ context.Context, id string, ev route.Event) error {
 	t.events = append(t.events, ev)
 	if ev.Final() {
 		t.done, t.finished = true, l.now()
+		l.finished = append(l.finished, finishedTurn{id: id, turn: t})
 	}
 	close(t.changed)
 	t.changed = make(chan struct{})

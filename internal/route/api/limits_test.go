@@ -1,0 +1,249 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/identity"
+	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
+	"github.com/ragroute/ragroute/internal/testenv"
+)
+
+// serveLimited serves the world's route as serve does, with limits
+// changed by set.
+func serveLimited(t *testing.T, w *routetest.World, set func(*Limits)) *httptest.Server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &Server{
+		Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Minute, 100, time.Now),
+		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
+		Ready: func(context.Context) error { return nil },
+	}
+	s.Limits.KeepAlive = 200 * time.Millisecond
+	set(&s.Limits)
+	srv := httptest.NewServer(s.Handler(ctx))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// holdAnswers makes the world's model wait until the returned function is
+// called (or the test ends), so that turns stay running.
+func holdAnswers(t *testing.T, w *routetest.World) (letGo func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	letGo = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(letGo) // before the model server closes: it waits for its handlers
+	w.Models.Chat = func(testenv.ChatRequest) testenv.ChatReply {
+		<-gate
+		return testenv.ChatReply{Content: "Lower waves go first."}
+	}
+	return letGo
+}
+
+// post sends a JSON body as user and returns the status, the Retry-After
+// header and the API error, if any.
+func post(t *testing.T, srv *httptest.Server, path, user, body string) (status int, retryAfter string, apiErr struct{ Code, Message string }) {
+	t.Helper()
+	resp := do(t, "POST", srv.URL+path, user, body)
+	defer resp.Body.Close()
+	var out struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	data, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(data, &out)
+	return resp.StatusCode, resp.Header.Get("Retry-After"), out.Error
+}
+
+const (
+	turnBody       = `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`
+	completionBody = `{"model":"support","messages":[{"role":"user","content":"How are sync waves ordered?"}]}`
+	searchBody     = `{"query":"sync waves"}`
+)
+
+// finish reads a turn's stream to its end.
+func finish(t *testing.T, srv *httptest.Server, user, turn string) {
+	t.Helper()
+	resp := do(t, "GET", srv.URL+"/v1/turns/"+turn+"/events", user, "")
+	events := readSSE(t, resp.Body, 1000)
+	resp.Body.Close()
+	if len(events) == 0 || events[len(events)-1].typ != route.EventTurnCompleted {
+		t.Fatalf("turn %s ended with %+v", turn, events)
+	}
+}
+
+// One user flooding the route is told to slow down, with a Retry-After
+// from the bucket, on every endpoint that starts work; another user is
+// still served.
+func TestOneUserFloodingIsRateLimitedAndOthersAreServed(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
+	srv := serveLimited(t, w, func(l *Limits) { l.TurnsPerMinutePerUser, l.ConcurrentTurnsPerUser = 2, 10 })
+
+	for i := 0; i < 2; i++ {
+		if status, _, apiErr := post(t, srv, "/v1/turns", "ann", turnBody); status != http.StatusAccepted {
+			t.Fatalf("ann's turn %d within her rate: %d %+v", i+1, status, apiErr)
+		}
+	}
+	for _, path := range []string{"/v1/turns", "/v1/chat/completions", "/v1/search"} {
+		body := map[string]string{"/v1/turns": turnBody, "/v1/chat/completions": completionBody, "/v1/search": searchBody}[path]
+		status, retryAfter, apiErr := post(t, srv, path, "ann", body)
+		seconds, err := strconv.Atoi(retryAfter)
+		if status != http.StatusTooManyRequests || apiErr.Code != "rate_limited" || !strings.Contains(apiErr.Message, "turns per minute") {
+			t.Errorf("ann flooding %s: %d %+v, want 429 rate_limited naming the per-minute limit", path, status, apiErr)
+		}
+		// Two a minute: the next token is about 30 s away.
+		if err != nil || seconds < 1 || seconds > 30 {
+			t.Errorf("ann flooding %s: Retry-After %q, want 1 to 30 seconds", path, retryAfter)
+		}
+	}
+
+	turn := submit(t, srv, "bob", "How are sync waves ordered?")
+	finish(t, srv, "bob", turn)
+	if status, _, apiErr := post(t, srv, "/v1/search", "bob", searchBody); status != http.StatusOK {
+		t.Errorf("bob's search while ann floods: %d %+v", status, apiErr)
+	}
+}
+
+// A user may run only so many turns at once; a finished turn gives its
+// slot back, and other users are not affected.
+func TestConcurrentTurnsPerUser(t *testing.T) {
+	w := routetest.NewWorld(t)
+	letGo := holdAnswers(t, w)
+	srv := serveLimited(t, w, func(l *Limits) { l.ConcurrentTurnsPerUser, l.TurnsPerMinutePerUser = 2, 60000 })
+
+	turns := []string{submit(t, srv, "ann", "first?"), submit(t, srv, "ann", "second?")}
+	status, retryAfter, apiErr := post(t, srv, "/v1/turns", "ann", turnBody)
+	if status != http.StatusTooManyRequests || apiErr.Code != "rate_limited" || !strings.Contains(apiErr.Message, "at once") || retryAfter == "" {
+		t.Errorf("ann's third turn while two run: %d Retry-After %q %+v, want 429 naming the concurrency limit", status, retryAfter, apiErr)
+	}
+	if status, _, apiErr := post(t, srv, "/v1/chat/completions", "ann", completionBody); status != http.StatusTooManyRequests {
+		t.Errorf("ann's completion while two turns run: %d %+v, want 429", status, apiErr)
+	}
+	bobs := submit(t, srv, "bob", "bob's question?")
+
+	letGo()
+	for _, turn := range turns {
+		finish(t, srv, "ann", turn)
+	}
+	finish(t, srv, "bob", bobs)
+	// The finished turns gave their slots back by the time their streams ended.
+	if status, _, apiErr := post(t, srv, "/v1/turns", "ann", turnBody); status != http.StatusAccepted {
+		t.Errorf("ann's turn after hers finished: %d %+v", status, apiErr)
+	}
+}
+
+// The replica runs at most MaxInFlightTurns turns, all users together;
+// past that a new turn is 503 overloaded with a Retry-After.
+func TestGlobalInFlightLimit(t *testing.T) {
+	w := routetest.NewWorld(t)
+	letGo := holdAnswers(t, w)
+	srv := serveLimited(t, w, func(l *Limits) { l.MaxInFlightTurns = 2 })
+
+	turns := map[string]string{"ann": submit(t, srv, "ann", "ann's?"), "bob": submit(t, srv, "bob", "bob's?")}
+	for _, path := range []string{"/v1/turns", "/v1/chat/completions"} {
+		body := map[string]string{"/v1/turns": turnBody, "/v1/chat/completions": completionBody}[path]
+		status, retryAfter, apiErr := post(t, srv, path, "carol", body)
+		if status != http.StatusServiceUnavailable || apiErr.Code != "overloaded" || !strings.Contains(apiErr.Message, "maxInFlightTurns") || retryAfter == "" {
+			t.Errorf("carol's %s with 2 of 2 turns running: %d Retry-After %q %+v, want 503 overloaded", path, status, retryAfter, apiErr)
+		}
+	}
+	letGo()
+	for user, turn := range turns {
+		finish(t, srv, user, turn)
+	}
+	if status, _, apiErr := post(t, srv, "/v1/turns", "carol", turnBody); status != http.StatusAccepted {
+		t.Errorf("carol's turn once the others finished: %d %+v", status, apiErr)
+	}
+}
+
+// A body that trickles in slower than BodyReadTimeout is cut with 408, so a
+// slow client cannot hold a handler; the deadline ends with the body, so
+// an answer that takes longer than it is not cut.
+func TestSlowBodyIsCut(t *testing.T) {
+	w := routetest.NewWorld(t)
+	letGo := holdAnswers(t, w)
+	srv := serveLimited(t, w, func(l *Limits) { l.BodyReadTimeout = 300 * time.Millisecond })
+
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/turns HTTP/1.1\r\nHost: route\r\nX-User: ann\r\nX-Groups: staff\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(turnBody))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // one byte every 50 ms: the whole body would take seconds
+		for i := 0; i < len(turnBody); i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if _, err := conn.Write([]byte{turnBody[i]}); err != nil {
+				return
+			}
+		}
+	}()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // detects a hang only
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a trickling body: %v", err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(data), "body_timeout") {
+		t.Errorf("trickling body: %d %s, want 408 body_timeout", resp.StatusCode, data)
+	}
+
+	// A completion whose answer comes after the body timeout still ends well.
+	go func() {
+		time.Sleep(900 * time.Millisecond) // three body timeouts
+		letGo()
+	}()
+	if status, _, apiErr := post(t, srv, "/v1/chat/completions", "ann", completionBody); status != http.StatusOK {
+		t.Errorf("completion answered after the body timeout: %d %+v", status, apiErr)
+	}
+}
+
+// A user's state is forgotten once idle long enough for the bucket to be
+// full again, so a route seeing many users over time does not grow.
+func TestIdleUsersAreForgotten(t *testing.T) {
+	now := time.Unix(0, 0)
+	a := newAdmission(Limits{ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30}, func() time.Time { return now })
+	for i := 0; i < 1000; i++ {
+		release, refused := a.admit(fmt.Sprintf("user-%d", i))
+		if refused != nil {
+			t.Fatalf("user-%d: %+v", i, refused)
+		}
+		release()
+	}
+	busy, _ := a.admit("busy") // still running: must be kept
+	now = now.Add(2 * time.Minute)
+	release, refused := a.admit("late")
+	if refused != nil {
+		t.Fatal(refused)
+	}
+	release()
+	a.mu.Lock()
+	kept := len(a.users)
+	_, busyKept := a.users["busy"]
+	a.mu.Unlock()
+	if kept != 2 || !busyKept {
+		t.Errorf("%d users kept after 1,000 went idle, busy kept %v: want the running one and the new one", kept, busyKept)
+	}
+	busy()
+}

@@ -1,0 +1,111 @@
+package route
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ragroute/ragroute/internal/model"
+)
+
+// Codes of the error event. A client acts on the code; the message is
+// fixed per code and never quotes the failure, which may hold internal
+// URLs, addresses and upstream error text: the full error goes to the log
+// under the turn id.
+const (
+	// CodeModelUnavailable: the chat model could not be reached, answered
+	// 5xx, or broke off its stream.
+	CodeModelUnavailable = "model_unavailable"
+	// CodeModelTimeout: the chat model sent nothing for its idle timeout,
+	// or one call ran past its own deadline.
+	CodeModelTimeout = "model_timeout"
+	// CodeRateLimited: the chat model answered 429.
+	CodeRateLimited = "rate_limited"
+	// CodeModelError: the chat model refused the request (another 4xx: an
+	// API key, a model name, a prompt over its context).
+	CodeModelError = "model_error"
+	// CodeKnowledgeUnavailable: a search the turn ran failed (Milvus, the
+	// embedder, the reranker, the web search endpoint).
+	CodeKnowledgeUnavailable = "knowledge_unavailable"
+	// CodeTimeout: the whole turn ran past its time limit.
+	CodeTimeout = "timeout"
+	// CodeCancelled: the turn was cancelled (the client left, or the
+	// replica is shutting down).
+	CodeCancelled = "cancelled"
+	// CodeInternal: anything else.
+	CodeInternal = "internal"
+)
+
+// errorMessage is what a client is told for code.
+func errorMessage(code string) string {
+	switch code {
+	case CodeModelUnavailable:
+		return "The chat model is unavailable; try again later."
+	case CodeModelTimeout:
+		return "The chat model stopped responding."
+	case CodeRateLimited:
+		return "The chat model is over its rate limit; try again shortly."
+	case CodeModelError:
+		return "The chat model refused the request."
+	case CodeKnowledgeUnavailable:
+		return "The knowledge search is unavailable; try again later."
+	case CodeTimeout:
+		return "The turn ran past its time limit."
+	case CodeCancelled:
+		return "The turn was cancelled."
+	default:
+		return "The turn failed."
+	}
+}
+
+// ToolError is a tool body that failed: the knowledge search (embedder,
+// Milvus, reranker) or the web search.
+type ToolError struct {
+	Tool string
+	Err  error
+}
+
+func (e *ToolError) Error() string { return e.Tool + ": " + e.Err.Error() }
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// errorCode classifies a failed turn. The turn's own deadline or
+// cancellation comes first: whatever failed after it is its consequence.
+func errorCode(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return CodeTimeout
+	case ctx.Err() != nil:
+		return CodeCancelled
+	}
+	var modelErr *model.Error
+	var toolErr *ToolError
+	switch {
+	case errors.As(err, &modelErr):
+		switch modelErr.Kind {
+		case model.ErrTimeout:
+			return CodeModelTimeout
+		case model.ErrRateLimited:
+			return CodeRateLimited
+		case model.ErrRefused:
+			return CodeModelError
+		default:
+			return CodeModelUnavailable
+		}
+	case errors.As(err, &toolErr):
+		return CodeKnowledgeUnavailable
+	case errors.Is(err, context.DeadlineExceeded):
+		return CodeTimeout
+	case errors.Is(err, context.Canceled):
+		return CodeCancelled
+	}
+	return CodeInternal
+}
+
+// turnError is the error event of a turn that failed with err: its code
+// and that code's fixed message, with the turn id to quote to whoever
+// reads the log.
+func turnError(ctx context.Context, turnID string, err error) TurnError {
+	code := errorCode(ctx, err)
+	return TurnError{Code: code, Message: fmt.Sprintf("%s (turn %s)", errorMessage(code), turnID)}
+}

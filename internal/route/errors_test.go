@@ -1,0 +1,115 @@
+package route_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/routetest"
+)
+
+// internalAddress is what upstream errors carry and clients must not see.
+const internalAddress = "10.96.7.3:19530"
+
+// downIndex fails every search as an unreachable Milvus does.
+type downIndex struct{}
+
+func (downIndex) HybridSearch(context.Context, knowledge.SearchRequest) ([]knowledge.Hit, error) {
+	return nil, fmt.Errorf("hybrid search: rpc error: code = Unavailable desc = connection error: dial tcp %s: connect: connection refused", internalAddress)
+}
+
+func (downIndex) Parts(context.Context, []string, []string) (map[string][]knowledge.Row, error) {
+	return nil, errors.New("unreachable")
+}
+
+// failedTurn plays a turn that must fail and returns its error event and
+// what the runner logged.
+func failedTurn(t *testing.T, w *fastWorld) (route.TurnError, string) {
+	t.Helper()
+	var log bytes.Buffer
+	w.runner.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	last := events[len(events)-1]
+	if last.Type != route.EventError {
+		t.Fatalf("the turn ended with %s, want error: %+v", last.Type, events)
+	}
+	return last.Data.(route.TurnError), log.String()
+}
+
+// noInternals fails when a client-facing message quotes the failure.
+func noInternals(t *testing.T, message string) {
+	t.Helper()
+	for _, leak := range []string{"http://", "https://", "127.0.0.1", internalAddress, "rpc error", "dial tcp", "vllm"} {
+		if strings.Contains(message, leak) {
+			t.Errorf("message %q leaks %q", message, leak)
+		}
+	}
+}
+
+func TestUnitMilvusDownIsKnowledgeUnavailableWithoutAddresses(t *testing.T) {
+	w := newFastWorld(t, searchesThenAnswers("sync waves", "never"))
+	w.runner.Searcher.Index = downIndex{}
+	got, log := failedTurn(t, w)
+	if got.Code != route.CodeKnowledgeUnavailable {
+		t.Errorf("code %q, want %q", got.Code, route.CodeKnowledgeUnavailable)
+	}
+	noInternals(t, got.Message)
+	if !strings.Contains(got.Message, "t1") {
+		t.Errorf("message %q lacks the turn id to quote", got.Message)
+	}
+	if !strings.Contains(log, "turn=t1") || !strings.Contains(log, internalAddress) {
+		t.Errorf("the log lacks the turn id or the full error:\n%s", log)
+	}
+}
+
+// failingChat fails every call with err, as model.Chat does.
+type failingChat struct{ err error }
+
+func (c failingChat) Stream(context.Context, []model.Message, []model.Tool, func(string) error) (model.Reply, error) {
+	return model.Reply{}, c.err
+}
+
+func TestUnitModelFailuresHaveTheirCodes(t *testing.T) {
+	upstream := errors.New(`chat with http://vllm.models.svc.cluster.local:8000/v1 (model qwen): Post "http://10.96.7.3:8000/v1/chat/completions": boom`)
+	cases := []struct {
+		kind model.ErrorKind
+		want string
+	}{
+		{model.ErrUnavailable, route.CodeModelUnavailable},
+		{model.ErrTimeout, route.CodeModelTimeout},
+		{model.ErrRateLimited, route.CodeRateLimited},
+		{model.ErrRefused, route.CodeModelError},
+	}
+	for _, tc := range cases {
+		w := newFastWorld(t, nil)
+		w.runner.Chat = failingChat{err: &model.Error{Kind: tc.kind, Err: upstream}}
+		got, log := failedTurn(t, w)
+		if got.Code != tc.want {
+			t.Errorf("%s: code %q, want %q", tc.kind, got.Code, tc.want)
+		}
+		noInternals(t, got.Message)
+		if !strings.Contains(log, "vllm.models.svc.cluster.local") {
+			t.Errorf("%s: the log lacks the full error:\n%s", tc.kind, log)
+		}
+	}
+}
+
+// The whole turn's deadline stays "timeout", whatever failed after it.
+func TestUnitTurnDeadlineIsTimeout(t *testing.T) {
+	w := newFastWorld(t, nil)
+	w.runner.Chat = failingChat{err: &model.Error{Kind: model.ErrUnavailable, Err: context.DeadlineExceeded}}
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	var last route.Event
+	w.runner.Run(ctx, route.TurnInput{ID: "t1", Messages: []model.Message{routetest.User("hi")}, Principals: staff}, func(e route.Event) { last = e })
+	if got, ok := last.Data.(route.TurnError); !ok || got.Code != route.CodeTimeout {
+		t.Errorf("last event %+v, want error timeout", last)
+	}
+}

@@ -455,7 +455,8 @@ type JWTAuth struct {
 	// +kubebuilder:validation:MaxLength=256
 	Audience string `json:"audience"`
 
-	// JWKSURL serves the signing keys; <issuer>/.well-known/jwks.json when unset.
+	// JWKSURL serves the signing keys. When unset, the route finds them by
+	// OpenID discovery: the jwks_uri of <issuer>/.well-known/openid-configuration.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`

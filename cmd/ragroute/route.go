@@ -198,9 +198,13 @@ func authenticator(a podconfig.Auth, env environment) (identity.Authenticator, e
 		}
 		return proxy, nil
 	case a.JWT != nil:
-		return &identity.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
+		// Discovery (or the explicit JWKS) runs in the background: an
+		// unreachable issuer refuses tokens, it never holds the start.
+		v := &identity.JWTVerifier{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience, JWKSURL: a.JWT.JWKSURL,
 			UserClaim: a.JWT.UserClaim, GroupsClaim: a.JWT.GroupsClaim,
-			HTTP: &http.Client{Timeout: 10 * time.Second}, Refresh: time.Minute}, nil
+			HTTP: &http.Client{Timeout: 10 * time.Second}, Refresh: time.Minute, Timeout: 10 * time.Second}
+		v.Start()
+		return v, nil
 	}
 	return nil, errors.New("auth: no authenticator configured")
 }

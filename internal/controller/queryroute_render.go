@@ -206,7 +206,7 @@ func renderAuth(a v1alpha1.RouteAuth) podconfig.Auth {
 		out.JWT = &podconfig.JWT{
 			Issuer:      j.Issuer,
 			Audience:    j.Audience,
-			JWKSURL:     cmp.Or(j.JWKSURL, strings.TrimSuffix(j.Issuer, "/")+"/.well-known/jwks.json"),
+			JWKSURL:     j.JWKSURL, // empty: the route uses OpenID discovery
 			UserClaim:   cmp.Or(j.UserClaim, v1alpha1.DefaultJWTUserClaim),
 			GroupsClaim: cmp.Or(j.GroupsClaim, v1alpha1.DefaultJWTGroupsClaim),
 		}

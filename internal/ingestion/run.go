@@ -48,6 +48,11 @@ type Target struct {
 	// similarity and records it on the collection for routes' relative
 	// floors.
 	QueryEmbedder knowledge.Embedder
+	// BatchTimeout bounds each embedding call by its size (zero: 30s + 5s
+	// per input), under Embedder's own request timeout. A call that fails
+	// or times out is split in halves down to single inputs; one input
+	// that fails alone fails the run, naming its document.
+	BatchTimeout BatchTimeout
 }
 
 // Run ingests the configured sources into target. A document whose front
@@ -62,7 +67,8 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	}
 	progress.Read(summary.Files, summary.Chunks)
 
-	summary.Result, err = target.Store.Ingest(ctx, rows, target.Embedder, summary.Fingerprint, knowledge.SyncOptions{
+	embedder := newSplitting(target.Embedder, target.BatchTimeout, rows)
+	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
 		QueryEmbedder: target.QueryEmbedder,
 	})

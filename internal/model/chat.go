@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -26,6 +27,10 @@ type ChatConfig struct {
 	// fails the call at once instead of holding the turn until its end.
 	// 0: DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Retry says how a 429, a 503 or a refused or reset connection is
+	// retried before the stream starts (never once an answer streams);
+	// the zero value is DefaultRetryPolicy.
+	Retry RetryPolicy
 }
 
 // DefaultIdleTimeout is the idle timeout when ChatConfig sets none: long
@@ -86,7 +91,12 @@ type Reply struct {
 type Chat struct {
 	client *openai.Client
 	cfg    ChatConfig
+	// retries counts the requests retried (429, 503, refused or reset).
+	retries atomic.Int64
 }
+
+// Retries is how many requests this client has retried so far.
+func (c *Chat) Retries() int64 { return c.retries.Load() }
 
 // NewChat returns a client for cfg.
 func NewChat(cfg ChatConfig) *Chat {
@@ -98,8 +108,13 @@ func NewChat(cfg ChatConfig) *Chat {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = &http.Client{} // the context bounds each call; a stream may be long
-	return &Chat{client: openai.NewClientWithConfig(oc), cfg: cfg}
+	c := &Chat{cfg: cfg}
+	// The context bounds each call; a stream may be long. The transport
+	// retries only until a response's status is final: a stream that has
+	// begun is never replayed.
+	oc.HTTPClient = &http.Client{Transport: cfg.Retry.Transport(nil, &c.retries)}
+	c.client = openai.NewClientWithConfig(oc)
+	return c
 }
 
 // Stream runs one call. onDelta hears the answer's text as it arrives;
@@ -117,6 +132,9 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 	defer stop(nil)
 	idle := time.AfterFunc(c.cfg.IdleTimeout, func() { stop(errIdle) })
 	defer idle.Stop()
+	// A server that asked to be retried is not idle: the wait before a
+	// retry does not count against the idle timeout.
+	ctx = withRetryHook(ctx, func(wait time.Duration) { idle.Reset(wait + c.cfg.IdleTimeout) })
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    toOpenAI(messages),

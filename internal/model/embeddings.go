@@ -2,8 +2,10 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -22,16 +24,28 @@ type EmbeddingsConfig struct {
 	// sending it, as sentence-transformers does: servers such as llama.cpp
 	// refuse longer inputs instead, and a long question must not fail a turn.
 	MaxInputTokens int
-	// Timeout bounds one request.
+	// Timeout bounds one request, its retries included.
 	Timeout time.Duration
+	// Retry says how a 429, a 503 or a refused or reset connection is
+	// retried; the zero value is DefaultRetryPolicy.
+	Retry RetryPolicy
 }
+
+// ErrDimensions is the error when the embedder answers vectors of another size than
+// configured. No retry or smaller batch helps.
+var ErrDimensions = errors.New("wrong dimensions")
 
 // Embeddings embeds texts through an OpenAI-compatible /embeddings API.
 type Embeddings struct {
 	client *openai.Client
 	cfg    EmbeddingsConfig
 	tokens tokenize.Counter // set when inputs are cut
+	// retries counts the requests retried (429, 503, refused or reset).
+	retries atomic.Int64
 }
+
+// Retries is how many requests this client has retried so far.
+func (e *Embeddings) Retries() int64 { return e.retries.Load() }
 
 // NewEmbeddings returns a client for cfg.
 func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
@@ -40,8 +54,10 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout}
-	e := &Embeddings{client: openai.NewClientWithConfig(oc), cfg: cfg}
+	e := &Embeddings{cfg: cfg}
+	// The context bounds each request, retries and their waits included.
+	oc.HTTPClient = &http.Client{Transport: cfg.Retry.Transport(nil, &e.retries)}
+	e.client = openai.NewClientWithConfig(oc)
 	if cfg.MaxInputTokens > 0 {
 		e.tokens = tokenize.NewBERTUncased()
 	}
@@ -68,6 +84,8 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 		Model: openai.EmbeddingModel(e.cfg.Model),
 	})
 	if err != nil {
+		// Not an *Error: a route reports a failed embedder as the knowledge
+		// search's, not the chat model's. StatusOf reads the status.
 		return nil, fmt.Errorf("embeddings from %s (model %s): %w", e.cfg.BaseURL, e.cfg.Model, err)
 	}
 	if len(resp.Data) != len(texts) {
@@ -79,8 +97,8 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 			return nil, fmt.Errorf("embeddings from %s: bad or repeated index %d", e.cfg.BaseURL, d.Index)
 		}
 		if e.cfg.Dimensions > 0 && len(d.Embedding) != e.cfg.Dimensions {
-			return nil, fmt.Errorf("embeddings from %s (model %s): %d dimensions, the KnowledgeStore says %d",
-				e.cfg.BaseURL, e.cfg.Model, len(d.Embedding), e.cfg.Dimensions)
+			return nil, fmt.Errorf("embeddings from %s (model %s): %d dimensions, the KnowledgeStore says %d (%w)",
+				e.cfg.BaseURL, e.cfg.Model, len(d.Embedding), e.cfg.Dimensions, ErrDimensions)
 		}
 		out[d.Index] = d.Embedding
 	}

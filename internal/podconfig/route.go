@@ -169,11 +169,12 @@ type Auth struct {
 	TrustedProxy *TrustedProxy `json:"trustedProxy,omitempty"`
 }
 
-// JWT verifies bearer tokens.
+// JWT verifies bearer tokens. An empty JWKSURL finds the keys by OpenID
+// discovery: the jwks_uri of <Issuer>/.well-known/openid-configuration.
 type JWT struct {
 	Issuer      string `json:"issuer"`
 	Audience    string `json:"audience"`
-	JWKSURL     string `json:"jwksURL"`
+	JWKSURL     string `json:"jwksURL,omitempty"`
 	UserClaim   string `json:"userClaim"`
 	GroupsClaim string `json:"groupsClaim"`
 }

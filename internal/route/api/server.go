@@ -47,6 +47,9 @@ type Limits struct {
 	MaxInFlightTurns int
 }
 
+// readyCheckTimeout bounds the readiness checks.
+const readyCheckTimeout = 1500 * time.Millisecond
+
 // DefaultLimits suit a chat UI. The turn limits equal the QueryRoute's
 // schema defaults (spec.limits).
 func DefaultLimits() Limits {
@@ -375,7 +378,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // naming the dependencies. The probe is unauthenticated, so the errors
 // (addresses, internal URLs) go to the log only.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	// Within the probe's own 2 s timeout (the Deployment's readiness probe),
+	// so a hung Milvus is reported as such and logged, not as a probe timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
 	defer cancel()
 	w.Header().Set("Content-Type", "application/json")
 	err := s.Ready(ctx)

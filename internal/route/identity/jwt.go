@@ -2,40 +2,100 @@ package identity
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/ragroute/ragroute/internal/principal"
 )
 
-// JWTVerifier verifies bearer tokens against an issuer's JWKS and maps
-// their claims to an identity.
+// signingAlgs are the token algorithms accepted: the RSA, ECDSA and
+// RSA-PSS families. "none" and the HMAC algorithms are never accepted, so
+// a token signed with the issuer's public key as an HMAC secret is refused
+// before any key is looked at.
+var signingAlgs = []string{
+	oidc.RS256, oidc.RS384, oidc.RS512,
+	oidc.ES256, oidc.ES384, oidc.ES512,
+	oidc.PS256, oidc.PS384, oidc.PS512,
+}
+
+var joseAlgs = func() []jose.SignatureAlgorithm {
+	out := make([]jose.SignatureAlgorithm, len(signingAlgs))
+	for i, a := range signingAlgs {
+		out[i] = jose.SignatureAlgorithm(a)
+	}
+	return out
+}()
+
+// retryInterval bounds how often a failed discovery, or a JWKS fetch while
+// no key is known yet, is tried again; a token presented in between is
+// refused at once with the last failure.
+var retryInterval = 5 * time.Second
+
+// clockSkew is the leeway on a token's expiry.
+const clockSkew = 30 * time.Second
+
+// JWTVerifier verifies bearer tokens with go-oidc against the issuer's
+// keys and maps their claims to an identity.
+//
+// Discovery: with JWKSURL empty, the keys' address is the jwks_uri of the
+// issuer's OpenID discovery document (<Issuer>/.well-known/openid-
+// configuration, whose issuer must equal Issuer). Discovery runs once, on
+// Start or on the first token, in the background and bounded by Timeout;
+// it never blocks the route's start. While it fails, every token is
+// refused (401) with the reason logged, and it is tried again at most every
+// few seconds. A set JWKSURL skips discovery.
+//
+// Keys: a token's kid is looked up in the last good key set without
+// waiting for anything, so a fetch in flight never delays a token signed
+// with a known key. An unknown kid starts one background fetch of the
+// JWKS (concurrent tokens share it, and each waits for it at most as long
+// as its request lives and the fetch's Timeout); fetches for unknown kids
+// happen at most once per Refresh, and a token whose kid is still unknown
+// is refused. A bad signature with a known kid is refused without a fetch.
+// A failed fetch keeps the last good keys, so an IdP outage does not log
+// out tokens signed with them.
 type JWTVerifier struct {
-	Issuer      string
-	Audience    string
+	Issuer   string
+	Audience string
+	// JWKSURL, when set, serves the signing keys instead of discovery's
+	// jwks_uri.
 	JWKSURL     string
 	UserClaim   string
 	GroupsClaim string
 	HTTP        *http.Client
-	// Refresh bounds how often the JWKS is fetched.
+	// Refresh bounds how often an unknown kid fetches the JWKS again.
 	Refresh time.Duration
+	// Timeout bounds discovery and each JWKS fetch; 10s when 0.
+	Timeout time.Duration
+	// Log receives discovery and key fetch failures; slog.Default() when nil.
+	Log *slog.Logger
 
-	mu      sync.Mutex
-	keys    map[string]crypto.PublicKey
-	fetched time.Time
+	mu          sync.Mutex
+	verifier    *oidc.IDTokenVerifier
+	keys        *keySet
+	discovering chan struct{}
+	triedAt     time.Time
+	discoverErr error
+}
+
+// Start begins discovery and the first key fetch in the background, so
+// the first token need not wait for them. It returns at once.
+func (v *JWTVerifier) Start() {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*v.timeout())
+		defer cancel()
+		if _, ks, err := v.discovered(ctx); err == nil {
+			_ = ks.refresh(ctx)
+		}
+	}()
 }
 
 // Authenticate verifies the request's bearer token.
@@ -44,14 +104,16 @@ func (v *JWTVerifier) Authenticate(r *http.Request) (Identity, error) {
 	if !ok || strings.TrimSpace(raw) == "" {
 		return Identity{}, ErrNoIdentity
 	}
-	claims := jwt.MapClaims{}
-	_, err := jwt.ParseWithClaims(strings.TrimSpace(raw), claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		return v.key(r.Context(), kid)
-	},
-		jwt.WithValidMethods([]string{"RS256", "RS384", "RS512", "ES256", "ES384", "PS256"}),
-		jwt.WithIssuer(v.Issuer), jwt.WithAudience(v.Audience), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))
+	verifier, _, err := v.discovered(r.Context())
 	if err != nil {
+		return Identity{}, fmt.Errorf("%w: the token cannot be verified: the issuer's keys are unavailable: %v", ErrNoIdentity, err)
+	}
+	token, err := verifier.Verify(r.Context(), strings.TrimSpace(raw))
+	if err != nil {
+		return Identity{}, fmt.Errorf("%w: %v", ErrNoIdentity, err)
+	}
+	claims := map[string]any{}
+	if err := token.Claims(&claims); err != nil {
 		return Identity{}, fmt.Errorf("%w: %v", ErrNoIdentity, err)
 	}
 	return v.identityOf(claims)
@@ -62,7 +124,7 @@ func (v *JWTVerifier) Authenticate(r *http.Request) (Identity, error) {
 // names or one comma-separated string of them (see groupList). A name
 // that breaks the principal rule refuses the whole token: dropping it
 // would hide an issuer's misconfiguration.
-func (v *JWTVerifier) identityOf(claims jwt.MapClaims) (Identity, error) {
+func (v *JWTVerifier) identityOf(claims map[string]any) (Identity, error) {
 	user, _ := claims[v.UserClaim].(string)
 	if user == "" {
 		return Identity{}, fmt.Errorf("%w: token has no %q claim", ErrNoIdentity, v.UserClaim)
@@ -96,108 +158,103 @@ func (v *JWTVerifier) identityOf(claims jwt.MapClaims) (Identity, error) {
 	return id, nil
 }
 
-// key returns the signing key kid, fetching the JWKS when it is unknown
-// (keys rotate) but not more often than Refresh.
-func (v *JWTVerifier) key(ctx context.Context, kid string) (crypto.PublicKey, error) {
+func (v *JWTVerifier) timeout() time.Duration {
+	if v.Timeout > 0 {
+		return v.Timeout
+	}
+	return 10 * time.Second
+}
+
+func (v *JWTVerifier) client() *http.Client {
+	if v.HTTP != nil {
+		return v.HTTP
+	}
+	return &http.Client{Timeout: v.timeout()}
+}
+
+func (v *JWTVerifier) log() *slog.Logger {
+	if v.Log != nil {
+		return v.Log
+	}
+	return slog.Default()
+}
+
+// discovered returns the token verifier, running discovery (in the
+// background, shared by concurrent callers) when it has not succeeded
+// yet and was not tried within retryInterval. The caller waits for it at
+// most as long as ctx lives.
+func (v *JWTVerifier) discovered(ctx context.Context) (*oidc.IDTokenVerifier, *keySet, error) {
+	v.mu.Lock()
+	if v.verifier != nil {
+		defer v.mu.Unlock()
+		return v.verifier, v.keys, nil
+	}
+	done := v.discovering
+	if done == nil {
+		if !v.triedAt.IsZero() && time.Since(v.triedAt) < retryInterval {
+			err := v.discoverErr
+			v.mu.Unlock()
+			return nil, nil, err
+		}
+		done = make(chan struct{})
+		v.discovering, v.triedAt = done, time.Now()
+		go v.discover(done)
+	}
+	v.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("waiting for discovery of %s: %w", v.Issuer, ctx.Err())
+	case <-done:
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if k, ok := v.keys[kid]; ok {
-		return k, nil
+	if v.verifier == nil {
+		return nil, nil, v.discoverErr
 	}
-	if time.Since(v.fetched) < v.Refresh && v.keys != nil {
-		return nil, fmt.Errorf("unknown signing key %q", kid)
-	}
-	keys, err := fetchJWKS(ctx, v.HTTP, v.JWKSURL)
-	v.fetched = time.Now()
-	if err != nil {
-		return nil, err
-	}
-	v.keys = keys
-	if k, ok := keys[kid]; ok {
-		return k, nil
-	}
-	if len(keys) == 1 && kid == "" {
-		for _, k := range keys {
-			return k, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown signing key %q", kid)
+	return v.verifier, v.keys, nil
 }
 
-func fetchJWKS(ctx context.Context, client *http.Client, url string) (map[string]crypto.PublicKey, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+func (v *JWTVerifier) discover(done chan struct{}) {
+	jwksURL, err := v.JWKSURL, error(nil)
+	if jwksURL == "" {
+		jwksURL, err = v.jwksURI()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	defer close(done)
+	v.discovering = nil
+	if err != nil {
+		v.discoverErr = fmt.Errorf("discovery of %s: %w", v.Issuer, err)
+		v.log().Warn("JWT issuer discovery failed; bearer tokens are refused until it succeeds",
+			"issuer", v.Issuer, "err", err, "retryAfter", retryInterval)
+		return
+	}
+	v.keys = &keySet{url: jwksURL, client: v.client(), timeout: v.timeout(), every: v.Refresh, log: v.log()}
+	v.verifier = oidc.NewVerifier(v.Issuer, v.keys, &oidc.Config{
+		ClientID:             v.Audience,
+		SupportedSigningAlgs: signingAlgs,
+		// The leeway on expiry: a token is taken as checked that long ago.
+		Now: func() time.Time { return time.Now().Add(-clockSkew) },
+	})
+	v.discoverErr = nil
+}
+
+// jwksURI reads the jwks_uri of the issuer's discovery document.
+func (v *JWTVerifier) jwksURI() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), v.timeout())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	provider, err := oidc.NewProvider(oidc.ClientContext(ctx, v.client()), v.Issuer)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fetch JWKS %s: %w", url, err)
+	var doc struct {
+		JWKSURI string `json:"jwks_uri"`
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch JWKS %s: %s", url, resp.Status)
+	if err := provider.Claims(&doc); err != nil {
+		return "", err
 	}
-	var set struct {
-		Keys []struct {
-			Kid string `json:"kid"`
-			Kty string `json:"kty"`
-			N   string `json:"n"`
-			E   string `json:"e"`
-			Crv string `json:"crv"`
-			X   string `json:"x"`
-			Y   string `json:"y"`
-		} `json:"keys"`
+	if doc.JWKSURI == "" {
+		return "", errors.New("the discovery document has no jwks_uri")
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&set); err != nil {
-		return nil, fmt.Errorf("parse JWKS %s: %w", url, err)
-	}
-	keys := map[string]crypto.PublicKey{}
-	for _, k := range set.Keys {
-		switch k.Kty {
-		case "RSA":
-			n, errN := b64int(k.N)
-			e, errE := b64int(k.E)
-			if errN == nil && errE == nil {
-				keys[k.Kid] = &rsa.PublicKey{N: n, E: int(e.Int64())}
-			}
-		case "EC":
-			if key, err := ecKey(k.Crv, k.X, k.Y); err == nil {
-				keys[k.Kid] = key
-			}
-		}
-	}
-	if len(keys) == 0 {
-		return nil, errors.New("JWKS " + url + " holds no usable RSA or EC key")
-	}
-	return keys, nil
-}
-
-// ecKey parses a JWK's curve point; a point off the curve is refused.
-func ecKey(crv, x, y string) (*ecdsa.PublicKey, error) {
-	curve := map[string]elliptic.Curve{"P-256": elliptic.P256(), "P-384": elliptic.P384()}[crv]
-	if curve == nil {
-		return nil, fmt.Errorf("unsupported curve %q", crv)
-	}
-	size := (curve.Params().BitSize + 7) / 8
-	xb, errX := base64.RawURLEncoding.DecodeString(x)
-	yb, errY := base64.RawURLEncoding.DecodeString(y)
-	if errX != nil || errY != nil || len(xb) > size || len(yb) > size {
-		return nil, errors.New("bad EC coordinates")
-	}
-	// The uncompressed SEC 1 form: 0x04 || X || Y, each left-padded.
-	point := make([]byte, 1+2*size)
-	point[0] = 4
-	copy(point[1+size-len(xb):1+size], xb)
-	copy(point[1+2*size-len(yb):], yb)
-	return ecdsa.ParseUncompressedPublicKey(curve, point)
-}
-
-func b64int(s string) (*big.Int, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	return new(big.Int).SetBytes(b), nil
+	return doc.JWKSURI, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"sync/atomic"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/model"
 )
 
 // Reranker orders candidates that passed the similarity floor. The v1
@@ -33,7 +36,16 @@ type CrossEncoder struct {
 	APIKey  string
 	TopN    int
 	HTTP    *http.Client
+	// Retry says how a 429, a 503 or a refused or reset connection is
+	// retried within the call's 30s; the zero value is
+	// model.DefaultRetryPolicy.
+	Retry model.RetryPolicy
+
+	retries atomic.Int64
 }
+
+// Retries is how many rerank requests were retried so far.
+func (c *CrossEncoder) Retries() int64 { return c.retries.Load() }
 
 // Rerank orders the first TopN fragments by relevance; the rest follow in
 // their fused order.
@@ -52,7 +64,12 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 			Score float64 `json:"relevance_score"`
 		} `json:"results"`
 	}
-	endpoint := jsonEndpoint{BaseURL: c.BaseURL, APIKey: c.APIKey, HTTP: c.HTTP}
+	retrying := &http.Client{Transport: c.Retry.Transport(nil, &c.retries)}
+	if c.HTTP != nil {
+		retrying = &http.Client{Transport: c.Retry.Transport(c.HTTP.Transport, &c.retries),
+			CheckRedirect: c.HTTP.CheckRedirect, Jar: c.HTTP.Jar, Timeout: c.HTTP.Timeout}
+	}
+	endpoint := jsonEndpoint{BaseURL: c.BaseURL, APIKey: c.APIKey, HTTP: retrying}
 	in := map[string]any{"model": c.Model, "query": query, "documents": docs, "top_n": n}
 	if err := endpoint.post(ctx, "/rerank", 30*time.Second, 1<<20, in, &out); err != nil {
 		return nil, fmt.Errorf("rerank at %w", err)

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +37,7 @@ type managerOptions struct {
 	milvusRecheck time.Duration
 	milvusRetry   time.Duration
 	workers       int
+	namespaces    []string
 	zap           zap.Options
 }
 
@@ -53,6 +56,8 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
 	fs.DurationVar(&opts.milvusRetry, "milvus-retry-interval", 30*time.Second, "how soon an unreachable KnowledgeStore is checked again")
 	fs.IntVar(&opts.workers, "max-concurrent-reconciles", 4, "how many objects each controller reconciles at once")
+	var watchNamespaces string
+	fs.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces the operator watches and reconciles (empty: all namespaces); it needs RBAC only in these (docs/operator.md)")
 	opts.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,6 +65,13 @@ func runManager(args []string, stderr io.Writer) int {
 	if opts.workers < 1 {
 		fmt.Fprintf(stderr, "--max-concurrent-reconciles must be at least 1, not %d\n", opts.workers)
 		return 2
+	}
+	opts.namespaces = controller.ParseNamespaces(watchNamespaces)
+	for _, ns := range opts.namespaces {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			fmt.Fprintf(stderr, "--watch-namespaces: %q is not a namespace name: %s\n", ns, strings.Join(errs, "; "))
+			return 2
+		}
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts.zap)))
 	if err := startManager(ctrl.SetupSignalHandler(), opts); err != nil {
@@ -100,7 +112,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: opts.probeAddr,
 		PprofBindAddress:       opts.pprofAddr,
-		Cache:                  controller.CacheOptions(),
+		Cache:                  controller.CacheOptions(opts.namespaces),
 		LeaderElection:         opts.leaderElect,
 		LeaderElectionID:       "ragroute-operator.ragroute.io",
 	})
@@ -126,6 +138,6 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add ready check: %w", err)
 	}
-	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "allowedImagePrefixes", opts.imagePrefixes, "maxConcurrentReconciles", opts.workers)
+	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "allowedImagePrefixes", opts.imagePrefixes, "maxConcurrentReconciles", opts.workers, "watchNamespaces", opts.namespaces)
 	return mgr.Start(ctx)
 }

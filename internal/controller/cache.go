@@ -1,6 +1,9 @@
 package controller
 
 import (
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,10 +31,28 @@ import (
 //
 // Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
 // children, anything else) are cached whole.
-func CacheOptions() cache.Options {
+//
+// namespaces, when not empty, are the only namespaces the cache lists and
+// watches (--watch-namespaces): objects elsewhere are never seen, so never
+// reconciled. Empty means every namespace. The ByObject entries leave their
+// Namespaces unset, so controller-runtime copies these namespaces into each
+// and every namespace keeps the entry's transform and label selector: a
+// namespaced install still caches only opted-in Secrets.
+func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
+	var watched map[string]cache.Config
+	for _, ns := range namespaces {
+		if ns == "" {
+			continue
+		}
+		if watched == nil {
+			watched = map[string]cache.Config{}
+		}
+		watched[ns] = cache.Config{}
+	}
 	return cache.Options{
-		DefaultTransform: strip,
+		DefaultNamespaces: watched,
+		DefaultTransform:  strip,
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
 			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
@@ -39,6 +60,19 @@ func CacheOptions() cache.Options {
 				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
 		},
 	}
+}
+
+// ParseNamespaces splits a comma-separated --watch-namespaces value,
+// dropping blanks and repeats; "" gives none (every namespace).
+func ParseNamespaces(s string) []string {
+	var out []string
+	for _, ns := range strings.Split(s, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // then runs first, then second.

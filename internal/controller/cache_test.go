@@ -1,11 +1,13 @@
 package controller
 
 import (
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -15,7 +17,7 @@ import (
 // cached runs obj through the cache's transform for its kind.
 func cached(t *testing.T, obj client.Object) client.Object {
 	t.Helper()
-	opts := CacheOptions()
+	opts := CacheOptions(nil)
 	transform := opts.DefaultTransform
 	for kind, by := range opts.ByObject {
 		if sameKind(kind, obj) {
@@ -89,6 +91,53 @@ func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
 		other := &appsv1.Deployment{ObjectMeta: meta, Spec: spec()}
 		if got := cached(t, other).(*appsv1.Deployment); len(got.Spec.Template.Spec.Containers) != 1 {
 			t.Errorf("Deployment owned by %q lost its template", owner.kind)
+		}
+	}
+}
+
+// TestCacheWatchesOnlyTheGivenNamespaces: --watch-namespaces becomes the
+// cache's DefaultNamespaces, and the per-kind entries leave their own
+// namespaces unset so controller-runtime gives each watched namespace the
+// kind's transform and the Secret label selector.
+func TestCacheWatchesOnlyTheGivenNamespaces(t *testing.T) {
+	if opts := CacheOptions(nil); opts.DefaultNamespaces != nil {
+		t.Errorf("no namespaces: DefaultNamespaces %v, want nil (every namespace)", opts.DefaultNamespaces)
+	}
+	opts := CacheOptions([]string{"team-a", "", "team-b"})
+	if len(opts.DefaultNamespaces) != 2 {
+		t.Fatalf("DefaultNamespaces %v, want team-a and team-b", opts.DefaultNamespaces)
+	}
+	for _, ns := range []string{"team-a", "team-b"} {
+		if _, ok := opts.DefaultNamespaces[ns]; !ok {
+			t.Errorf("DefaultNamespaces lacks %s: %v", ns, opts.DefaultNamespaces)
+		}
+	}
+	if opts.DefaultTransform == nil || len(opts.ByObject) != 3 {
+		t.Fatalf("namespaces dropped the transforms: %d ByObject entries", len(opts.ByObject))
+	}
+	for obj, by := range opts.ByObject {
+		if by.Namespaces != nil {
+			t.Errorf("%T sets its own namespaces %v: they would override --watch-namespaces", obj, by.Namespaces)
+		}
+		if by.Transform == nil {
+			t.Errorf("%T lost its transform", obj)
+		}
+		if _, ok := obj.(*corev1.Secret); ok && (by.Label == nil || !by.Label.Matches(labels.Set{secretUseLabel: secretUseValue}) || by.Label.Empty()) {
+			t.Errorf("Secrets lost their label selector: %v", by.Label)
+		}
+	}
+}
+
+func TestParseNamespaces(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                nil,
+		" , ":             nil,
+		"team-a":          {"team-a"},
+		"team-a, team-b,": {"team-a", "team-b"},
+		"team-a,team-a,x": {"team-a", "x"},
+	} {
+		if got := ParseNamespaces(in); !slices.Equal(got, want) {
+			t.Errorf("ParseNamespaces(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

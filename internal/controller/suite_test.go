@@ -123,7 +123,7 @@ func newSuite() (*suite, error) {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  CacheOptions(),
+		Cache:                  CacheOptions(nil),
 	})
 	if err != nil {
 		return nil, err

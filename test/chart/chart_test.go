@@ -233,6 +233,64 @@ func TestChartInstallsTheOperator(t *testing.T) {
 	}
 }
 
+// TestChartNamespaceScoped: with watchNamespaces the manager is told which
+// namespaces to watch and gets its rules from a Role and RoleBinding in
+// each of them, bound to its ServiceAccount, and from no ClusterRole.
+func TestChartNamespaceScoped(t *testing.T) {
+	if args := managerArgs(t, helmTemplate(t)); strings.Contains(args, "--watch-namespaces") {
+		t.Errorf("default manager args restrict namespaces: %s", args)
+	}
+	objs := helmTemplate(t, "watchNamespaces={team-a,team-b,team-a}")
+	if args := managerArgs(t, objs); !slices.Contains(strings.Fields(args), "--watch-namespaces=team-a,team-b") {
+		t.Errorf("watchNamespaces does not reach the manager: %s", args)
+	}
+	want := readYAML(t, "../../config/rbac/role.yaml").Object["rules"]
+	roles := map[string]bool{}
+	for _, role := range ofKind(objs, "Role") {
+		if !strings.HasSuffix(role.GetName(), "-manager") {
+			continue
+		}
+		roles[role.GetNamespace()] = true
+		if !reflect.DeepEqual(role.Object["rules"], want) {
+			t.Errorf("Role %s/%s rules differ from config/rbac/role.yaml", role.GetNamespace(), role.GetName())
+		}
+	}
+	bindings := map[string]bool{}
+	for _, b := range ofKind(objs, "RoleBinding") {
+		if !strings.HasSuffix(b.GetName(), "-manager") {
+			continue
+		}
+		bindings[b.GetNamespace()] = true
+		ref, _, _ := unstructured.NestedString(b.Object, "roleRef", "kind")
+		subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+		if ref != "Role" || len(subjects) != 1 || subjects[0].(map[string]any)["namespace"] != "ragroute-system" ||
+			subjects[0].(map[string]any)["name"] != "rr-ragroute" {
+			t.Errorf("RoleBinding %s/%s: roleRef %s, subjects %v", b.GetNamespace(), b.GetName(), ref, subjects)
+		}
+	}
+	for _, got := range []map[string]bool{roles, bindings} {
+		if !reflect.DeepEqual(got, map[string]bool{"team-a": true, "team-b": true}) {
+			t.Errorf("manager Roles or RoleBindings in %v, want team-a and team-b", got)
+		}
+	}
+	for _, kind := range []string{"ClusterRole", "ClusterRoleBinding"} {
+		for _, o := range ofKind(objs, kind) {
+			if strings.HasSuffix(o.GetName(), "-manager") {
+				t.Errorf("namespace-scoped install still renders %s %s", kind, o.GetName())
+			}
+		}
+	}
+	// The leader-election Role stays in the operator's own namespace.
+	for _, role := range ofKind(objs, "Role") {
+		if strings.HasSuffix(role.GetName(), "-leader-election") && role.GetNamespace() != "ragroute-system" {
+			t.Errorf("leader-election Role in %s", role.GetNamespace())
+		}
+	}
+	if n := len(ofKind(objs, "ClusterRoleBinding")); n != 1 {
+		t.Errorf("%d ClusterRoleBindings, want only metrics-auth", n)
+	}
+}
+
 func managerArgs(t *testing.T, objs []*unstructured.Unstructured) string {
 	t.Helper()
 	deployments := ofKind(objs, "Deployment")
@@ -249,8 +307,10 @@ func TestChartLints(t *testing.T) {
 	if helm == "" {
 		t.Fatal("RAGROUTE_HELM is unset: run `make test`")
 	}
-	out, err := exec.Command(helm, "lint", "--strict", chartDir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("helm lint --strict: %v\n%s", err, out)
+	for _, sets := range [][]string{nil, {"--set", "watchNamespaces={team-a,team-b}"}} {
+		out, err := exec.Command(helm, append([]string{"lint", "--strict", chartDir}, sets...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm lint --strict %v: %v\n%s", sets, err, out)
+		}
 	}
 }

@@ -42,6 +42,14 @@ const (
 	DefaultMaxInFlightTurns       = 256
 )
 
+// Search step deadlines (QueryRoute.spec.timeouts); the route runtime's
+// own defaults (retrieval.Default*Timeout) are the same durations.
+const (
+	DefaultEmbedTimeout  = 10 * time.Second
+	DefaultSearchTimeout = 5 * time.Second
+	DefaultRerankTimeout = 10 * time.Second
+)
+
 // DefaultSearchWeights are the primitives' fusion weights when a store
 // names none: the text vectors embed the title path already, so the title
 // primitives mostly repeat them.

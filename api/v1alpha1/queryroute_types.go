@@ -58,6 +58,11 @@ type QueryRouteSpec struct {
 	// +optional
 	Limits *RouteLimits `json:"limits,omitempty"`
 
+	// Timeouts bound each I/O step of a knowledge search, so that a dead
+	// backend ends the turn with knowledge_unavailable at once.
+	// +optional
+	Timeouts *RouteTimeouts `json:"timeouts,omitempty"`
+
 	// Mode is singleRound (one round of tools) or agentic (multi-round harness).
 	// +optional
 	// +kubebuilder:default=singleRound
@@ -407,6 +412,27 @@ type RouteLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
+}
+
+// RouteTimeouts are the deadlines of a knowledge search's I/O steps. A
+// step past its deadline fails the search: the turn ends with the error
+// code knowledge_unavailable, and /v1/search answers 502.
+type RouteTimeouts struct {
+	// Embed bounds embedding the query.
+	// +optional
+	// +kubebuilder:default="10s"
+	Embed *metav1.Duration `json:"embed,omitempty"`
+
+	// Search bounds the Milvus hybrid search, and apart from it the
+	// lookup of a split section's parts.
+	// +optional
+	// +kubebuilder:default="5s"
+	Search *metav1.Duration `json:"search,omitempty"`
+
+	// Rerank bounds the cross-encoder call (rerank.mode crossEncoder).
+	// +optional
+	// +kubebuilder:default="10s"
+	Rerank *metav1.Duration `json:"rerank,omitempty"`
 }
 
 // RedisConnection says how to reach Redis.

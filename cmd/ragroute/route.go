@@ -134,6 +134,8 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 				Margin: cfg.Retrieval.Diversity.Margin},
 		},
 		Generation: gen.Load,
+		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
+			Rerank: cfg.Timeouts.Rerank.Std()},
 		Background: func() *knowledge.Background {
 			if g, ok := gen.Serving(); ok {
 				return g.Background

@@ -28,6 +28,7 @@ func TestSchemaDefaultsMatchGo(t *testing.T) {
 	empty.Spec.Cache = &v1alpha1.CacheSettings{}
 	empty.Spec.Turns = &v1alpha1.TurnSettings{}
 	empty.Spec.Limits = &v1alpha1.RouteLimits{}
+	empty.Spec.Timeouts = &v1alpha1.RouteTimeouts{}
 	empty.Spec.Auth = v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{SecretRef: &v1alpha1.SecretKeyRef{Name: "proxy", Key: "secret"}}}
 	omitted.Spec.Auth = empty.Spec.Auth
 	jwt := omitted.DeepCopy()

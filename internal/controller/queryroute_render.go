@@ -68,6 +68,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Cache:     renderCache(spec.Cache),
 		Turns:     renderTurns(spec.Turns),
 		Limits:    renderLimits(spec.Limits),
+		Timeouts:  renderTimeouts(spec.Timeouts),
 		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
@@ -196,6 +197,20 @@ func renderLimits(l *v1alpha1.RouteLimits) podconfig.Limits {
 		out.ConcurrentTurnsPerUser = cmp.Or(l.ConcurrentTurnsPerUser, out.ConcurrentTurnsPerUser)
 		out.TurnsPerMinutePerUser = cmp.Or(l.TurnsPerMinutePerUser, out.TurnsPerMinutePerUser)
 		out.MaxInFlightTurns = cmp.Or(l.MaxInFlightTurns, out.MaxInFlightTurns)
+	}
+	return out
+}
+
+func renderTimeouts(t *v1alpha1.RouteTimeouts) podconfig.Timeouts {
+	out := podconfig.Timeouts{
+		Embed:  podconfig.Duration(v1alpha1.DefaultEmbedTimeout),
+		Search: podconfig.Duration(v1alpha1.DefaultSearchTimeout),
+		Rerank: podconfig.Duration(v1alpha1.DefaultRerankTimeout),
+	}
+	if t != nil {
+		out.Embed = durationOr(t.Embed, out.Embed)
+		out.Search = durationOr(t.Search, out.Search)
+		out.Rerank = durationOr(t.Rerank, out.Rerank)
 	}
 	return out
 }

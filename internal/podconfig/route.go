@@ -29,6 +29,7 @@ type RouteConfig struct {
 	Cache     Cache     `json:"cache"`
 	Turns     Turns     `json:"turns"`
 	Limits    Limits    `json:"limits,omitzero"`
+	Timeouts  Timeouts  `json:"timeouts,omitzero"`
 	Redis     *Redis    `json:"redis,omitempty"`
 	Mode      Mode      `json:"mode"`
 	Auth      Auth      `json:"auth"`
@@ -154,6 +155,18 @@ type Limits struct {
 	TurnsPerMinutePerUser int32 `json:"turnsPerMinutePerUser,omitempty"`
 	// MaxInFlightTurns: the replica's turns running at once (more: 503).
 	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
+}
+
+// Timeouts are the deadlines of a search's I/O steps; a field left at zero
+// takes the runtime's default.
+type Timeouts struct {
+	// Embed bounds embedding the query.
+	Embed Duration `json:"embed,omitempty"`
+	// Search bounds the Milvus hybrid search (and the parts lookup of
+	// split sections).
+	Search Duration `json:"search,omitempty"`
+	// Rerank bounds the cross-encoder call.
+	Rerank Duration `json:"rerank,omitempty"`
 }
 
 // Redis says how to reach the shared Redis.

@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -53,6 +55,47 @@ type Searcher struct {
 	// Background, when set, is the serving generation's background
 	// similarity, for the confidence score (nil: none recorded).
 	Background func() *knowledge.Background
+	// Timeouts bound each I/O step of a search; zero takes the defaults.
+	Timeouts Timeouts
+}
+
+// Default deadlines of a search's I/O steps (QueryRoute.spec.timeouts
+// renders the same values).
+const (
+	DefaultEmbedTimeout  = 10 * time.Second
+	DefaultSearchTimeout = 5 * time.Second
+	DefaultRerankTimeout = 10 * time.Second
+)
+
+// Timeouts are the deadlines of a search's I/O steps, each apart from the
+// turn's: a dead backend fails the search (knowledge_unavailable) at its
+// step's deadline instead of holding the turn until the turn's limit.
+// A zero field takes its default.
+type Timeouts struct {
+	// Embed bounds embedding the query.
+	Embed time.Duration
+	// Search bounds the Milvus hybrid search, and apart from it the
+	// reassembly's lookup of split sections' parts.
+	Search time.Duration
+	// Rerank bounds the reranker (a cross-encoder's call).
+	Rerank time.Duration
+}
+
+func (t Timeouts) embed() time.Duration  { return cmp.Or(t.Embed, DefaultEmbedTimeout) }
+func (t Timeouts) search() time.Duration { return cmp.Or(t.Search, DefaultSearchTimeout) }
+func (t Timeouts) rerank() time.Duration { return cmp.Or(t.Rerank, DefaultRerankTimeout) }
+
+// step runs one I/O step of a search under its own deadline. A step that
+// ran past it fails with an error saying which step and its deadline, the
+// cause still context.DeadlineExceeded.
+func step[T any](ctx context.Context, name string, timeout time.Duration, call func(context.Context) (T, error)) (T, error) {
+	stepCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := call(stepCtx)
+	if err != nil && ctx.Err() == nil && stepCtx.Err() != nil {
+		err = fmt.Errorf("%s ran past its %s deadline: %w", name, timeout, errors.Join(context.DeadlineExceeded, err))
+	}
+	return out, err
 }
 
 // floors are the similarity and strict floors this search applies.
@@ -107,16 +150,20 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	}
 
 	start := time.Now()
-	vectors, err := s.Embedder.Embed(ctx, []string{query})
+	vectors, err := step(ctx, "embed", s.Timeouts.embed(), func(ctx context.Context) ([][]float32, error) {
+		return s.Embedder.Embed(ctx, []string{query})
+	})
 	if err != nil {
 		return r, fmt.Errorf("embed the query: %w", err)
 	}
 	r.Timings["embed"] = time.Since(start)
 
 	start = time.Now()
-	hits, err := s.Index.HybridSearch(ctx, knowledge.SearchRequest{
-		Query: query, Vector: vectors[0], Principals: principals, Primitives: s.Settings.Primitives,
-		Weights: s.Settings.Weights, Candidates: s.Settings.Candidates, RRFK: s.Settings.RRFK,
+	hits, err := step(ctx, "hybrid search", s.Timeouts.search(), func(ctx context.Context) ([]knowledge.Hit, error) {
+		return s.Index.HybridSearch(ctx, knowledge.SearchRequest{
+			Query: query, Vector: vectors[0], Principals: principals, Primitives: s.Settings.Primitives,
+			Weights: s.Settings.Weights, Candidates: s.Settings.Candidates, RRFK: s.Settings.RRFK,
+		})
 	})
 	if err != nil {
 		return r, err
@@ -129,7 +176,9 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	start = time.Now()
 	similarityFloor, strictFloor := s.floors()
 	candidates := aboveFloor(hits, similarityFloor)
-	if candidates, err = s.Reranker.Rerank(ctx, query, candidates); err != nil {
+	if candidates, err = step(ctx, "rerank", s.Timeouts.rerank(), func(ctx context.Context) ([]Fragment, error) {
+		return s.Reranker.Rerank(ctx, query, candidates)
+	}); err != nil {
 		return r, fmt.Errorf("rerank: %w", err)
 	}
 	candidates = strictFilter(candidates, strictFloor)
@@ -141,7 +190,9 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	r.Timings["rerank"] = time.Since(start)
 
 	start = time.Now()
-	if candidates, err = s.reassemble(ctx, candidates, principals); err != nil {
+	if candidates, err = step(ctx, "reassemble", s.Timeouts.search(), func(ctx context.Context) ([]Fragment, error) {
+		return s.reassemble(ctx, candidates, principals)
+	}); err != nil {
 		return r, err
 	}
 	r.Timings["reassemble"] = time.Since(start)

@@ -77,9 +77,11 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 	return p, nil
 }
 
-// Stop ends the process group (TERM, then KILL after a grace period).
+// Stop ends the process group (TERM, then KILL after a grace period). It
+// may be called again: a process that has ended is not signalled (its
+// group id could belong to another process by then).
 func (p *Process) Stop() {
-	if p == nil {
+	if p == nil || p.Exited() {
 		return
 	}
 	pgid := -p.cmd.Process.Pid
@@ -96,8 +98,12 @@ func (p *Process) Stop() {
 	}
 }
 
-// wait is the process's exit, once.
-func (p *Process) wait() error { return <-p.done }
+// wait is the process's exit; the result stays for the next reader.
+func (p *Process) wait() error {
+	err := <-p.done
+	p.done <- err
+	return err
+}
 
 // Exited reports whether the process has ended, without waiting.
 func (p *Process) Exited() bool {

@@ -35,13 +35,7 @@ func TestMilvusKilledMidTurnIsKnowledgeUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopped := false // Stop waits for the exit: call it once only
-	t.Cleanup(func() {
-		if !stopped {
-			milvus.Stop()
-			stopped = true
-		}
-	})
+	t.Cleanup(milvus.Stop)
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: milvus.URI})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +83,6 @@ func TestMilvusKilledMidTurnIsKnowledgeUnavailable(t *testing.T) {
 	}
 
 	milvus.Stop()
-	stopped = true
 
 	start := time.Now()
 	got := turnError(t, srv.URL) // checks the event for internal addresses

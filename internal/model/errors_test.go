@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,18 +11,6 @@ import (
 
 	"github.com/ragroute/ragroute/internal/testenv"
 )
-
-// refusedURL is a base URL on which nothing listens.
-func refusedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return "http://" + addr + "/v1"
-}
 
 // statusServer answers every chat call with status and an OpenAI-shaped
 // error body.
@@ -58,7 +45,7 @@ func TestChatErrorsSayTheirKind(t *testing.T) {
 		baseURL string
 		want    ErrorKind
 	}{
-		{"connection refused", refusedURL(t), ErrUnavailable},
+		{"connection refused", testenv.RefusedURL(t), ErrUnavailable},
 		{"500", statusServer(t, http.StatusInternalServerError), ErrUnavailable},
 		{"503", statusServer(t, http.StatusServiceUnavailable), ErrUnavailable},
 		{"429", statusServer(t, http.StatusTooManyRequests), ErrRateLimited},

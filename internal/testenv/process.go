@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -146,4 +147,15 @@ func FreePort() (int, error) {
 		return 0, errors.New("find free port: not a TCP address")
 	}
 	return addr.Port, nil
+}
+
+// RefusedURL is an OpenAI-style base URL on loopback where nothing
+// listens, so every connection is refused: a dead model server.
+func RefusedURL(t testing.TB) string {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/v1", port)
 }

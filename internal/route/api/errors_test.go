@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,18 +19,6 @@ import (
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
-
-// deadURL is a base URL on which nothing listens: connections are refused.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return "http://" + addr + "/v1"
-}
 
 // leaks fails when what a client got names an internal endpoint.
 func leaks(t *testing.T, what, got string) {
@@ -99,7 +86,7 @@ func completionError(t *testing.T, srv string) (code, streamedCode string, statu
 
 func TestModelRefusingConnectionsIsModelUnavailable(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: deadURL(t), Model: "scripted"})
+	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: testenv.RefusedURL(t), Model: "scripted"})
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != route.CodeModelUnavailable {
@@ -133,7 +120,7 @@ func TestModelRateLimitIsRateLimited(t *testing.T) {
 func TestEmbedderDownIsKnowledgeUnavailable(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "never")
-	w.Searcher.Embedder = model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: deadURL(t), Model: "hash", Dimensions: routetest.Dim})
+	w.Searcher.Embedder = model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: testenv.RefusedURL(t), Model: "hash", Dimensions: routetest.Dim})
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != route.CodeKnowledgeUnavailable {

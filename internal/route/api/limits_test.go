@@ -22,9 +22,9 @@ import (
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-// serveLimited serves the world's route as serve does, with limits
-// changed by set.
-func serveLimited(t *testing.T, w *routetest.World, set func(*Limits)) *httptest.Server {
+// serveLimited serves the world's route over loopback HTTP with proxy
+// identity headers, its limits changed by set (nil: the defaults).
+func serveLimited(t testing.TB, w *routetest.World, set func(*Limits)) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -34,7 +34,9 @@ func serveLimited(t *testing.T, w *routetest.World, set func(*Limits)) *httptest
 		Ready: func(context.Context) error { return nil },
 	}
 	s.Limits.KeepAlive = 200 * time.Millisecond
-	set(&s.Limits)
+	if set != nil {
+		set(&s.Limits)
+	}
 	srv := httptest.NewServer(s.Handler(ctx))
 	t.Cleanup(srv.Close)
 	return srv

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,26 +12,14 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/routetest"
-	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
 // serve serves the world's route over loopback HTTP with proxy identity
-// headers.
+// headers and the default limits.
 func serve(t testing.TB, w *routetest.World) *httptest.Server {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	s := &Server{
-		Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Minute, 100, time.Now),
-		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
-		Ready: func(context.Context) error { return nil },
-	}
-	s.Limits.KeepAlive = 200 * time.Millisecond
-	srv := httptest.NewServer(s.Handler(ctx))
-	t.Cleanup(srv.Close)
-	return srv
+	return serveLimited(t, w, nil)
 }
 
 func do(t testing.TB, method, url, user, body string, header ...string) *http.Response {

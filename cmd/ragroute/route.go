@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/api"
@@ -79,8 +80,9 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	}
 	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
 	searcher := newSearcher(cfg, store, env, rdb, rt.generation, logger)
+	chat := newChat(cfg.Model, env)
 	runner := &route.Runner{
-		Chat: newChat(cfg.Model, env), Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
+		Chat: chat, Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
@@ -100,9 +102,22 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Ready:    func(ctx context.Context) error { return aliasServed(ctx, store) },
 		// The model is shared by every replica: its health is a metric,
 		// not readiness, so a blip does not empty the Service.
-		ModelHealth: func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
+		ModelHealth:     func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
+		UpstreamRetries: upstreamRetries(chat, searcher),
 	}
 	return rt, nil
+}
+
+// upstreamRetries reads the retry counts of the route's model clients.
+func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher) map[string]func() int64 {
+	retries := map[string]func() int64{"chat": chat.Retries}
+	if counter, ok := searcher.Embedder.(model.RetryCounter); ok {
+		retries["embedder"] = counter.Retries
+	}
+	if counter, ok := searcher.Reranker.(model.RetryCounter); ok {
+		retries["reranker"] = counter.Retries
+	}
+	return retries
 }
 
 // redisPrefix keeps routes that share a Redis apart.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +66,37 @@ func TestRelativeStrictFloorWithACrossEncoderIsRefused(t *testing.T) {
 		Retrieval: podconfig.Retrieval{StrictFloorSigmas: &four}}
 	if err := unsupported(cfg); err == nil || !strings.Contains(err.Error(), "strictFloorSigmas needs rerank.mode rrf") {
 		t.Errorf("unsupported() = %v", err)
+	}
+}
+
+// Every model client the route calls has its retries exported, the
+// embedder behind an input prefix too; a reranker only when one is set.
+func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
+	env := func(string) string { return "" }
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := podconfig.RouteConfig{
+		Store:  podconfig.Store{Embedding: podconfig.Embedding{BaseURL: "http://e/v1", Model: "e5", Dimensions: 8, QueryPrefix: "query: "}},
+		Cache:  podconfig.Cache{Backend: podconfig.BackendMemory, MaxEntries: 10},
+		Rerank: podconfig.Rerank{Mode: podconfig.RerankCrossEncoder, CrossEncoder: &podconfig.CrossEncoder{BaseURL: "http://r/v1", Model: "bge"}},
+	}
+	watch := &retrieval.GenerationWatch{Logger: logger}
+	chat := newChat(podconfig.ChatModel{BaseURL: "http://m/v1", Name: "m"}, env)
+	names := func(retries map[string]func() int64) string {
+		var out []string
+		for name, read := range retries {
+			if read() != 0 {
+				t.Errorf("%s starts at %d retries", name, read())
+			}
+			out = append(out, name)
+		}
+		slices.Sort(out)
+		return strings.Join(out, ",")
+	}
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger))); got != "chat,embedder,reranker" {
+		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
+	}
+	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger))); got != "chat,embedder" {
+		t.Errorf("without a reranker: %s", got)
 	}
 }

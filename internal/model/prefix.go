@@ -50,6 +50,21 @@ func WithPrefix(inner Embedder, prefix string, maxInputTokens int) Embedder {
 	return p
 }
 
+// RetryCounter is a client that counts its retried calls (Chat,
+// Embeddings, and a prefixed Embeddings).
+type RetryCounter interface {
+	Retries() int64
+}
+
+// Retries is the inner embedder's count of retried calls, or 0 when it
+// keeps none.
+func (p *prefixed) Retries() int64 {
+	if counter, ok := p.inner.(RetryCounter); ok {
+		return counter.Retries()
+	}
+	return 0
+}
+
 // Embed embeds prefix + text for each text.
 func (p *prefixed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if p.err != nil {

@@ -27,6 +27,19 @@ type ModelServer struct {
 	ChatRequests []ChatRequest
 	// ChunkDelay is slept between streamed chunks.
 	ChunkDelay time.Duration
+	// refusals answer the next chat requests with an error status
+	// instead of the script (RefuseChat).
+	refusals     int
+	refuseStatus int
+}
+
+// RefuseChat answers the next n chat requests with status and a
+// Retry-After of 0 s, as a hosted API's rate limit or an overloaded
+// server does; the requests after them follow the script.
+func (m *ModelServer) RefuseChat(n, status int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refusals, m.refuseStatus = n, status
 }
 
 // ChatRequest is what the scripted chat model saw.
@@ -116,7 +129,17 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.ChatRequests = append(m.ChatRequests, req)
 	script, delay := m.Chat, m.ChunkDelay
+	refuse := m.refusals > 0
+	if refuse {
+		m.refusals--
+	}
+	status := m.refuseStatus
 	m.mu.Unlock()
+	if refuse {
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, `{"error":{"message":"refused by the test"}}`, status)
+		return
+	}
 	if script == nil {
 		http.Error(w, `{"error":{"message":"no chat script"}}`, http.StatusInternalServerError)
 		return

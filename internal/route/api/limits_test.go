@@ -26,6 +26,17 @@ import (
 // identity headers, its limits changed by set (nil: the defaults).
 func serveLimited(t testing.TB, w *routetest.World, set func(*Limits)) *httptest.Server {
 	t.Helper()
+	return serveWith(t, w, func(s *Server) {
+		if set != nil {
+			set(&s.Limits)
+		}
+	})
+}
+
+// serveWith serves w's route with the default limits (keep-alives every
+// 200 ms) and a memory turn log, after set changes what a test needs.
+func serveWith(t testing.TB, w *routetest.World, set func(*Server)) *httptest.Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s := &Server{
@@ -34,9 +45,7 @@ func serveLimited(t testing.TB, w *routetest.World, set func(*Limits)) *httptest
 		Ready: func(context.Context) error { return nil },
 	}
 	s.Limits.KeepAlive = 200 * time.Millisecond
-	if set != nil {
-		set(&s.Limits)
-	}
+	set(s)
 	srv := httptest.NewServer(s.Handler(ctx))
 	t.Cleanup(srv.Close)
 	return srv

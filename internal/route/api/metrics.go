@@ -21,8 +21,8 @@ type metrics struct {
 }
 
 // newMetrics registers the route's metrics; inFlight reports the turns
-// running now.
-func newMetrics(inFlight func() int) *metrics {
+// running now, retries each upstream's retried calls.
+func newMetrics(inFlight func() int, retries map[string]func() int64) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -50,6 +50,12 @@ func newMetrics(inFlight func() int) *metrics {
 		Name: "ragroute_turns_in_flight", Help: "Turns and searches running on this replica now.",
 	}, func() float64 { return float64(inFlight()) })
 	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens, m.modelUp, m.refused, inFlightGauge)
+	for upstream, read := range retries {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ragroute_upstream_retries_total", ConstLabels: prometheus.Labels{"upstream": upstream},
+			Help: "Calls to an upstream (chat, embedder, reranker) retried after a 429, a 503 or a refused connection.",
+		}, func() float64 { return float64(read()) }))
+	}
 	return m
 }
 

@@ -73,6 +73,10 @@ type Server struct {
 	// model is shared, so a blip would take every replica out at once.
 	ModelHealth     func(ctx context.Context) error
 	ModelCheckEvery time.Duration
+	// UpstreamRetries reads each upstream's count of retried calls (429,
+	// 503, refused) by name (chat, embedder, reranker), exported as
+	// ragroute_upstream_retries_total.
+	UpstreamRetries map[string]func() int64
 	Logger          *slog.Logger
 
 	metrics   *metrics
@@ -85,7 +89,7 @@ type Server struct {
 // Handler returns the API's routes. ctx bounds the turns it starts.
 func (s *Server) Handler(ctx context.Context) http.Handler {
 	s.admission = newAdmission(s.Limits, time.Now)
-	s.metrics = newMetrics(s.admission.running)
+	s.metrics = newMetrics(s.admission.running, s.UpstreamRetries)
 	s.turns = ctx
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/turns", s.submit)
@@ -215,12 +219,12 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	turnID := newTurnID()
 	if err := s.Log.Start(r.Context(), turnID, id.User); err != nil {
 		release()
-		status := http.StatusInternalServerError
 		if errors.Is(err, turnlog.ErrTooManyTurns) {
-			status = http.StatusServiceUnavailable
 			w.Header().Set("Retry-After", retryAfterSeconds(retrySoon))
+			apiError(w, http.StatusServiceUnavailable, "turn_not_started", err.Error())
+			return
 		}
-		apiError(w, status, "turn_not_started", err.Error())
+		s.turnLogUnavailable(w, turnID, err)
 		return
 	}
 	input := route.TurnInput{ID: turnID, Messages: req.Messages, Principals: id.Principals()}
@@ -234,20 +238,27 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 // play runs a turn in the background, writing its events to the log.
 // The turn holds its admission slot until its last event, and gives it
 // back before writing that event: a client that submits again as soon as
-// it reads it is not refused by its own finished turn.
+// it reads it is not refused by its own finished turn. A turn whose log
+// fails is cancelled: no client could read the rest of it.
 func (s *Server) play(in route.TurnInput, release func()) {
 	defer release()
 	ctx, cancel := context.WithTimeout(s.turns, s.Limits.TurnTimeout)
 	defer cancel()
+	logFailed := false
 	s.Runner.Run(ctx, in, func(ev route.Event) {
 		s.observe(ev)
 		if ev.Final() {
 			release()
 		}
+		if logFailed {
+			return
+		}
 		// The log's context is not the turn's: a cancelled turn still
 		// records its error event.
-		if err := s.Log.Append(context.WithoutCancel(ctx), in.ID, ev); err != nil && s.Logger != nil {
-			s.Logger.Error("append turn event", "turn", in.ID, "error", err)
+		if err := s.appendEvent(ctx, in.ID, ev); err != nil {
+			logFailed = true
+			cancel()
+			s.logError("append turn event; the turn is cancelled", in.ID, err)
 		}
 	})
 }
@@ -267,6 +278,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	turnID := r.PathValue("id")
 	owner, err := s.Log.Owner(r.Context(), turnID)
+	if err != nil && !errors.Is(err, turnlog.ErrTurnNotFound) {
+		s.turnLogUnavailable(w, turnID, err)
+		return
+	}
 	if err != nil || owner != id.User {
 		// Another user's turn does not exist, as far as this user knows.
 		apiError(w, http.StatusNotFound, "turn_not_found", "no turn "+turnID)
@@ -286,7 +301,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		events, done, err := s.Log.Read(r.Context(), turnID, after, s.Limits.KeepAlive)
 		if err != nil {
-			return // client gone, or the turn was freed
+			if r.Context().Err() == nil && !errors.Is(err, turnlog.ErrTurnNotFound) {
+				s.streamTurnLogUnavailable(w, flusher, turnID, err)
+			}
+			return // client gone, the turn freed, or the log down
 		}
 		if len(events) == 0 && !done {
 			_, _ = io.WriteString(w, ": keep-alive\n\n")

@@ -62,6 +62,8 @@ build: manifests generate vet ## Build bin/ragroute.
 test: manifests generate vet testbed ## Run all tests against a real kube-apiserver, etcd and Milvus Lite (installs them on first run).
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
+	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
+	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_HELM="$(HELM)" \
 	go test ./... -count=1 $(GOTESTFLAGS)
 
@@ -92,9 +94,11 @@ adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests pe
 	go test ./test/adversarial -run TestACLAdversarial -count=1 -v -timeout 30m -args -adversarial.requests=10000
 
 .PHONY: testbed
-testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, Helm.
+testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI Python SDK, Helm, and kube-apiserver 1.30 for the chart.
 	hack/testbed.sh >/dev/null
 	hack/milvus-lite.sh >/dev/null
+	hack/openai-sdk.sh >/dev/null
+	hack/kube-apiserver-1.30.sh >/dev/null
 
 .PHONY: eval
 eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDING_BASE_URL/EMBEDDING_MODEL for another embedder).

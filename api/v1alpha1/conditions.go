@@ -26,6 +26,14 @@ const (
 	// ConditionInsecureAuth is True while a QueryRoute trusts identity
 	// headers from any caller (trustedProxy.insecureAllowAnyCaller).
 	ConditionInsecureAuth = "InsecureAuth"
+
+	// ConditionReconciling is True while the operator works toward the
+	// spec (a rollout, an ingestion, a retry); ConditionStalled is True
+	// when it cannot get there without a change (a missing reference, a
+	// failed ingestion). Both are kstatus' conventions, read by Flux and
+	// `kubectl wait`; every kind sets them from its own conditions.
+	ConditionReconciling = "Reconciling"
+	ConditionStalled     = "Stalled"
 )
 
 // Condition reasons, shared across kinds so tools can match on them.

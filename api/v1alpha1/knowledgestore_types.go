@@ -392,6 +392,14 @@ type KnowledgeStoreStatus struct {
 	// set them this many standard deviations above its mean.
 	// +optional
 	Background *BackgroundSimilarity `json:"background,omitempty"`
+
+	// FlaggedChunks counts the chunks of the generation the alias serves
+	// whose text reads as instructions to a model (an instruction override,
+	// a persona or chat-template prompt, tool-call syntax, hidden text), as
+	// the last ingestion counted them. Routes keep, drop or quarantine them
+	// (retrieval.flaggedFragments); `ragroute chunk` shows which and why.
+	// +optional
+	FlaggedChunks *int64 `json:"flaggedChunks,omitempty"`
 }
 
 // BackgroundSimilarity sums up the cosine similarities between
@@ -441,6 +449,7 @@ type IngestionRecord struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.rows`
+// +kubebuilder:printcolumn:name="Flagged",type=integer,JSONPath=`.status.flaggedChunks`,priority=1
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.indexGeneration`
 // +kubebuilder:printcolumn:name="Last-Ingest",type=date,JSONPath=`.status.lastIngestion.time`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

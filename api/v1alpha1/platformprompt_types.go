@@ -7,7 +7,7 @@ import (
 // PlatformPromptSpec is the platform layer every route puts on top of its
 // prompt: security and organisation rules, the honest "not found" wording,
 // and optional answer styles per question intent.
-// +kubebuilder:validation:XValidation:rule="has(self.text) != has(self.textFrom)",message="exactly one of text or textFrom must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.text) != has(self.textFrom)",message="exactly one of text or textFrom must be set",reason=FieldValueInvalid
 type PlatformPromptSpec struct {
 	// Text of the platform layer (security and organisation rules).
 	// +optional

@@ -3,15 +3,17 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // QueryRouteSpec assigns a chat model, a KnowledgeStore and a PlatformPrompt
 // to a served route, with its context budget and retrieval settings.
-// +kubebuilder:validation:XValidation:rule="self.window.answerReserveTokens < self.window.contextTokens",message="window.answerReserveTokens must be less than window.contextTokens"
-// +kubebuilder:validation:XValidation:rule="!has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens"
-// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="more than one replica needs turns.backend redis, so any replica can stream any turn"
-// +kubebuilder:validation:XValidation:rule="(!has(self.turns) || self.turns.backend != 'redis') && (!has(self.cache) || self.cache.backend != 'redis') || has(self.redis)",message="redis must be set when cache.backend or turns.backend is redis"
-// +kubebuilder:validation:XValidation:rule="!has(self.retrieval) || !has(self.retrieval.strictFloorSigmas) || !has(self.rerank) || !has(self.rerank.mode) || self.rerank.mode != 'crossEncoder'",message="retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine; set retrieval.strictFloor"
+// +kubebuilder:validation:XValidation:rule="self.window.answerReserveTokens < self.window.contextTokens",message="window.answerReserveTokens must be less than window.contextTokens",fieldPath=".window.answerReserveTokens",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens",fieldPath=".model.maxTokens",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.autoscaling) || self.autoscaling.maxReplicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="autoscaling above one replica needs turns.backend redis, so any replica can stream any turn",fieldPath=".autoscaling.maxReplicas",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="more than one replica needs turns.backend redis, so any replica can stream any turn",fieldPath=".replicas",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="(!has(self.turns) || self.turns.backend != 'redis') && (!has(self.cache) || self.cache.backend != 'redis') || has(self.redis)",message="redis must be set when cache.backend or turns.backend is redis",fieldPath=".redis",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.retrieval) || !has(self.retrieval.strictFloorSigmas) || !has(self.rerank) || !has(self.rerank.mode) || self.rerank.mode != 'crossEncoder'",message="retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine; set retrieval.strictFloor",fieldPath=".retrieval.strictFloorSigmas",reason=FieldValueForbidden
 type QueryRouteSpec struct {
 	// KnowledgeStoreRef names the KnowledgeStore searched by this route.
 	// +required
@@ -88,6 +90,77 @@ type QueryRouteSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
+
+	// Pod sets the metadata and scheduling of the route's pods.
+	// +optional
+	Pod *RoutePodSettings `json:"pod,omitempty"`
+
+	// DisruptionBudget, when set, renders a PodDisruptionBudget for the
+	// route's pods, so a node drain keeps some serving.
+	// +optional
+	DisruptionBudget *RouteDisruptionBudget `json:"disruptionBudget,omitempty"`
+
+	// Autoscaling, when set, renders a HorizontalPodAutoscaler for the
+	// route's Deployment, which then owns its replica count (replicas is
+	// ignored).
+	// +optional
+	Autoscaling *RouteAutoscaling `json:"autoscaling,omitempty"`
+}
+
+// RoutePodSettings are the metadata and scheduling of a route's pods.
+type RoutePodSettings struct {
+	// Annotations are added to the pods (the operator's own win).
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// Labels are added to the pods (the operator's selector labels win).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// TopologySpreadConstraints without a labelSelector select the route's
+	// own pods.
+	// +optional
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// RouteDisruptionBudget is a PodDisruptionBudget's one bound.
+// +kubebuilder:validation:XValidation:rule="has(self.minAvailable) != has(self.maxUnavailable)",message="set exactly one of minAvailable or maxUnavailable",reason=FieldValueInvalid
+type RouteDisruptionBudget struct {
+	// +optional
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+}
+
+// RouteAutoscaling scales a route on CPU or on its turns in flight.
+// +kubebuilder:validation:XValidation:rule="self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",fieldPath=".minReplicas",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="has(self.targetCPUUtilizationPercentage) || has(self.targetTurnsInFlightPerPod)",message="set targetCPUUtilizationPercentage, targetTurnsInFlightPerPod or both",reason=FieldValueRequired
+type RouteAutoscaling struct {
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MinReplicas int32 `json:"minReplicas,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxReplicas int32 `json:"maxReplicas"`
+	// TargetCPUUtilizationPercentage of the serving container's CPU request.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	TargetCPUUtilizationPercentage *int32 `json:"targetCPUUtilizationPercentage,omitempty"`
+	// TargetTurnsInFlightPerPod scales on the pods' ragroute_turns_in_flight
+	// metric (average per pod); it needs a custom metrics adapter (e.g.
+	// prometheus-adapter) that serves it.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	TargetTurnsInFlightPerPod *int32 `json:"targetTurnsInFlightPerPod,omitempty"`
 }
 
 // SearchPolicy says who decides whether a turn searches.
@@ -196,10 +269,10 @@ type ContextWindow struct {
 // RetrievalSettings filter the fused candidates before packing. Each floor
 // is either raw (a cosine, the same for every embedder) or relative to the
 // store's background similarity (…Sigmas), never both.
-// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.similarityFloorSigmas)",message="set similarityFloor or similarityFloorSigmas, not both"
-// +kubebuilder:validation:XValidation:rule="!has(self.strictFloor) || !has(self.strictFloorSigmas)",message="set strictFloor or strictFloorSigmas, not both"
-// +kubebuilder:validation:XValidation:rule="has(self.similarityFloorSigmas) || has(self.strictFloorSigmas) || (has(self.similarityFloor) ? self.similarityFloor : 0.2) <= (has(self.strictFloor) ? self.strictFloor : 0.35)",message="similarityFloor must not exceed strictFloor"
-// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloorSigmas) || !has(self.strictFloorSigmas) || self.similarityFloorSigmas <= self.strictFloorSigmas",message="similarityFloorSigmas must not exceed strictFloorSigmas"
+// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.similarityFloorSigmas)",message="set similarityFloor or similarityFloorSigmas, not both",fieldPath=".similarityFloorSigmas",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.strictFloor) || !has(self.strictFloorSigmas)",message="set strictFloor or strictFloorSigmas, not both",fieldPath=".strictFloorSigmas",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="has(self.similarityFloorSigmas) || has(self.strictFloorSigmas) || (has(self.similarityFloor) ? self.similarityFloor : 0.2) <= (has(self.strictFloor) ? self.strictFloor : 0.35)",message="similarityFloor must not exceed strictFloor",fieldPath=".similarityFloor",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.similarityFloorSigmas) || !has(self.strictFloorSigmas) || self.similarityFloorSigmas <= self.strictFloorSigmas",message="similarityFloorSigmas must not exceed strictFloorSigmas",fieldPath=".similarityFloorSigmas",reason=FieldValueInvalid
 type RetrievalSettings struct {
 	// SimilarityFloor drops candidates whose cosine similarity to the
 	// question (by the store's embedder, text or title, whichever is
@@ -263,6 +336,30 @@ type RetrievalSettings struct {
 	// +kubebuilder:validation:Maximum=20
 	MinConfidence *float64 `json:"minConfidence,omitempty"`
 
+	// Research lets a turn that found nothing search once more before
+	// the not-found wording: the chat model rephrases the question (one
+	// short call, no tools) and the route searches that, once; a second
+	// miss is not found. Single-round mode only. Default true.
+	// +optional
+	// +kubebuilder:default=true
+	Research *bool `json:"research,omitempty"`
+
+	// ResearchBelow also re-searches when the best candidate's similarity
+	// is below it, though some passed the floors. Unset: only when nothing
+	// passed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	ResearchBelow *float64 `json:"researchBelow,omitempty"`
+
+	// FlaggedFragments is what a turn does with a fragment that ingestion
+	// flagged as reading like instructions to a model: keep (packed, the
+	// flag stated inside its fence), drop (never packed), or quarantine
+	// (packed only as quoted, datamarked text). Default keep.
+	// +optional
+	// +kubebuilder:default=keep
+	FlaggedFragments FlaggedFragmentPolicy `json:"flaggedFragments,omitempty"`
+
 	// Diversity bounds the fragments of one document in a turn: a
 	// document's best fragment always enters; a further one only when its
 	// similarity is within margin of that best, up to maxPerDocument.
@@ -270,6 +367,17 @@ type RetrievalSettings struct {
 	// +optional
 	Diversity *DiversitySettings `json:"diversity,omitempty"`
 }
+
+// FlaggedFragmentPolicy is what a turn does with a flagged fragment.
+// +kubebuilder:validation:Enum=keep;drop;quarantine
+type FlaggedFragmentPolicy string
+
+// Flagged-fragment policies.
+const (
+	FlaggedKeep       FlaggedFragmentPolicy = "keep"
+	FlaggedDrop       FlaggedFragmentPolicy = "drop"
+	FlaggedQuarantine FlaggedFragmentPolicy = "quarantine"
+)
 
 // DiversitySettings bound the fragments of one document in a turn.
 type DiversitySettings struct {
@@ -301,7 +409,7 @@ const (
 )
 
 // RerankSettings chooses the reranker.
-// +kubebuilder:validation:XValidation:rule="self.mode != 'crossEncoder' || has(self.crossEncoder)",message="crossEncoder must be set when mode is crossEncoder"
+// +kubebuilder:validation:XValidation:rule="self.mode != 'crossEncoder' || has(self.crossEncoder)",message="crossEncoder must be set when mode is crossEncoder",fieldPath=".crossEncoder",reason=FieldValueRequired
 type RerankSettings struct {
 	// Mode: rrf keeps the fused order; crossEncoder rescores the top N.
 	// +optional
@@ -456,7 +564,7 @@ type RedisConnection struct {
 
 // RouteAuth establishes a request's identity: exactly one of jwt or
 // trustedProxy.
-// +kubebuilder:validation:XValidation:rule="has(self.jwt) != has(self.trustedProxy)",message="exactly one of jwt or trustedProxy must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.jwt) != has(self.trustedProxy)",message="exactly one of jwt or trustedProxy must be set",reason=FieldValueInvalid
 type RouteAuth struct {
 	// JWT verifies bearer tokens.
 	// +optional
@@ -506,8 +614,8 @@ type JWTAuth struct {
 // proxy must prove itself: with secretRef it sends a shared secret in
 // secretHeader on every request; without one the route trusts any caller,
 // which must be asked for with insecureAllowAnyCaller.
-// +kubebuilder:validation:XValidation:rule="has(self.secretRef) || (has(self.insecureAllowAnyCaller) && self.insecureAllowAnyCaller)",message="trustedProxy needs secretRef (a shared secret the proxy sends on every request) or insecureAllowAnyCaller: true"
-// +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || !has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller",message="insecureAllowAnyCaller cannot be combined with secretRef"
+// +kubebuilder:validation:XValidation:rule="has(self.secretRef) || (has(self.insecureAllowAnyCaller) && self.insecureAllowAnyCaller)",message="trustedProxy needs secretRef (a shared secret the proxy sends on every request) or insecureAllowAnyCaller: true",fieldPath=".secretRef",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || !has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller",message="insecureAllowAnyCaller cannot be combined with secretRef",fieldPath=".insecureAllowAnyCaller",reason=FieldValueForbidden
 type TrustedProxyAuth struct {
 	// UserHeader carries the user name.
 	// +optional
@@ -564,7 +672,7 @@ type TrustedProxyAuth struct {
 // NetworkPeer selects pods by namespace and pod labels, like a
 // NetworkPolicy peer: both selectors must match; an omitted namespace
 // selector means the route's own namespace.
-// +kubebuilder:validation:XValidation:rule="has(self.namespaceSelector) || has(self.podSelector)",message="a peer needs namespaceSelector, podSelector or both"
+// +kubebuilder:validation:XValidation:rule="has(self.namespaceSelector) || has(self.podSelector)",message="a peer needs namespaceSelector, podSelector or both",reason=FieldValueRequired
 type NetworkPeer struct {
 	// NamespaceSelector selects the namespaces of allowed pods ({} for all).
 	// +optional
@@ -605,6 +713,11 @@ type QueryRouteStatus struct {
 	// ReadyReplicas the Deployment reports.
 	// +optional
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// Selector is the label selector of the route's pods, for the scale
+	// subresource (kubectl scale, a HorizontalPodAutoscaler).
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }
 
 // QueryRoute is a served RAG route: a Deployment and Service answering
@@ -613,9 +726,15 @@ type QueryRouteStatus struct {
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (at most 63 characters, lower case, starting with a letter): it names the route's Service"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=qr,categories=ragroute
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
-// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.status.endpoint`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.status.readyReplicas`,description="Ready replicas"
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
+// +kubebuilder:printcolumn:name="Store",type=string,JSONPath=`.spec.knowledgeStoreRef.name`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`,priority=1
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.status.endpoint`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type QueryRoute struct {
 	metav1.TypeMeta `json:",inline"`

@@ -22,7 +22,7 @@ func TestRouteChatUsesTheConfiguredIdleTimeout(t *testing.T) {
 	chat := newChat(podconfig.ChatModel{BaseURL: models.BaseURL(), Name: "m", IdleTimeout: podconfig.Duration(100 * time.Millisecond)}, os.Getenv)
 
 	start := time.Now()
-	_, err := chat.Stream(context.Background(), []model.Message{{Role: model.RoleUser, Content: "hi"}}, nil, nil)
+	_, err := chat.Stream(context.Background(), []model.Message{{Role: model.RoleUser, Content: "hi"}}, nil, model.Generation{}, nil)
 	var modelErr *model.Error
 	if !errors.As(err, &modelErr) || modelErr.Kind != model.ErrTimeout {
 		t.Fatalf("error %v, want a model timeout", err)

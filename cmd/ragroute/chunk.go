@@ -13,7 +13,9 @@ import (
 )
 
 // runChunk prints the chunks of Markdown files and folders as JSON lines,
-// without touching Milvus, so an admin can preview and debug chunking.
+// without touching Milvus, so an admin can preview and debug chunking. A
+// chunk that reads as instructions to a model carries "flagged" and why;
+// --flagged prints only those.
 func runChunk(args []string, stdout, stderr io.Writer) int {
 	opts := ingest.DefaultOptions()
 	fs := flag.NewFlagSet("ragroute chunk", flag.ContinueOnError)
@@ -27,6 +29,7 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.MergeBelowTokens, "merge-below-tokens", opts.MergeBelowTokens, "merge a subsection this short into its parent")
 	fs.StringVar(&opts.FrontMatterKey, "front-matter-key", opts.FrontMatterKey, "front-matter field listing a document's principals")
 	principals := fs.String("principals", "", "comma-separated principals of documents whose front matter names none")
+	onlyFlagged := fs.Bool("flagged", false, "print only chunks flagged as reading like instructions to a model")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -66,6 +69,9 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			for _, ch := range chunks {
+				if *onlyFlagged && ch.Flagged == "" {
+					continue
+				}
 				if err := enc.Encode(ch); err != nil {
 					fmt.Fprintln(stderr, "ragroute chunk:", err)
 					return 1

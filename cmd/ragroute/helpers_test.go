@@ -84,3 +84,42 @@ func ingestOrFail(t *testing.T, cfg podconfig.IngestConfig) {
 		t.Fatalf("ragroute ingest: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// pruneRoute ingests internal/ingest/testdata/docs into a fresh Milvus
+// Lite and returns the config of a route over it, with a scripted model
+// that searches "sync options prune last" and answers from it, behind a
+// trusted proxy whose secret is "s3cret".
+func pruneRoute(ctx context.Context, t *testing.T) (podconfig.RouteConfig, *testenv.ModelServer) {
+	t.Helper()
+	milvus := startMilvus(ctx, t)
+	models := testenv.StartModelServer(32)
+	t.Cleanup(models.Close)
+	models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		if len(req.Tools) > 0 {
+			return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"sync options prune last"}`}}}
+		}
+		return testenv.ChatReply{Content: "Prune last deletes resources after the others are healthy [S1]."}
+	}
+	milvusCfg := podconfig.Milvus{URI: milvus.URI, Database: "default", Collection: "docs"}
+	embedding := podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
+	ingestOrFail(t, podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
+		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
+		Sources:  []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs", Principals: []string{"group:staff"}}},
+	})
+	t.Setenv("TEST_PROXY_SECRET", "s3cret")
+	return podconfig.RouteConfig{
+		Version: podconfig.RouteVersion, Route: podconfig.RouteRef{Name: "support", Namespace: "test"}, Server: podconfig.Server{Port: 8080},
+		Prompt: podconfig.Prompt{Platform: "You are ACME's assistant.", NotFound: "Not in the docs."},
+		Store: podconfig.Store{Name: "docs", Milvus: milvusCfg, Embedding: embedding,
+			Search: podconfig.Search{Primitives: []string{"textDense", "textSparse", "titleDense", "titleSparse"}, Candidates: 12, RRFK: 60}},
+		Model:     podconfig.ChatModel{BaseURL: models.BaseURL(), Name: "scripted", SearchPolicy: "modelDecides"},
+		Window:    podconfig.Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
+		Retrieval: podconfig.Retrieval{SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 6},
+		Rerank:    podconfig.Rerank{Mode: "rrf"},
+		Cache:     podconfig.Cache{Backend: "memory", TTL: podconfig.Duration(10 * time.Minute), MaxEntries: 100},
+		Turns:     podconfig.Turns{Backend: "memory", Retention: podconfig.Duration(10 * time.Minute)},
+		Mode:      "singleRound",
+		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
+			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
+	}, models
+}

@@ -33,6 +33,7 @@ type managerOptions struct {
 	leaderElect   bool
 	routeImage    string
 	imagePrefixes string
+	pullSecrets   string
 	milvusTimeout time.Duration
 	milvusRecheck time.Duration
 	milvusRetry   time.Duration
@@ -51,6 +52,7 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.pprofAddr, "pprof-bind-address", "", "address of a net/http/pprof endpoint for profiling the manager (empty: off); bind it to loopback")
 	fs.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so only one manager reconciles")
 	fs.StringVar(&opts.routeImage, "route-image", "ragroute/ragroute:"+version, "image of route pods, unless a QueryRoute names its own")
+	fs.StringVar(&opts.pullSecrets, "image-pull-secrets", "", "comma-separated names of image pull Secrets for route and ingestion pods (one of each name must exist in their namespace)")
 	fs.StringVar(&opts.imagePrefixes, "allowed-image-prefixes", "", "comma-separated image prefixes a QueryRoute's spec.image may use (empty: only --route-image runs); a prefix ends at a \"/\", \":\" or \"@\" boundary (docs/operator.md)")
 	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
 	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
@@ -123,6 +125,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		Clock:                   clock.RealClock{},
 		RouteImage:              opts.routeImage,
 		AllowedImagePrefixes:    controller.ParseImagePrefixes(opts.imagePrefixes),
+		ImagePullSecrets:        controller.ParseImagePullSecrets(opts.pullSecrets),
 		MilvusProbe:             knowledge.Probe,
 		MilvusProbeTimeout:      opts.milvusTimeout,
 		MilvusRecheck:           opts.milvusRecheck,

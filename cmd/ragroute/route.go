@@ -47,8 +47,8 @@ func unsupported(cfg podconfig.RouteConfig) error {
 	if cfg.Retrieval.StrictFloorSigmas != nil && cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
 	}
-	if cfg.Mode != podconfig.ModeSingleRound {
-		errs = append(errs, fmt.Errorf("mode %q is not supported yet (use singleRound)", cfg.Mode))
+	if cfg.Mode != podconfig.ModeSingleRound && cfg.Mode != podconfig.ModeAgentic {
+		errs = append(errs, fmt.Errorf("mode %q: want singleRound or agentic", cfg.Mode))
 	}
 	return errors.Join(errs...)
 }
@@ -86,6 +86,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
+		FlaggedFragments:     route.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
+		Mode:                 cfg.Mode,
+		Research:             cfg.Retrieval.Research,
+		ResearchBelow:        cfg.Retrieval.ResearchBelow,
 		Logger:               logger,
 	}
 	if ws := cfg.WebSearch; ws != nil {
@@ -104,6 +108,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		// not readiness, so a blip does not empty the Service.
 		ModelHealth:     func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
 		UpstreamRetries: upstreamRetries(chat, searcher),
+		ModelID:         cfg.Route.Name,
 	}
 	return rt, nil
 }

@@ -23,10 +23,12 @@ func runServe(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "/etc/ragroute/"+podconfig.RouteFileName, "route config rendered by the operator")
 	listen := fs.String("listen", "", "address to listen on (default :<server.port> of the config)")
+	var level slog.Level
+	fs.TextVar(&level, "log-level", slog.LevelInfo, "least severe log level written: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	cfg, err := podconfig.LoadRoute(*configPath)
 	if err != nil {
 		logger.Error("load config", "error", err)
@@ -59,6 +61,12 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 		return err
 	}
 	defer rt.close()
+	tracing, flushTraces, err := tracingFromEnv(ctx, cfg, env)
+	if err != nil {
+		return err
+	}
+	defer flushTraces() // last: after the drain, so finishing turns' spans go out
+	rt.server.Tracing = tracing
 	turns, cancelTurns := context.WithCancel(context.Background())
 	defer cancelTurns()
 	go rt.generation.Run(ctx, 30*time.Second)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/testenv"
 )
 
 // TestServeAnswersFromTheIngestedStore: ingest, then `ragroute serve` on
@@ -22,39 +21,7 @@ import (
 func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	milvus := startMilvus(ctx, t)
-	models := testenv.StartModelServer(32)
-	t.Cleanup(models.Close)
-	models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
-		if len(req.Tools) > 0 {
-			return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "search_knowledge", Arguments: `{"query":"sync options prune last"}`}}}
-		}
-		return testenv.ChatReply{Content: "Prune last deletes resources after the others are healthy [S1]."}
-	}
-
-	milvusCfg := podconfig.Milvus{URI: milvus.URI, Database: "default", Collection: "docs"}
-	embedding := podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
-	ingestOrFail(t, podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
-		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		Sources:  []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs", Principals: []string{"group:staff"}}},
-	})
-
-	cfg := podconfig.RouteConfig{
-		Version: podconfig.RouteVersion, Route: podconfig.RouteRef{Name: "support", Namespace: "test"}, Server: podconfig.Server{Port: 8080},
-		Prompt: podconfig.Prompt{Platform: "You are ACME's assistant.", NotFound: "Not in the docs."},
-		Store: podconfig.Store{Name: "docs", Milvus: milvusCfg, Embedding: embedding,
-			Search: podconfig.Search{Primitives: []string{"textDense", "textSparse", "titleDense", "titleSparse"}, Candidates: 12, RRFK: 60}},
-		Model:     podconfig.ChatModel{BaseURL: models.BaseURL(), Name: "scripted", SearchPolicy: "modelDecides"},
-		Window:    podconfig.Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
-		Retrieval: podconfig.Retrieval{SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 6},
-		Rerank:    podconfig.Rerank{Mode: "rrf"},
-		Cache:     podconfig.Cache{Backend: "memory", TTL: podconfig.Duration(10 * time.Minute), MaxEntries: 100},
-		Turns:     podconfig.Turns{Backend: "memory", Retention: podconfig.Duration(10 * time.Minute)},
-		Mode:      "singleRound",
-		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
-			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
-	}
-	t.Setenv("TEST_PROXY_SECRET", "s3cret")
+	cfg, _ := pruneRoute(ctx, t)
 	base, ln, stop := serveOnLoopback(ctx, t, cfg)
 	waitOK(t, base+"/readyz")
 	submit := func(secret string) *http.Response {
@@ -100,9 +67,9 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 
 	stop()
 
-	cfg.Mode = podconfig.ModeAgentic
-	if err := serve(ctx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "agentic" is not supported yet`) {
-		t.Errorf("agentic mode: %v", err)
+	cfg.Mode = "multiRound"
+	if err := serve(ctx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "multiRound": want singleRound or agentic`) {
+		t.Errorf("an unknown mode: %v", err)
 	}
 }
 

@@ -90,6 +90,7 @@ type (
 		ImageURLs   []string `json:"image_urls"`
 	}
 	retrievalEvent struct {
+		Round   int      `json:"round"`
 		Query   string   `json:"query"`
 		Intent  string   `json:"intent"`
 		Sources []source `json:"sources"`
@@ -127,8 +128,26 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 			if err := json.Unmarshal(data, &r); err != nil {
 				return fmt.Errorf("retrieval event: %w", err)
 			}
+			if r.Round > 0 { // an agentic round's search
+				fmt.Fprintf(out, "    round %d searched %q: %d new fragments\n", r.Round, r.Query, len(r.Sources))
+				break
+			}
 			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
 			sources = append(sources, r.Sources...)
+		case "tool.call", "finalize.forced", "research":
+			var h struct {
+				Name, Status, Reason, Rephrased string
+				Found                           int
+			}
+			_ = json.Unmarshal(data, &h)
+			switch {
+			case h.Status == "rejected":
+				fmt.Fprintf(out, "    the harness rejected %s: %s\n", h.Name, h.Reason)
+			case event == "finalize.forced":
+				fmt.Fprintf(out, "    the harness finalized: %s\n", h.Reason)
+			case event == "research":
+				fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", h.Rephrased, h.Found)
+			}
 		case "delta":
 			var t struct {
 				Text string `json:"text"`
@@ -182,5 +201,5 @@ func printSources(out io.Writer, sources []source, cited map[string]bool, c comp
 		}
 	}
 	fmt.Fprintf(out, "    (✔ = cited in the answer; time %d ms, of which model %d ms)\n",
-		c.Timings["total"], c.Timings["model_answer"]+c.Timings["condense"]+c.Timings["model_decide"])
+		c.Timings["total"], c.Timings["model_answer"]+c.Timings["condense"]+c.Timings["model_decide"]+c.Timings["model_research"]+c.Timings["rephrase"])
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -18,6 +19,9 @@ type config struct {
 	// chatURL and chatModel name another OpenAI-compatible chat model to
 	// use instead of the local SmolLM2 (an Ollama or vLLM you run).
 	chatURL, chatModel string
+	// mode is the sample route's mode (DEMO_MODE): singleRound as the
+	// sample says, or agentic.
+	mode string
 }
 
 func configFromEnv() (config, error) {
@@ -34,6 +38,10 @@ func configFromEnv() (config, error) {
 		stay:      os.Getenv("DEMO_STAY") != "",
 		chatURL:   os.Getenv("DEMO_CHAT_URL"),
 		chatModel: os.Getenv("DEMO_CHAT_MODEL"),
+		mode:      os.Getenv("DEMO_MODE"),
+	}
+	if cfg.mode != "" && cfg.mode != "singleRound" && cfg.mode != "agentic" {
+		return config{}, fmt.Errorf("DEMO_MODE=%q: want singleRound or agentic", cfg.mode)
 	}
 	if (cfg.chatURL == "") != (cfg.chatModel == "") {
 		return config{}, errors.New("set DEMO_CHAT_URL and DEMO_CHAT_MODEL together (an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1, and its model name)")

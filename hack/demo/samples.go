@@ -119,6 +119,11 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 				return err
 			}
 		}
+		if d.cfg.mode != "" {
+			if err := replace(obj, d.cfg.mode, "spec", "mode"); err != nil {
+				return err
+			}
+		}
 		return replace(obj, d.chatURL, "spec", "model", "baseURL")
 	}
 	return nil

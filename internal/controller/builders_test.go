@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -32,6 +33,15 @@ func fullInputs() routeInputs {
 	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379",
 		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"}}
 	route.Spec.Replicas = ptr.To[int32](3)
+	route.Spec.Pod = &v1alpha1.RoutePodSettings{
+		Annotations:  map[string]string{"prometheus.io/scrape": "true", configHashAnnotation: "not the admin's"},
+		Labels:       map[string]string{"team": "support", "app.kubernetes.io/name": "not the admin's"},
+		NodeSelector: map[string]string{"pool": "cpu"},
+		Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "rag", Effect: corev1.TaintEffectNoSchedule}},
+		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
+			WhenUnsatisfiable: corev1.ScheduleAnyway}},
+		PriorityClassName: "rag-serving",
+	}
 
 	store := newStore("acme-rag", "docs", "https://milvus.milvus.svc:19530")
 	store.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
@@ -66,6 +76,8 @@ func TestChildrenGolden(t *testing.T) {
 		"deployment.golden.yaml":    buildRouteDeployment(in.route, "ragroute/ragroute:v0.1.0", hash, in.env),
 		"service.golden.yaml":       buildRouteService(in.route),
 		"networkpolicy.golden.yaml": buildRouteNetworkPolicy(proxiedRoute()),
+		"pdb.golden.yaml":           buildRoutePDB(scaledRoute()),
+		"hpa.golden.yaml":           buildRouteHPA(scaledRoute()),
 	} {
 		compareGolden(t, name, toYAML(t, obj))
 	}
@@ -171,9 +183,15 @@ func TestRenderRetrievalFloors(t *testing.T) {
 				Diversity: podconfig.Diversity{MaxPerDocument: 1, Margin: 0.05}}},
 	}
 	for _, tc := range cases {
+		// Re-search on and flagged fragments kept, unless written.
+		tc.want.Research, tc.want.FlaggedFragments = true, "keep"
 		if got := renderRetrieval(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: rendered %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+	in := &v1alpha1.RetrievalSettings{Research: ptr.To(false), ResearchBelow: ptr.To(0.4), FlaggedFragments: v1alpha1.FlaggedQuarantine}
+	if got := renderRetrieval(in); got.Research || *got.ResearchBelow != 0.4 || got.FlaggedFragments != "quarantine" {
+		t.Errorf("re-search off, below 0.4, quarantine: rendered %+v", got)
 	}
 }
 
@@ -190,6 +208,31 @@ func TestRenderSearchWeights(t *testing.T) {
 }
 
 // proxiedRoute trusts a proxy that proves itself, from two peer groups.
+// scaledRoute has a disruption budget and an autoscaler.
+func scaledRoute() *v1alpha1.QueryRoute {
+	route := fullInputs().route
+	route.Spec.DisruptionBudget = &v1alpha1.RouteDisruptionBudget{MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+	route.Spec.Autoscaling = &v1alpha1.RouteAutoscaling{MinReplicas: 2, MaxReplicas: 10,
+		TargetCPUUtilizationPercentage: ptr.To[int32](70), TargetTurnsInFlightPerPod: ptr.To[int32](8)}
+	return route
+}
+
+// An autoscaled route's Deployment leaves replicas to the autoscaler; the
+// others carry the route's own; neither has a budget or autoscaler it
+// did not ask for.
+func TestAutoscalerOwnsReplicas(t *testing.T) {
+	if d := buildRouteDeployment(scaledRoute(), "img", "h", nil); d.Spec.Replicas != nil {
+		t.Errorf("an autoscaled route's Deployment sets replicas %d", *d.Spec.Replicas)
+	}
+	plain := fullInputs().route
+	if d := buildRouteDeployment(plain, "img", "h", nil); d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("replicas %v, want the route's 3", d.Spec.Replicas)
+	}
+	if buildRoutePDB(plain) != nil || buildRouteHPA(plain) != nil {
+		t.Error("a route without a budget or autoscaling renders one")
+	}
+}
+
 func proxiedRoute() *v1alpha1.QueryRoute {
 	route := fullInputs().route
 	route.Spec.Auth = v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -140,6 +141,10 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.IndexGeneration = f.index.Generation.Number
 		status.EmbedderFingerprint = f.index.Generation.Embedder
 		status.Background = backgroundStatus(f.index.Generation.Background)
+		status.FlaggedChunks = nil
+		if n := f.index.Generation.Flagged; n != nil {
+			status.FlaggedChunks = ptr.To(*n)
+		}
 	}
 	if j := f.job; j != nil {
 		record := &v1alpha1.IngestionRecord{Time: j.finished, Result: "Succeeded", Message: "Job " + j.name}

@@ -50,8 +50,9 @@ type KnowledgeStoreReconciler struct {
 	RetryAfter time.Duration
 	// ReadIndex reads what a store's alias serves.
 	ReadIndex IndexReader
-	// Image runs ingestion Jobs.
-	Image string
+	// Image runs ingestion Jobs, pulled with ImagePullSecrets.
+	Image            string
+	ImagePullSecrets []string
 	// MaxConcurrentReconciles is how many stores are reconciled at once
 	// (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
@@ -122,6 +123,13 @@ func (r *KnowledgeStoreReconciler) applyStoreStatus(ctx context.Context, s *stor
 	for _, c := range storeConditions(f) {
 		setCondition(&status.Conditions, c, store.Generation, now)
 	}
+	// An ingestion's failure or run shows even while an older generation
+	// keeps the store Ready.
+	watch := []string{v1alpha1.ConditionReady}
+	if f.ingestion {
+		watch = append(watch, v1alpha1.ConditionIndexed)
+	}
+	setProgressConditions(&status.Conditions, store.Generation, now, watch...)
 	recordIngestion(status, f)
 	if f.connected() {
 		status.ServerVersion = f.version

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -108,6 +109,9 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 		return err
 	}
 	runHash.Write(data)
+	// What the pod runs is part of the run: a Job's pod template is
+	// immutable, so a new image or pull Secret means a new Job.
+	fmt.Fprintf(runHash, "image %s pull %s\n", r.Image, strings.Join(r.ImagePullSecrets, ","))
 	hash := hex.EncodeToString(runHash.Sum(nil))
 	env := storeSecretKeys(&store.Spec)
 
@@ -115,7 +119,9 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 	if err != nil {
 		return err
 	}
-	job, err := withAppliedHash(buildIngestJob(store, r.Image, hash, env))
+	desiredJob := buildIngestJob(store, r.Image, hash, env)
+	withPullSecrets(desiredJob.Spec.Template.Spec, r.ImagePullSecrets)
+	job, err := withAppliedHash(desiredJob)
 	if err != nil {
 		return err
 	}
@@ -124,7 +130,9 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 		{"Job", &batchv1.Job{}, job},
 	}
 	if store.Spec.Ingestion.Schedule != "" {
-		cron, err := withAppliedHash(buildIngestCronJob(store, r.Image, hash, env))
+		desiredCron := buildIngestCronJob(store, r.Image, hash, env)
+		withPullSecrets(desiredCron.Spec.JobTemplate.Spec.Template.Spec, r.ImagePullSecrets)
+		cron, err := withAppliedHash(desiredCron)
 		if err != nil {
 			return err
 		}

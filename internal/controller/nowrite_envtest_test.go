@@ -163,7 +163,8 @@ func TestUnchangedRouteIsNotWrittenAgain(t *testing.T) {
 	}
 
 	counter := s.countingClient(t)
-	r := &QueryRouteReconciler{Client: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{}, RouteImage: testRouteImage}
+	r := &QueryRouteReconciler{Client: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{}, RouteImage: testRouteImage,
+		ImagePullSecrets: []string{testPullSecret}}
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "support"}}
 	for i := 1; i <= 2; i++ {
 		if _, err := r.Reconcile(context.Background(), req); err != nil {
@@ -264,7 +265,7 @@ func (s *suite) reconcileStoreWritesNothing(t *testing.T, ns, name string) {
 	counter := s.countingClient(t)
 	r := &KnowledgeStoreReconciler{Client: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
 		Probe: knowledge.Probe, ProbeTimeout: 3 * time.Second, RecheckAfter: time.Minute, RetryAfter: time.Second,
-		ReadIndex: knowledge.ReadIndexState, Image: testRouteImage}
+		ReadIndex: knowledge.ReadIndexState, Image: testRouteImage, ImagePullSecrets: []string{testPullSecret}}
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
 	for i := 1; i <= 2; i++ {
 		if _, err := r.Reconcile(context.Background(), req); err != nil {

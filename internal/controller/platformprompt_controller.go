@@ -48,6 +48,7 @@ func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	defer func() {
 		if reterr == nil {
 			status.ObservedGeneration = prompt.Generation
+			setProgressConditions(&status.Conditions, prompt.Generation, r.Clock.Now(), v1alpha1.ConditionReady)
 			reterr = publishStatus(ctx, r.Client, r.Recorder, prompt, prompt.Status.Conditions, status.Conditions, status)
 		}
 	}()

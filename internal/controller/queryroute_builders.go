@@ -119,11 +119,10 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 				corev1ac.SecretKeySelector().WithName(use.ref.Name).WithKey(use.ref.Key))))
 	}
 
-	return appsv1ac.Deployment(route.Name, route.Namespace).
+	deployment := appsv1ac.Deployment(route.Name, route.Namespace).
 		WithLabels(routeLabels(route)).
 		WithOwnerReferences(routeOwner(route)).
 		WithSpec(appsv1ac.DeploymentSpec().
-			WithReplicas(replicas).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(routeSelector(route))).
 			// Never drop below the wanted replicas: streams in flight finish.
 			WithStrategy(appsv1ac.DeploymentStrategy().
@@ -151,6 +150,13 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 						corev1ac.Volume().WithName("tmp").WithEmptyDir(
 							corev1ac.EmptyDirVolumeSource().WithSizeLimit(resource.MustParse("64Mi"))),
 					))))
+	// With an autoscaler the replica count is its own: the operator
+	// leaves the field alone.
+	if route.Spec.Autoscaling == nil {
+		deployment.Spec.WithReplicas(replicas)
+	}
+	withPodSettings(deployment.Spec.Template, route)
+	return deployment
 }
 
 func httpProbe(path string, failureThreshold, periodSeconds int32) *corev1ac.ProbeApplyConfiguration {

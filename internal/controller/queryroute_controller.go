@@ -5,8 +5,11 @@ import (
 	"errors"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,6 +40,8 @@ type QueryRouteReconciler struct {
 	// AllowedImagePrefixes admit a route's own spec.image (imageAllowed);
 	// empty: only RouteImage runs.
 	AllowedImagePrefixes []string
+	// ImagePullSecrets name the Secrets route pods pull their image with.
+	ImagePullSecrets []string
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch
@@ -45,6 +50,8 @@ type QueryRouteReconciler struct {
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 
 // routeScope carries what one reconcile of a route found, phase to phase.
 type routeScope struct {
@@ -110,6 +117,7 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 		status.ConfigHash = s.configHash
 		status.Endpoint = routeEndpoint(route)
 	}
+	status.Selector = labels.SelectorFromSet(routeSelector(route)).String()
 	if s.deployment != nil {
 		status.Replicas = s.deployment.Status.Replicas
 		status.ReadyReplicas = s.deployment.Status.ReadyReplicas
@@ -118,6 +126,9 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 	for _, c := range routeConditions(routeFactsOf(s)) {
 		setCondition(&status.Conditions, c, route.Generation, now)
 	}
+	// Degraded first: its reason names what blocks; then the rollout.
+	setProgressConditions(&status.Conditions, route.Generation, now,
+		v1alpha1.ConditionDegraded, v1alpha1.ConditionReady)
 	recordInsecureAuth(r.Recorder, route, route.Status.Conditions, status.Conditions)
 	return publishStatus(ctx, r.Client, r.Recorder, route, route.Status.Conditions, status.Conditions, status)
 }
@@ -136,6 +147,8 @@ func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Service{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&networkingv1.NetworkPolicy{}).
+		Owns(&policyv1.PodDisruptionBudget{}).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
 		Watches(&v1alpha1.KnowledgeStore{}, byIndex(indexRouteByStore), builder.WithPredicates(referencedFactsChanged)).
 		Watches(&v1alpha1.PlatformPrompt{}, byIndex(indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).

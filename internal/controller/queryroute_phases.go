@@ -6,8 +6,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,7 +107,9 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 	if err != nil {
 		return err
 	}
-	deployment, err := withAppliedHash(buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env))
+	desired := buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)
+	withPullSecrets(desired.Spec.Template.Spec, r.ImagePullSecrets)
+	deployment, err := withAppliedHash(desired)
 	if err != nil {
 		return err
 	}
@@ -120,11 +124,34 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 			return err
 		}
 		ordered = append([]childApply{{&networkingv1.NetworkPolicy{}, policy}}, ordered...)
-	} else if err := r.deleteNetworkPolicy(ctx, route); err != nil {
+	} else if err := r.deleteUnwanted(ctx, route, &networkingv1.NetworkPolicy{}, "NetworkPolicy"); err != nil {
 		s.applyErr = err
 		return err
 	}
-	chains := [][]childApply{ordered, {{&corev1.Service{}, service}}}
+	// The Service, the disruption budget and the autoscaler depend on
+	// neither the config nor the Deployment's template.
+	independent := []childApply{{&corev1.Service{}, service}}
+	if desired := buildRoutePDB(route); desired != nil {
+		pdb, err := withAppliedHash(desired)
+		if err != nil {
+			return err
+		}
+		independent = append(independent, childApply{&policyv1.PodDisruptionBudget{}, pdb})
+	} else if err := r.deleteUnwanted(ctx, route, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget"); err != nil {
+		s.applyErr = err
+		return err
+	}
+	if desired := buildRouteHPA(route); desired != nil {
+		hpa, err := withAppliedHash(desired)
+		if err != nil {
+			return err
+		}
+		independent = append(independent, childApply{&autoscalingv2.HorizontalPodAutoscaler{}, hpa})
+	} else if err := r.deleteUnwanted(ctx, route, &autoscalingv2.HorizontalPodAutoscaler{}, "HorizontalPodAutoscaler"); err != nil {
+		s.applyErr = err
+		return err
+	}
+	chains := [][]childApply{ordered, independent}
 	for _, chain := range chains {
 		for _, child := range chain {
 			if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
@@ -144,19 +171,19 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 	return nil
 }
 
-// deleteNetworkPolicy removes the route's NetworkPolicy if the cache shows
-// one it controls (the route dropped its peers, or trustedProxy).
-func (r *QueryRouteReconciler) deleteNetworkPolicy(ctx context.Context, route *v1alpha1.QueryRoute) error {
-	policy := &networkingv1.NetworkPolicy{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: route.Name}, policy)
+// deleteUnwanted removes the route's optional child of obj's kind, named
+// after the route, if the cache shows one it controls (the route dropped
+// its peers, its disruption budget or its autoscaling).
+func (r *QueryRouteReconciler) deleteUnwanted(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, kind string) error {
+	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: route.Name}, obj)
 	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("get NetworkPolicy %s: %w", route.Name, err)
+		return fmt.Errorf("get %s %s: %w", kind, route.Name, err)
 	}
-	if err != nil || !isOwnedBy(policy, route) {
+	if err != nil || !isOwnedBy(obj, route) {
 		return nil
 	}
-	if err := r.Delete(ctx, policy); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete NetworkPolicy %s: %w", route.Name, err)
+	if err := r.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete %s %s: %w", kind, route.Name, err)
 	}
 	return nil
 }

@@ -125,12 +125,19 @@ func searchWeight(w *v1alpha1.SearchWeights, p v1alpha1.SearchPrimitive) float64
 
 func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
 	out := podconfig.Retrieval{
-		SimilarityFloor: v1alpha1.DefaultSimilarityFloor,
-		StrictFloor:     v1alpha1.DefaultStrictFloor,
-		MaxFragments:    v1alpha1.DefaultMaxFragments,
-		Diversity:       podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin},
+		SimilarityFloor:  v1alpha1.DefaultSimilarityFloor,
+		StrictFloor:      v1alpha1.DefaultStrictFloor,
+		MaxFragments:     v1alpha1.DefaultMaxFragments,
+		Diversity:        podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin},
+		Research:         true,
+		FlaggedFragments: string(v1alpha1.FlaggedKeep),
 	}
 	if r != nil {
+		if r.Research != nil {
+			out.Research = *r.Research
+		}
+		out.ResearchBelow = r.ResearchBelow
+		out.FlaggedFragments = cmp.Or(string(r.FlaggedFragments), out.FlaggedFragments)
 		// A relative floor keeps the raw default beside it: the floor in
 		// force until the store's background similarity is recorded.
 		out.SimilarityFloor = orDefault(r.SimilarityFloor, out.SimilarityFloor)

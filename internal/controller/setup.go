@@ -24,6 +24,9 @@ type Options struct {
 	// AllowedImagePrefixes admit a QueryRoute's spec.image other than
 	// RouteImage (see imageAllowed); empty: none is admitted.
 	AllowedImagePrefixes []string
+	// ImagePullSecrets name the Secrets route and ingestion pods pull
+	// their image with (each must exist in the pod's namespace).
+	ImagePullSecrets []string
 }
 
 // Setup registers the field indexes and all three reconcilers with mgr.
@@ -38,11 +41,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
 			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
 			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
-			ReadIndex: opts.ReadIndex, Image: opts.RouteImage,
+			ReadIndex: opts.ReadIndex, Image: opts.RouteImage, ImagePullSecrets: opts.ImagePullSecrets,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		},
 		&QueryRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
-			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes,
+			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes, ImagePullSecrets: opts.ImagePullSecrets,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}
 	for _, r := range reconcilers {

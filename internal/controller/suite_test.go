@@ -47,6 +47,10 @@ var (
 
 const testRouteImage = "ragroute/ragroute:test"
 
+// testPullSecret is the image pull Secret the suite's operator names
+// (--image-pull-secrets).
+const testPullSecret = "regcred"
+
 // testImagePrefix is the suite manager's --allowed-image-prefixes.
 const testImagePrefix = "registry.test/ragroute"
 
@@ -139,6 +143,7 @@ func newSuite() (*suite, error) {
 		// More than one worker, as the manager runs them.
 		MaxConcurrentReconciles: 2,
 		AllowedImagePrefixes:    []string{testImagePrefix},
+		ImagePullSecrets:        []string{testPullSecret},
 	}); err != nil {
 		return nil, err
 	}

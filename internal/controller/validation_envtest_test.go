@@ -56,16 +56,16 @@ spec:
 		// The rule knows the raw defaults (0.2, 0.35): a strict floor below
 		// the default similarity floor is refused, as with the old defaults.
 		{"strict floor below the default similarity floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloor: 0.1}\n"),
-			[]string{"similarityFloor must not exceed strictFloor"}},
+			[]string{"spec.retrieval.similarityFloor: Invalid value", "similarityFloor must not exceed strictFloor"}},
 		{"similarity floor above the default strict floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {similarityFloor: 0.4}\n"),
-			[]string{"similarityFloor must not exceed strictFloor"}},
+			[]string{"spec.retrieval.similarityFloor: Invalid value", "similarityFloor must not exceed strictFloor"}},
 		{"relative strict floor with a cross-encoder (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloorSigmas: 4}\n  rerank: {mode: crossEncoder, crossEncoder: {baseURL: 'http://rerank/v1', model: r}}\n"),
-			[]string{"retrieval.strictFloorSigmas needs rerank.mode rrf"}},
+			[]string{"spec.retrieval.strictFloorSigmas: Forbidden", "retrieval.strictFloorSigmas needs rerank.mode rrf"}},
 		{"trusted proxy with neither a secret nor insecureAllowAnyCaller (CEL)", withAuth("{trustedProxy: {}}"),
-			[]string{"spec.auth.trustedProxy", "trustedProxy needs secretRef"}},
+			[]string{"spec.auth.trustedProxy.secretRef: Required value", "trustedProxy needs secretRef"}},
 		{"trusted proxy with a secret and insecureAllowAnyCaller (CEL)",
 			withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, insecureAllowAnyCaller: true}}"),
-			[]string{"insecureAllowAnyCaller cannot be combined with secretRef"}},
+			[]string{"spec.auth.trustedProxy.insecureAllowAnyCaller: Forbidden", "insecureAllowAnyCaller cannot be combined with secretRef"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
 		{"input prefix too long", `

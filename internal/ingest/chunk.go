@@ -139,6 +139,7 @@ func (c *chunker) finish(chunks []Chunk, meta chunkMeta, d draft, cut cutDraft, 
 			ImageURLs:   imageURLs(part.text),
 			ACL:         meta.acl,
 			Text:        part.text,
+			Flagged:     FlagReason(part.text),
 		}
 		if len(parts) > 1 {
 			ch.ID = stableID(baseID, strconv.Itoa(i+1))
@@ -201,6 +202,10 @@ func contentHash(ch Chunk) string {
 			write(item)
 		}
 		write("\x00")
+	}
+	if ch.Flagged != "" {
+		// Only when set, so the hashes of unflagged chunks stay as they were.
+		write("flagged\x00" + ch.Flagged)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -58,6 +58,9 @@ type Chunk struct {
 	ACL         []string `json:"acl"`
 	ContentHash string   `json:"content_hash"`
 	Text        string   `json:"text"`
+	// Flagged says why the text reads as instructions to a model (see
+	// FlagReason); empty for ordinary documentation.
+	Flagged string `json:"flagged,omitempty"`
 }
 
 // Options tune the chunker.

@@ -12,6 +12,6 @@ func RowFromChunk(ch ingest.Chunk) knowledge.Row {
 		ID: ch.ID, DocID: ch.DocID, Source: ch.Source, SourceURI: ch.URI, Title: ch.Title,
 		HeadingPath: ch.HeadingPath, ChunkType: string(ch.Type), Kind: string(ch.Kind),
 		PartIndex: int64(ch.PartIndex), PartCount: int64(ch.PartCount), ParentID: ch.ParentID,
-		ImageURLs: ch.ImageURLs, ACL: ch.ACL, ContentHash: ch.ContentHash, Text: ch.Text,
+		ImageURLs: ch.ImageURLs, ACL: ch.ACL, ContentHash: ch.ContentHash, Text: ch.Text, Flagged: ch.Flagged,
 	}
 }

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +23,8 @@ type aclCache struct {
 	// legacy: the served collection predates acl_set, so searches filter
 	// on the ACL array until the next ingestion builds a new generation.
 	legacy bool
+	// flagged: the served collection has the flagged field (schema 4 on).
+	flagged bool
 }
 
 // readFilter is the filter a read of the alias runs under: the caller's
@@ -58,14 +61,29 @@ func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("collection %s: %w", coll.Name, err)
 	}
-	c.legacy = true
+	c.legacy, c.flagged = true, false
 	for _, f := range coll.Schema.Fields {
-		if f.Name == FieldACLSet {
+		switch f.Name {
+		case FieldACLSet:
 			c.legacy = false
+		case FieldFlagged:
+			c.flagged = true
 		}
 	}
 	c.sets, c.read = sets, time.Now()
 	return c.sets, c.legacy, nil
+}
+
+// servedFields are the output fields of a read of the alias: outputFields,
+// and flagged when the served collection has it. A read calls readFilter
+// first, which keeps what it knows of the collection fresh.
+func (s *Store) servedFields() []string {
+	s.acl.mu.Lock()
+	defer s.acl.mu.Unlock()
+	if s.acl.flagged {
+		return append(slices.Clone(outputFields), FieldFlagged)
+	}
+	return slices.Clone(outputFields)
 }
 
 // recordACLSets adds the sets of rows to collection's table before the

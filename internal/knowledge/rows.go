@@ -29,6 +29,9 @@ type Row struct {
 	ACL         []string
 	ContentHash string
 	Text        string
+	// Flagged says why the text reads as instructions to a model; empty
+	// for ordinary documentation.
+	Flagged     string
 	TextVector  []float32
 	TitleVector []float32
 }
@@ -61,6 +64,7 @@ func (r Row) check(dim int) error {
 	over(FieldHeadingPath, len(r.HeadingPath), maxHeadings)
 	over(FieldTitlePath, len(r.TitlePath()), maxTitlePath)
 	over(FieldText, len(r.Text), maxTextLength)
+	over(FieldFlagged, len(r.Flagged), maxFlagLength)
 	over(FieldImageURLs, len(r.ImageURLs), maxImageURLs)
 	over(FieldACL, len(r.ACL), maxPrincipals)
 	for _, h := range r.HeadingPath {
@@ -150,6 +154,7 @@ func (s *Store) columns(rows []Row) []column.Column {
 		ints(FieldACLSet, func(r Row) int64 { return aclSetID(r.ACL) }),
 		str(FieldContentHash, func(r Row) string { return r.ContentHash }),
 		str(FieldText, func(r Row) string { return r.Text }),
+		str(FieldFlagged, func(r Row) string { return r.Flagged }),
 		vectors(FieldTextDense, func(r Row) []float32 { return r.TextVector }),
 		vectors(FieldTitleDense, func(r Row) []float32 { return r.TitleVector }),
 	}

@@ -29,6 +29,7 @@ const (
 	FieldACLSet      = "acl_set"
 	FieldContentHash = "content_hash"
 	FieldText        = "text"
+	FieldFlagged     = "flagged"
 	FieldTextDense   = "text_dense"
 	FieldTextSparse  = "text_sparse"
 	FieldTitleDense  = "title_dense"
@@ -45,6 +46,7 @@ const (
 	maxHeadings       = 16
 	maxTitlePath      = 8192
 	maxTextLength     = 65535
+	maxFlagLength     = 512
 	maxImageURLs      = 64
 	maxPrincipals     = 64
 	maxPrincipalBytes = 256
@@ -91,6 +93,7 @@ func Schema(name string, dim int) *entity.Schema {
 		WithField(int64Field(FieldACLSet)).
 		WithField(varchar(FieldContentHash, maxIDLength)).
 		WithField(varchar(FieldText, maxTextLength).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldFlagged, maxFlagLength)).
 		WithField(dense(FieldTextDense)).
 		WithField(sparse(FieldTextSparse)).
 		WithField(dense(FieldTitleDense)).
@@ -110,7 +113,8 @@ func indexes() map[string]index.Index {
 	}
 }
 
-// outputFields are returned with search hits: everything but vectors.
+// outputFields are returned with search hits: everything but vectors
+// (and flagged, which a collection of schema 4 on adds: servedFields).
 var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, FieldTitle, FieldHeadingPath,
 	FieldChunkType, FieldKind, FieldPartIndex, FieldPartCount, FieldParentID, FieldImageURLs, FieldACL,
 	FieldContentHash, FieldText}
@@ -118,12 +122,14 @@ var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, Fi
 // schemaVersion is recorded on each generation (schemaProperty): an
 // ingestion into a generation of an older schema builds a new one.
 // 1 had no acl_set; 2 adds it; 3 embeds each chunk's title path with its
-// text (a different text vector, so a rebuild).
-const schemaVersion = 3
+// text (a different text vector, so a rebuild); 4 adds flagged (chunks
+// that read as instructions to a model), so every chunk is judged again.
+const schemaVersion = 4
 
 // optionalFields may be missing from a collection of an older schema that
-// still serves: a route then filters on the ACL array, slower but right.
-var optionalFields = map[string]bool{FieldACLSet: true}
+// still serves: without acl_set a route filters on the ACL array, slower
+// but right; without flagged no fragment is flagged until the rebuild.
+var optionalFields = map[string]bool{FieldACLSet: true, FieldFlagged: true}
 
 // generationName is the collection of one index generation behind alias.
 func generationName(alias string, generation int64) string {

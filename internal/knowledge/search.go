@@ -155,7 +155,7 @@ func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequ
 	results, err := s.client.Search(ctx, milvusclient.NewSearchOption(s.alias, req.Candidates, []entity.Vector{vector}).
 		WithANNSField(field).WithFilter(filter).
 		WithSearchParam("metric_type", string(metric)).
-		WithOutputFields(append(outputFields, FieldTextDense, FieldTitleDense)...))
+		WithOutputFields(append(s.servedFields(), FieldTextDense, FieldTitleDense)...))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -270,6 +270,9 @@ func hitsOf(rs milvusclient.ResultSet) ([]Hit, error) {
 			ParentID: get(FieldParentID), ImageURLs: getStrings(FieldImageURLs), ACL: getStrings(FieldACL),
 			ContentHash: get(FieldContentHash), Text: get(FieldText),
 		}}
+		if rs.GetColumn(FieldFlagged) != nil { // absent from a collection of schema 3 or older
+			hits[i].Flagged = get(FieldFlagged)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read search hit %d: %w", i, err)
 		}
@@ -302,7 +305,7 @@ func (s *Store) Parts(ctx context.Context, parentIDs []string, principals []stri
 	}
 	rs, err := s.client.Query(ctx, milvusclient.NewQueryOption(s.alias).
 		WithFilter(filter).
-		WithOutputFields(outputFields...).
+		WithOutputFields(s.servedFields()...).
 		WithLimit(maxPartsQuery))
 	if err != nil {
 		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)

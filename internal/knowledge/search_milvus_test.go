@@ -285,10 +285,11 @@ func TestACollectionOfTheOldSchemaIsFilteredAndReplaced(t *testing.T) {
 	if err := store.embedInto(ctx, rows, embedder); err != nil {
 		t.Fatal(err)
 	}
-	// Generation 1 as the previous schema made it: no acl_set, no schema property.
+	// Generation 1 as the previous schema made it: no acl_set, no flagged,
+	// no schema property.
 	legacy := generationName(store.alias, 1)
 	schema := Schema(legacy, testDim)
-	schema.Fields = slices.DeleteFunc(schema.Fields, func(f *entity.Field) bool { return f.Name == FieldACLSet })
+	schema.Fields = slices.DeleteFunc(schema.Fields, func(f *entity.Field) bool { return f.Name == FieldACLSet || f.Name == FieldFlagged })
 	opt := milvusclient.NewCreateCollectionOption(legacy, schema).WithProperty(embedderProperty, "hash-64").
 		WithConsistencyLevel(entity.ClStrong)
 	for field, idx := range indexes() {
@@ -297,7 +298,7 @@ func TestACollectionOfTheOldSchemaIsFilteredAndReplaced(t *testing.T) {
 	if err := store.client.CreateCollection(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
-	columns := slices.DeleteFunc(store.columns(rows), func(c column.Column) bool { return c.Name() == FieldACLSet })
+	columns := slices.DeleteFunc(store.columns(rows), func(c column.Column) bool { return c.Name() == FieldACLSet || c.Name() == FieldFlagged })
 	if _, err := store.client.Insert(ctx, milvusclient.NewColumnBasedInsertOption(legacy, columns...)); err != nil {
 		t.Fatal(err)
 	}

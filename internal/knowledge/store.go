@@ -43,6 +43,9 @@ type Generation struct {
 	// Background is the embedder's background similarity on it, as the
 	// last ingestion recorded it; nil when none is recorded (yet).
 	Background *Background
+	// Flagged is how many of its chunks read as instructions to a model,
+	// as the last ingestion counted them; nil when none is recorded.
+	Flagged *int64
 }
 
 // Active returns the generation the alias points at; ok is false when the
@@ -69,7 +72,8 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		schema = 1
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
-		Background: parseBackground(coll.Properties[backgroundProperty])}, true, nil
+		Background: parseBackground(coll.Properties[backgroundProperty]),
+		Flagged:    parseFlagged(coll.Properties[flaggedProperty])}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

@@ -188,6 +188,15 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 			target.Background = background
 		}
 	}
+	if fresh || synced.Written+synced.Deleted > 0 || target.Flagged == nil {
+		// Before the alias moves, as the background: the count always
+		// describes the generation that serves.
+		flagged, err := s.recordFlagged(ctx, target.Collection)
+		if err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		target.Flagged = &flagged
+	}
 	if fresh {
 		if err := s.Activate(ctx, target); err != nil {
 			return IngestResult{SyncResult: synced, Generation: target}, err

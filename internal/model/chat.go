@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
 	"sync/atomic"
@@ -50,6 +51,18 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// Generation is what one call may ask of the model's sampling, within the
+// client's configuration: zero fields keep it.
+type Generation struct {
+	// MaxTokens lowers the configured maximum answer length; it never
+	// raises it.
+	MaxTokens int
+	// Temperature lowers the configured temperature; it never raises it.
+	Temperature *float64
+	// Stop ends the answer at any of these strings.
+	Stop []string
 }
 
 // Roles of chat messages.
@@ -117,12 +130,30 @@ func NewChat(cfg ChatConfig) *Chat {
 	return c
 }
 
+// sampling is the call's temperature and answer limit: the configured
+// ones, lowered (never raised) by gen.
+func (c *Chat) sampling(gen Generation) (float32, int) {
+	temperature, maxTokens := c.cfg.Temperature, c.cfg.MaxTokens
+	if gen.MaxTokens > 0 && (maxTokens == 0 || gen.MaxTokens < maxTokens) {
+		maxTokens = gen.MaxTokens
+	}
+	if t := gen.Temperature; t != nil && *t < temperature {
+		temperature = *t
+		if temperature == 0 {
+			// go-openai omits a zero temperature (the server's default
+			// would apply): the smallest positive one is greedy too.
+			return math.SmallestNonzeroFloat32, maxTokens
+		}
+	}
+	return float32(temperature), maxTokens
+}
+
 // Stream runs one call. onDelta hears the answer's text as it arrives;
 // tool-call fragments are assembled and returned in Reply. tools may be
 // nil: then the model must answer. A failure of the call itself is an
 // *Error saying its kind; the caller's own cancellation is returned as
 // such.
-func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onDelta func(string) error) (Reply, error) {
+func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen Generation, onDelta func(string) error) (Reply, error) {
 	caller := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errCallTimeout)
 	defer cancel()
@@ -135,13 +166,15 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, onD
 	// A server that asked to be retried is not idle: the wait before a
 	// retry does not count against the idle timeout.
 	ctx = withRetryHook(ctx, func(wait time.Duration) { idle.Reset(wait + c.cfg.IdleTimeout) })
+	temperature, maxTokens := c.sampling(gen)
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    toOpenAI(messages),
-		Temperature: float32(c.cfg.Temperature),
+		Temperature: temperature,
 		// max_tokens, not max_completion_tokens: the local servers (llama.cpp,
 		// vLLM, Ollama) honour it; OpenAI still accepts it outside o1 models.
-		MaxTokens:     c.cfg.MaxTokens, //nolint:staticcheck // see above
+		MaxTokens:     maxTokens, //nolint:staticcheck // see above
+		Stop:          gen.Stop,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 	}

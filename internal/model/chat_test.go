@@ -22,7 +22,7 @@ func TestChatStreamsTextAndAssemblesToolCalls(t *testing.T) {
 	}
 	chat := NewChat(ChatConfig{BaseURL: server.BaseURL(), Model: "m"})
 	tools := []Tool{{Name: "search_knowledge", Parameters: map[string]any{"type": "object"}}}
-	reply, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "sync waves?"}}, tools, nil)
+	reply, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "sync waves?"}}, tools, Generation{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestChatStreamsTextAndAssemblesToolCalls(t *testing.T) {
 		t.Fatalf("tool calls %+v", reply.ToolCalls)
 	}
 	var deltas []string
-	reply, err = chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "sync waves?"}}, nil, func(d string) error {
+	reply, err = chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "sync waves?"}}, nil, Generation{}, func(d string) error {
 		deltas = append(deltas, d)
 		return nil
 	})

@@ -28,7 +28,7 @@ func statusServer(t *testing.T, status int) string {
 func kindOfCall(t *testing.T, baseURL string) ErrorKind {
 	t.Helper()
 	chat := NewChat(ChatConfig{BaseURL: baseURL, Model: "m"})
-	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, nil)
+	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil)
 	var modelErr *Error
 	if !errors.As(err, &modelErr) {
 		t.Fatalf("error %v (%T) is not a *model.Error", err, err)
@@ -68,7 +68,7 @@ func TestChatIdleTimeoutEndsAStalledStream(t *testing.T) {
 	chat := NewChat(ChatConfig{BaseURL: server.BaseURL(), Model: "m", IdleTimeout: 100 * time.Millisecond})
 
 	start := time.Now()
-	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, nil)
+	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil)
 	var modelErr *Error
 	if !errors.As(err, &modelErr) || modelErr.Kind != ErrTimeout {
 		t.Fatalf("error %v, want a *model.Error of kind timeout", err)
@@ -88,7 +88,7 @@ func TestChatIdleTimeoutResetsOnEveryChunk(t *testing.T) {
 	server.ChunkDelay = 50 * time.Millisecond // 40 words: about 2 s in all
 	chat := NewChat(ChatConfig{BaseURL: server.BaseURL(), Model: "m", IdleTimeout: time.Second})
 
-	reply, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, nil)
+	reply, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil)
 	if err != nil || reply.Content != answer {
 		t.Fatalf("reply %q, error %v", reply.Content, err)
 	}
@@ -104,7 +104,7 @@ func TestChatCallerCancellationIsNotAModelError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 
-	_, err := chat.Stream(ctx, []Message{{Role: RoleUser, Content: "hi"}}, nil, nil)
+	_, err := chat.Stream(ctx, []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil)
 	var modelErr *Error
 	if errors.As(err, &modelErr) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v (%T), want the caller's deadline", err, err)

@@ -168,12 +168,12 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 // policy, replaying the request body; the counter, if set, counts retries.
 // A response is returned once its status is final, so a streamed body is
 // never replayed after any of it reached the caller. base nil:
-// http.DefaultTransport.
+// http.DefaultTransport. The call is traced (traced).
 func (p RetryPolicy) Transport(base http.RoundTripper, retries *atomic.Int64) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &retryTransport{policy: p, base: base, retries: retries}
+	return traced(&retryTransport{policy: p, base: base, retries: retries})
 }
 
 type retryTransport struct {

@@ -156,7 +156,7 @@ func TestChatRetries429UntilTheBoundThenIsRateLimited(t *testing.T) {
 	defer server.Close()
 	var waits fakeWaits
 	chat := NewChat(ChatConfig{BaseURL: server.URL, Model: "m", Retry: waits.policy()})
-	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, nil)
+	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil)
 	var modelErr *Error
 	if !errors.As(err, &modelErr) || modelErr.Kind != ErrRateLimited || StatusOf(err) != http.StatusTooManyRequests {
 		t.Fatalf("err %v, want rate_limited with the 429", err)
@@ -184,7 +184,7 @@ func TestChatNeverReplaysAStartedStream(t *testing.T) {
 	var waits fakeWaits
 	chat := NewChat(ChatConfig{BaseURL: server.URL, Model: "m", Retry: waits.policy()})
 	var deltas []string
-	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, func(d string) error {
+	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, func(d string) error {
 		deltas = append(deltas, d)
 		return nil
 	})

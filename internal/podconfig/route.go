@@ -111,6 +111,12 @@ type Retrieval struct {
 	MaxFragments          int32     `json:"maxFragments"`
 	MinConfidence         *float64  `json:"minConfidence,omitempty"`
 	Diversity             Diversity `json:"diversity"`
+	// Research allows one rephrased search before not found; below
+	// ResearchBelow (when set) a weak best candidate triggers it too.
+	Research      bool     `json:"research"`
+	ResearchBelow *float64 `json:"researchBelow,omitempty"`
+	// FlaggedFragments is keep, drop or quarantine.
+	FlaggedFragments string `json:"flaggedFragments"`
 }
 
 // Diversity bounds the fragments of one document in a turn.

@@ -54,10 +54,10 @@ type timedChat struct {
 	clock *backendClock
 }
 
-func (c timedChat) Stream(ctx context.Context, m []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error) {
+func (c timedChat) Stream(ctx context.Context, m []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error) {
 	start := time.Now()
 	first := true
-	reply, err := c.ChatModel.Stream(ctx, m, tools, func(d string) error {
+	reply, err := c.ChatModel.Stream(ctx, m, tools, gen, func(d string) error {
 		if first {
 			first = false
 			c.clock.since(start)
@@ -115,13 +115,13 @@ type recordingChat struct {
 	rec *callRecorder
 }
 
-func (c recordingChat) Stream(ctx context.Context, m []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error) {
+func (c recordingChat) Stream(ctx context.Context, m []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error) {
 	m, tools = append([]model.Message{}, m...), append([]model.Tool{}, tools...)
 	c.rec.add(func() error {
-		_, err := c.ChatModel.Stream(context.Background(), m, tools, func(string) error { return nil })
+		_, err := c.ChatModel.Stream(context.Background(), m, tools, gen, func(string) error { return nil })
 		return err
 	})
-	return c.ChatModel.Stream(ctx, m, tools, onDelta)
+	return c.ChatModel.Stream(ctx, m, tools, gen, onDelta)
 }
 
 // modelCPUPerTurn records the model and embedder calls of one uncached

@@ -72,7 +72,7 @@ func TestUnitMilvusDownIsKnowledgeUnavailableWithoutAddresses(t *testing.T) {
 // failingChat fails every call with err, as model.Chat does.
 type failingChat struct{ err error }
 
-func (c failingChat) Stream(context.Context, []model.Message, []model.Tool, func(string) error) (model.Reply, error) {
+func (c failingChat) Stream(context.Context, []model.Message, []model.Tool, model.Generation, func(string) error) (model.Reply, error) {
 	return model.Reply{}, c.err
 }
 

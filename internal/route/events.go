@@ -15,6 +15,16 @@ const (
 	EventCitation      = "citation"
 	EventTurnCompleted = "turn.completed"
 	EventError         = "error"
+
+	// EventResearch: a search that found nothing was rephrased and run
+	// once more before the not-found answer.
+	EventResearch = "research"
+
+	// The agentic harness's events (mode: agentic).
+	EventRoundStarted   = "round.started"
+	EventMemorySaved    = "memory.saved"
+	EventFinalized      = "finalized"
+	EventFinalizeForced = "finalize.forced"
 )
 
 // Event is one entry of a turn's event log. ID is its position in the log
@@ -40,10 +50,62 @@ type TurnStarted struct {
 }
 
 // ToolCall is the payload of tool.call: a tool the model (or the always
-// policy) called, and its query.
+// policy) called, and its query. In agentic mode it also says in which
+// round, and whether the harness accepted the call and why not.
 type ToolCall struct {
-	Name  string `json:"name"`
-	Query string `json:"query"`
+	Name   string `json:"name"`
+	Query  string `json:"query"`
+	Round  int    `json:"round,omitempty"`
+	Status string `json:"status,omitempty"` // accepted or rejected
+	Reason string `json:"reason,omitempty"`
+}
+
+// Status values of an agentic tool.call.
+const (
+	CallAccepted = "accepted"
+	CallRejected = "rejected"
+)
+
+// Research is the payload of research: the queries that found nothing,
+// the rephrased one searched once more, and how many fragments it found.
+type Research struct {
+	Queries  []string `json:"queries"`
+	Rephrase string   `json:"rephrased"`
+	Found    int      `json:"found"`
+}
+
+// RoundStarted is the payload of round.started.
+type RoundStarted struct {
+	Round int `json:"round"`
+}
+
+// SavedFragment is a fragment the model kept, with why it matters.
+type SavedFragment struct {
+	ID        string `json:"id"`
+	Note      string `json:"note"`
+	Title     string `json:"title"`
+	SourceURI string `json:"source_uri"`
+}
+
+// MemorySaved is the payload of memory.saved: what the next round starts
+// from.
+type MemorySaved struct {
+	Round     int             `json:"round"`
+	Fragments []SavedFragment `json:"fragments"`
+	Closed    []string        `json:"closed"`
+	Open      []string        `json:"open"`
+	Next      string          `json:"next,omitempty"`
+}
+
+// Finalized is the payload of finalized and finalize.forced: the ranked
+// fragment ids that go to the answer.
+type Finalized struct {
+	Round     int      `json:"round"`
+	Fragments []string `json:"fragments"`
+	Closed    []string `json:"closed,omitempty"`
+	Open      []string `json:"open,omitempty"`
+	// Reason says why the harness finalized (finalize.forced only).
+	Reason string `json:"reason,omitempty"`
 }
 
 // RetrievalSource is one packed fragment as a retrieval event reports it.
@@ -61,6 +123,9 @@ type RetrievalSource struct {
 // RetrievalReport is the payload of retrieval: what one search found that
 // was packed, and what the budget dropped.
 type RetrievalReport struct {
+	// Round is the agentic round of a harness search (its sources are
+	// marked with the harness's ids, F1…); 0 for the answer's fragments.
+	Round    int               `json:"round,omitempty"`
 	Query    string            `json:"query"`
 	Intent   retrieval.Intent  `json:"intent"`
 	CacheHit bool              `json:"cache_hit"`
@@ -87,6 +152,8 @@ type TurnCompleted struct {
 	Timings  map[string]int64 `json:"timings_ms"`
 	CacheHit bool             `json:"cache_hit"`
 	NotFound bool             `json:"not_found"`
+	// Rounds is how many agentic rounds ran (0 in single-round mode).
+	Rounds int `json:"rounds,omitempty"`
 }
 
 // Usage counts the chat model's tokens over a turn.

@@ -120,7 +120,7 @@ type scriptedChat struct {
 	calls []chatCall
 }
 
-func (c *scriptedChat) Stream(_ context.Context, messages []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error) {
+func (c *scriptedChat) Stream(_ context.Context, messages []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error) {
 	call := chatCall{Messages: append([]model.Message{}, messages...), Tools: append([]model.Tool{}, tools...)}
 	c.mu.Lock()
 	c.calls = append(c.calls, call)

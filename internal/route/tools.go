@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ragroute/ragroute/internal/model"
@@ -90,7 +91,9 @@ func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principal
 		}
 		query := results[i].Query
 		group.Go(func() error {
+			ctx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", call.Name))
 			var err error
+			defer func() { endSpan(span, err) }()
 			if call.Name == webSearchToolName {
 				results[i], err = r.WebSearch.Search(ctx, query)
 			} else {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -16,7 +18,7 @@ import (
 
 // ChatModel streams one chat call (model.Chat).
 type ChatModel interface {
-	Stream(ctx context.Context, messages []model.Message, tools []model.Tool, onDelta func(string) error) (model.Reply, error)
+	Stream(ctx context.Context, messages []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error)
 }
 
 // Runner runs turns: the chat model gets ONE round of tools, then answers.
@@ -36,6 +38,18 @@ type Runner struct {
 	// "not run" so the model can still answer. A reply of hundreds of
 	// calls would otherwise be hundreds of concurrent searches.
 	MaxToolCallsPerRound int
+	// Research allows one rephrased search before a single-round turn
+	// answers not found (research.go); ResearchBelow, when set, also
+	// re-searches when the best fragment found scores below it.
+	Research      bool
+	ResearchBelow *float64
+	// Mode is singleRound (one round of tools, the default) or agentic
+	// (the multi-round research harness, agentic.go).
+	Mode podconfig.Mode
+	// FlaggedFragments is what packing does with fragments ingestion
+	// flagged as reading like instructions to a model: keep (also when
+	// empty), drop or quarantine (untrusted.go).
+	FlaggedFragments FlaggedPolicy
 	// Logger, when set, hears each failed turn's full error under its id;
 	// the client's error event carries only a code and a fixed message.
 	Logger *slog.Logger
@@ -47,6 +61,10 @@ type TurnInput struct {
 	ID         string
 	Messages   []model.Message
 	Principals []string
+	// Generation is what the client asked of the answer's sampling (the
+	// OpenAI facade's max_tokens, temperature, stop); it lowers the
+	// route's settings, never raises them.
+	Generation model.Generation
 }
 
 // turnState is the per-turn bookkeeping; it lives only as long as Run.
@@ -55,15 +73,30 @@ type turnState struct {
 	usage    Usage
 	timings  map[string]time.Duration
 	cacheHit bool
+	// rounds is how many agentic rounds ran.
+	rounds int
+	// gen is the client's sampling for the calls that may answer.
+	gen model.Generation
 }
 
 // Run plays one turn, emitting its events; the last is turn.completed or
 // error.
 func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
-	st := &turnState{emit: emit, timings: map[string]time.Duration{}}
+	st := &turnState{emit: emit, timings: map[string]time.Duration{}, gen: in.Generation}
 	start := time.Now()
-	emit(Event{Type: EventTurnStarted, Data: TurnStarted{TurnID: in.ID, Mode: string(r.Policy)}})
-	notFound, err := r.run(ctx, in, st)
+	mode := string(r.Policy) // single-round turns report their search policy
+	if r.Mode == podconfig.ModeAgentic {
+		mode = string(podconfig.ModeAgentic)
+	}
+	emit(Event{Type: EventTurnStarted, Data: TurnStarted{TurnID: in.ID, Mode: mode}})
+	run := r.run
+	if r.Mode == podconfig.ModeAgentic {
+		run = r.runAgentic
+	}
+	ctx, span := startSpan(ctx, "ragroute.turn", attribute.String("ragroute.turn_id", in.ID), attribute.String("ragroute.mode", mode))
+	notFound, err := run(ctx, in, st)
+	span.SetAttributes(attribute.Bool("ragroute.not_found", notFound))
+	endSpan(span, err)
 	if err != nil {
 		ev := turnError(ctx, in.ID, err)
 		if r.Logger != nil {
@@ -73,7 +106,7 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 		return
 	}
 	st.timings["total"] = time.Since(start)
-	emit(Event{Type: EventTurnCompleted, Data: TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound}})
+	emit(Event{Type: EventTurnCompleted, Data: TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds}})
 }
 
 // run is decide → retrieve → answer.
@@ -86,6 +119,11 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 	results, packing, err := r.retrieve(ctx, in, intent, calls, st)
 	if err != nil {
 		return false, err
+	}
+	if r.weak(calls, packing) {
+		if calls, results, packing, err = r.reSearch(ctx, in, intent, calls, results, st); err != nil {
+			return false, err
+		}
 	}
 	if len(packing.Packed) == 0 {
 		// Nothing to ground an answer on: say so honestly, never invent one.
@@ -109,7 +147,16 @@ func (r *Runner) decide(ctx context.Context, history []model.Message, intent ret
 	}
 	t := time.Now()
 	messages := withSystem(systemPrompt(r.Prompt, intent), history)
-	reply, err := r.Chat.Stream(ctx, messages, r.tools(), st.delta)
+	ctx, span := startSpan(ctx, "ragroute.model.decide")
+	// A direct answer, too, renders no link the platform prompt lacks.
+	links := allowedLinks{}
+	links.addText(messages[0].Content)
+	guard := newLinkGuard(links, st.delta)
+	reply, err := r.Chat.Stream(ctx, messages, r.tools(), st.gen, guard.write)
+	if err == nil {
+		err = guard.flush()
+	}
+	endSpan(span, err)
 	st.timings["model_decide"] = time.Since(t)
 	st.add(reply.Usage)
 	if err != nil {
@@ -137,7 +184,10 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 			}
 		}
 	}
-	packing := pack(r.Prompt, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	_, span := startSpan(ctx, "ragroute.pack")
+	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)))
+	span.End()
 	r.emitRetrievals(results, packing, st)
 	return results, packing, nil
 }
@@ -162,12 +212,26 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: packing.context(ids)})
 	}
 	t := time.Now()
-	scrub := newFenceScrubber(packing.Fence, st.delta)
-	reply, err := r.Chat.Stream(ctx, messages, nil, scrub.write)
+	ctx, span := startSpan(ctx, "ragroute.model.answer", attribute.Int("ragroute.fragments", len(packing.Packed)))
+	first := true
+	guard := newLinkGuard(packing.Links, func(text string) error {
+		if first {
+			first = false
+			span.AddEvent("first token")
+			span.SetAttributes(attribute.Int64("ragroute.time_to_first_token_ms", time.Since(t).Milliseconds()))
+		}
+		return st.delta(text)
+	})
+	scrub := newFenceScrubber(packing.Fence, guard.write)
+	reply, err := r.Chat.Stream(ctx, messages, nil, st.gen, scrub.write)
+	endSpan(span, err)
 	st.timings["model_answer"] = time.Since(t)
 	st.add(reply.Usage)
 	if err == nil {
 		err = scrub.flush()
+	}
+	if err == nil {
+		err = guard.flush()
 	}
 	if err != nil {
 		return false, err
@@ -200,10 +264,12 @@ func (r *Runner) condense(ctx context.Context, messages []model.Message, st *tur
 		}
 	}
 	t := time.Now()
+	ctx, span := startSpan(ctx, "ragroute.model.condense")
 	reply, err := r.Chat.Stream(ctx, []model.Message{
 		{Role: model.RoleSystem, Content: "Rewrite the user's last question as one self-contained search query. Reply with the query only."},
 		{Role: model.RoleUser, Content: transcript.String()},
-	}, nil, nil)
+	}, nil, model.Generation{}, nil)
+	endSpan(span, err)
 	st.timings["condense"] = time.Since(t)
 	st.add(reply.Usage)
 	if err != nil {

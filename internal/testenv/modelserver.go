@@ -62,7 +62,11 @@ type ChatRequest struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
-	MaxTokens int `json:"max_tokens"`
+	MaxTokens   int      `json:"max_tokens"`
+	Temperature float64  `json:"temperature"`
+	Stop        []string `json:"stop"`
+	// Traceparent is the request's W3C trace context header.
+	Traceparent string `json:"-"`
 }
 
 // ChatReply is what the scripted chat model answers: tool calls, or text
@@ -126,6 +130,7 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
 		return
 	}
+	req.Traceparent = r.Header.Get("Traceparent")
 	m.mu.Lock()
 	m.ChatRequests = append(m.ChatRequests, req)
 	script, delay := m.Chat, m.ChunkDelay

@@ -18,18 +18,22 @@ import (
 // stays on top: system messages from the client are ignored. Citations and
 // sources travel in the extension field "ragroute".
 
-type completionRequest struct {
-	Model    string          `json:"model"`
-	Messages []model.Message `json:"messages"`
-	Stream   bool            `json:"stream"`
-}
-
 // extension is what a route adds to an OpenAI response.
 type extension struct {
 	TurnID    string                  `json:"turn_id"`
 	Citations []route.Citation        `json:"citations"`
 	Sources   []route.RetrievalSource `json:"sources"`
 	NotFound  bool                    `json:"not_found"`
+	// Harness is an agentic turn's research, step by step: its
+	// round.started, tool.call, retrieval, memory.saved and finalized
+	// events, as the turn's stream has them.
+	Harness []harnessStep `json:"harness,omitempty"`
+}
+
+// harnessStep is one event of an agentic turn's research.
+type harnessStep struct {
+	Type string `json:"type"`
+	Data any    `json:"data"`
 }
 
 // collector turns a turn's events into the facade's answer.
@@ -47,7 +51,17 @@ func (c *collector) add(ev route.Event) {
 	case route.Citation:
 		c.ext.Citations = append(c.ext.Citations, d)
 	case route.RetrievalReport:
+		if d.Round > 0 { // a harness search; the answer's own fragments come last, round 0
+			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+			break
+		}
 		c.ext.Sources = append(c.ext.Sources, d.Sources...)
+	case route.ToolCall:
+		if d.Round > 0 {
+			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+		}
+	case route.RoundStarted, route.MemorySaved, route.Finalized:
+		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
 	case route.TurnCompleted:
 		c.usage, c.ext.NotFound = d.Usage, d.NotFound
 	case route.TurnError:
@@ -65,14 +79,17 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req, false, "the body is not an OpenAI chat completion request: ") {
 		return
 	}
-	var messages []model.Message
-	for _, m := range req.Messages {
-		if m.Role != model.RoleSystem {
-			messages = append(messages, model.Message{Role: m.Role, Content: m.Content})
-		}
+	messages, err := req.conversation()
+	var gen model.Generation
+	if err == nil {
+		gen, err = req.generation()
+	}
+	if bad, ok := err.(*requestError); ok {
+		apiErrorParam(w, http.StatusBadRequest, "bad_request", bad.param, bad.Error())
+		return
 	}
 	if err := s.checkMessages(messages); err != nil {
-		apiError(w, http.StatusBadRequest, "bad_messages", err.Error())
+		apiErrorParam(w, http.StatusBadRequest, "bad_messages", "messages", err.Error())
 		return
 	}
 	release, refused := s.admission.admit(id.User)
@@ -83,17 +100,19 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.TurnTimeout)
 	defer cancel()
-	turnID := newTurnID()
-	in := route.TurnInput{ID: turnID, Messages: messages, Principals: id.Principals()}
+	turnID := requestID(w)
+	in := route.TurnInput{ID: turnID, Messages: messages, Principals: id.Principals(), Generation: gen}
 	c := &collector{ext: extension{TurnID: turnID, Citations: []route.Citation{}, Sources: []route.RetrievalSource{}}}
 	name := req.Model
 	if name == "" {
 		name = "ragroute"
 	}
 	if !req.Stream {
-		s.Runner.Run(ctx, in, func(ev route.Event) { s.observe(ev); c.add(ev) })
+		observer := s.observeTurn(turnID, id.User, "completions")
+		s.Runner.Run(ctx, in, func(ev route.Event) { observer.event(ev); c.add(ev) })
 		release() // before the answer, which a client may follow with its next turn
 		if c.err != nil {
+			retryAdvice(w, c.err.Code)
 			apiError(w, errorStatus(c.err.Code), c.err.Code, c.err.Message)
 			return
 		}
@@ -102,8 +121,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 			"id": "chatcmpl-" + turnID, "object": "chat.completion", "created": time.Now().Unix(), "model": name,
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 				"message": map[string]any{"role": "assistant", "content": c.content.String()}}},
-			"usage": map[string]int{"prompt_tokens": c.usage.PromptTokens, "completion_tokens": c.usage.CompletionTokens,
-				"total_tokens": c.usage.PromptTokens + c.usage.CompletionTokens},
+			"usage":    usageOf(c.usage),
 			"ragroute": c.ext,
 		})
 		return
@@ -134,6 +152,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		defer close(events)
 		s.Runner.Run(ctx, in, func(ev route.Event) { events <- ev })
 	}()
+	observer := s.observeTurn(turnID, id.User, "completions")
 	keepAlive := newIdleTicker(s.Limits.KeepAlive)
 	defer keepAlive.stop()
 	for running := true; running; {
@@ -143,7 +162,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 				running = false
 				break
 			}
-			s.observe(ev)
+			observer.event(ev)
 			c.add(ev)
 			if d, ok := ev.Data.(route.Delta); ok {
 				chunk(map[string]any{"content": d.Text}, nil, nil)
@@ -159,12 +178,22 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		data, _ := json.Marshal(map[string]any{"error": map[string]string{"code": c.err.Code, "message": c.err.Message}})
 		fmt.Fprintf(w, "data: %s\n\n", data)
 	} else {
-		chunk(map[string]any{}, "stop", map[string]any{"ragroute": c.ext, "usage": map[string]int{
-			"prompt_tokens": c.usage.PromptTokens, "completion_tokens": c.usage.CompletionTokens,
-			"total_tokens": c.usage.PromptTokens + c.usage.CompletionTokens}})
+		chunk(map[string]any{}, "stop", map[string]any{"ragroute": c.ext})
+		if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+			// As OpenAI: one more chunk, with no choices, only when asked.
+			data, _ := json.Marshal(map[string]any{"id": "chatcmpl-" + turnID, "object": "chat.completion.chunk", "created": created,
+				"model": name, "choices": []any{}, "usage": usageOf(c.usage)})
+			fmt.Fprintf(w, "data: %s\n\n", data)
+		}
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flusher.Flush()
+}
+
+// usageOf is a turn's token usage in OpenAI's shape.
+func usageOf(u route.Usage) map[string]int {
+	return map[string]int{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
+		"total_tokens": u.PromptTokens + u.CompletionTokens}
 }
 
 // idleTicker ticks every interval since it was last reset; a zero
@@ -212,9 +241,19 @@ func errorStatus(code string) int {
 	}
 }
 
-// observe feeds the metrics with the events that carry them.
-func (s *Server) observe(ev route.Event) {
-	if ev.Final() || ev.Type == route.EventRetrieval {
-		s.metrics.observe(ev)
+// retryAdvice tells an OpenAI SDK, which retries 429 and 5xx on its own
+// and would replay the whole turn, whether a retry can help: after a rate
+// limit or an unavailable dependency, in a few seconds; after a model
+// error or a timeout, not at all (x-should-retry, read by OpenAI's SDKs).
+func retryAdvice(w http.ResponseWriter, code string) {
+	switch code {
+	case route.CodeRateLimited, route.CodeModelUnavailable, route.CodeKnowledgeUnavailable, route.CodeCancelled:
+		w.Header().Set("Retry-After", retryAfterSeconds(retryUpstream))
+	default:
+		w.Header().Set("X-Should-Retry", "false")
 	}
 }
+
+// retryUpstream is the Retry-After after an upstream failed: the route's
+// own retries already waited for it.
+const retryUpstream = 5 * time.Second

@@ -1,7 +1,11 @@
 package api
 
 import (
+	"net/http"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ragroute/ragroute/internal/route"
 )
@@ -18,6 +22,17 @@ type metrics struct {
 	modelUp *prometheus.GaugeVec
 	// refused counts requests turned away by a turn limit.
 	refused *prometheus.CounterVec
+	// firstToken is the time from a turn's admission to its first answer
+	// text.
+	firstToken prometheus.Histogram
+	// errors counts failed turns by code.
+	errors *prometheus.CounterVec
+	// requests, inFlight and durations instrument the HTTP handlers.
+	requests  *prometheus.CounterVec
+	inFlight  prometheus.Gauge
+	durations *prometheus.HistogramVec
+	// collectors are all of the above, as registered.
+	collectors []prometheus.Collector
 }
 
 // newMetrics registers the route's metrics; inFlight reports the turns
@@ -46,17 +61,46 @@ func newMetrics(inFlight func() int, retries map[string]func() int64) *metrics {
 			Help: "Requests refused by a turn limit (concurrent_turns_per_user, turns_per_minute_per_user, max_in_flight_turns).",
 		}, []string{"limit"}),
 	}
+	m.firstToken = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "ragroute_time_to_first_token_seconds", Help: "Time from a turn's admission to the first text of its answer.",
+		Buckets: prometheus.ExponentialBuckets(0.05, 2, 12),
+	})
+	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ragroute_turn_errors_total", Help: "Failed turns by error code (knowledge_unavailable, model_timeout, …).",
+	}, []string{"code"})
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ragroute_http_requests_total", Help: "HTTP requests by handler, method and status code.",
+	}, []string{"handler", "method", "code"})
+	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ragroute_http_requests_in_flight", Help: "HTTP requests being served now, event streams included.",
+	})
+	m.durations = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "ragroute_http_request_duration_seconds", Help: "HTTP request durations by handler (an event stream lasts its turn).",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 15),
+	}, []string{"handler"})
 	inFlightGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "ragroute_turns_in_flight", Help: "Turns and searches running on this replica now.",
 	}, func() float64 { return float64(inFlight()) })
-	m.registry.MustRegister(m.stage, m.turns, m.cache, m.tokens, m.modelUp, m.refused, inFlightGauge)
+	m.collectors = []prometheus.Collector{m.stage, m.turns, m.cache, m.tokens, m.modelUp, m.refused, inFlightGauge,
+		m.firstToken, m.errors, m.requests, m.inFlight, m.durations,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
 	for upstream, read := range retries {
-		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		m.collectors = append(m.collectors, prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "ragroute_upstream_retries_total", ConstLabels: prometheus.Labels{"upstream": upstream},
 			Help: "Calls to an upstream (chat, embedder, reranker) retried after a 429, a 503 or a refused connection.",
 		}, func() float64 { return float64(read()) }))
 	}
+	m.registry.MustRegister(m.collectors...)
 	return m
+}
+
+// instrument counts and times the requests of one handler, named by its
+// route pattern so that turn ids do not become label values.
+func (m *metrics) instrument(name string, h http.Handler) http.Handler {
+	labels := prometheus.Labels{"handler": name}
+	h = promhttp.InstrumentHandlerDuration(m.durations.MustCurryWith(labels), h)
+	h = promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(labels), h)
+	return promhttp.InstrumentHandlerInFlight(m.inFlight, h)
 }
 
 // setModelUp records the last model health check.
@@ -84,6 +128,7 @@ func (m *metrics) observe(ev route.Event) {
 		m.tokens.WithLabelValues("completion").Add(float64(data.Usage.CompletionTokens))
 	case route.TurnError:
 		m.turns.WithLabelValues("error").Inc()
+		m.errors.WithLabelValues(data.Code).Inc()
 	case route.RetrievalReport:
 		if data.CacheHit {
 			m.cache.WithLabelValues("hit").Inc()

@@ -3,9 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,4 +156,53 @@ func TestModelRefusingOnceIsRetriedAndCounted(t *testing.T) {
 		}
 	}
 	waitForMetric(t, srv.URL, `ragroute_upstream_retries_total{upstream="chat"} 2`)
+}
+
+// flakyLog fails one Append, as a Redis that drops a connection does.
+type flakyLog struct {
+	turnlog.Log
+	mu      sync.Mutex
+	appends int
+	failOn  int
+}
+
+func (l *flakyLog) Append(ctx context.Context, id string, ev route.Event) error {
+	l.mu.Lock()
+	l.appends++
+	fail := l.appends == l.failOn
+	l.mu.Unlock()
+	if fail {
+		return errors.New("dial tcp 10.0.0.7:6379: connection reset by peer")
+	}
+	return l.Log.Append(ctx, id, ev)
+}
+
+// A turn whose log fails to take an event is cancelled, and its stream
+// still ends, with an error event, instead of waiting for an event that
+// will never come.
+func TestTurnWhoseLogFailsOnceEndsItsStream(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first. ", 30)+"[S1]")
+	w.Models.ChunkDelay = 5 * time.Millisecond
+	srv := serveWith(t, w, func(s *Server) {
+		s.Log = &flakyLog{Log: turnlog.NewMemory(time.Minute, 100, time.Now), failOn: 3}
+	})
+	turn := submit(t, srv, "ann", "How are sync waves ordered?")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/turns/"+turn+"/events", nil)
+	req.Header.Set("X-User", "ann")
+	req.Header.Set("X-Groups", "staff")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := readSSE(t, resp.Body, 10000)
+	if ctx.Err() != nil {
+		t.Fatal("the stream did not end within 30 s")
+	}
+	if last := events[len(events)-1]; last.typ != route.EventError || !strings.Contains(last.data, route.CodeCancelled) {
+		t.Errorf("the stream ended with %+v, want the cancelled turn's error event", last)
+	}
 }

@@ -17,6 +17,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
@@ -77,39 +80,72 @@ type Server struct {
 	// 503, refused) by name (chat, embedder, reranker), exported as
 	// ragroute_upstream_retries_total.
 	UpstreamRetries map[string]func() int64
-	Logger          *slog.Logger
+	// ModelID is the model name /v1/models lists (the route's name).
+	ModelID string
+	// Tracing, when set, traces each request and the turn it starts
+	// (W3C trace context taken from the caller); nil: no tracing.
+	Tracing trace.TracerProvider
+	Logger  *slog.Logger
 
 	metrics   *metrics
 	admission *admission
 	// turns is cancelled on shutdown so running turns end with an error
 	// event instead of hanging.
-	turns context.Context
+	turns   context.Context
+	started time.Time
 }
 
 // Handler returns the API's routes. ctx bounds the turns it starts.
 func (s *Server) Handler(ctx context.Context) http.Handler {
 	s.admission = newAdmission(s.Limits, time.Now)
 	s.metrics = newMetrics(s.admission.running, s.UpstreamRetries)
-	s.turns = ctx
+	s.turns, s.started = ctx, time.Now()
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/turns", s.submit)
-	mux.HandleFunc("GET /v1/turns/{id}/events", s.events)
-	mux.HandleFunc("POST /v1/search", s.search)
-	mux.HandleFunc("POST /v1/chat/completions", s.completions)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
-	mux.HandleFunc("GET /readyz", s.ready)
+	for pattern, handler := range map[string]http.HandlerFunc{
+		"POST /v1/turns":            s.submit,
+		"GET /v1/turns/{id}/events": s.events,
+		"POST /v1/search":           s.search,
+		"POST /v1/chat/completions": s.completions,
+		"GET /v1/models":            s.models,
+		"GET /v1/models/{id}":       s.models,
+		"GET /healthz":              func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") },
+		"GET /readyz":               s.ready,
+	} {
+		_, path, _ := strings.Cut(pattern, " ")
+		mux.Handle(pattern, s.metrics.instrument(path, handler))
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
 	if s.ModelHealth != nil {
 		go s.watchModel(ctx)
 	}
-	return mux
+	var handler http.Handler = mux
+	if s.Tracing != nil {
+		handler = otelhttp.NewHandler(mux, "ragroute", otelhttp.WithTracerProvider(s.Tracing),
+			otelhttp.WithPropagators(propagation.TraceContext{}),
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "HTTP " + r.Method }),
+			otelhttp.WithFilter(func(r *http.Request) bool {
+				return r.URL.Path != "/metrics" && r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
+			}))
+	}
+	return withRequestID(handler)
 }
 
-// apiError writes {"error": {"code", "message"}}.
+// apiError writes OpenAI's error shape, {"error": {"message", "type",
+// "param", "code"}}, on every endpoint.
 func apiError(w http.ResponseWriter, status int, code, message string) {
+	apiErrorParam(w, status, code, "", message)
+}
+
+// apiErrorParam is apiError naming the request field at fault.
+func apiErrorParam(w http.ResponseWriter, status int, code, param, message string) {
+	var p any
+	if param != "" {
+		p = param
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"message": message, "type": errorType(status), "param": p, "code": code}})
 }
 
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
@@ -216,7 +252,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, refused)
 		return
 	}
-	turnID := newTurnID()
+	turnID := requestID(w)
 	if err := s.Log.Start(r.Context(), turnID, id.User); err != nil {
 		release()
 		if errors.Is(err, turnlog.ErrTooManyTurns) {
@@ -228,7 +264,8 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	input := route.TurnInput{ID: turnID, Messages: req.Messages, Principals: id.Principals()}
-	go s.play(input, release)
+	// The turn outlives the request; its spans join the request's trace.
+	go s.play(input, release, s.observeTurn(turnID, id.User, "turns"), trace.SpanFromContext(r.Context()))
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
@@ -240,22 +277,23 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 // back before writing that event: a client that submits again as soon as
 // it reads it is not refused by its own finished turn. A turn whose log
 // fails is cancelled: no client could read the rest of it.
-func (s *Server) play(in route.TurnInput, release func()) {
+func (s *Server) play(in route.TurnInput, release func(), observer *turnObserver, parent trace.Span) {
 	defer release()
-	ctx, cancel := context.WithTimeout(s.turns, s.Limits.TurnTimeout)
+	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(s.turns, parent), s.Limits.TurnTimeout)
 	defer cancel()
 	logFailed := false
 	s.Runner.Run(ctx, in, func(ev route.Event) {
-		s.observe(ev)
+		observer.event(ev)
 		if ev.Final() {
 			release()
 		}
-		if logFailed {
+		if logFailed && !ev.Final() {
 			return
 		}
 		// The log's context is not the turn's: a cancelled turn still
-		// records its error event.
-		if err := s.appendEvent(ctx, in.ID, ev); err != nil {
+		// records its error event, also after the log failed once (it may
+		// be back), so a reader's stream ends.
+		if err := s.appendEvent(ctx, in.ID, ev); err != nil && !logFailed {
 			logFailed = true
 			cancel()
 			s.logError("append turn event; the turn is cancelled", in.ID, err)

@@ -32,12 +32,16 @@ func do(t testing.TB, method, url, user, body string, header ...string) *http.Re
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return resp
 }
+
+// testClient bounds every request of these tests, streams included, so a
+// stream that never ends fails its test instead of hanging the package.
+var testClient = &http.Client{Timeout: time.Minute}
 
 type sseEvent struct {
 	id   int64

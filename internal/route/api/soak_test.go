@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/model"
@@ -83,7 +85,7 @@ func soak(b *testing.B, w *routetest.World, s *Server, purge func()) {
 		if err := s.Log.Start(ctx, in.ID, "ann"); err != nil {
 			b.Fatal(err)
 		}
-		s.play(in, func() {})
+		s.play(in, func() {}, s.observeTurn(in.ID, "ann", "turns"), trace.SpanFromContext(ctx))
 		w.Models.Forget()
 		events, done, err := s.Log.Read(ctx, in.ID, 0, time.Second)
 		if err != nil || !done || events[len(events)-1].Type != route.EventTurnCompleted {

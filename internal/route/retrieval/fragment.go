@@ -21,16 +21,20 @@ type Fragment struct {
 	Score float64 `json:"score"`
 	// Reassembled is true when the fragment is a split section put back
 	// together from its parts.
-	Reassembled bool   `json:"reassembled,omitempty"`
-	ParentID    string `json:"-"`
-	PartCount   int    `json:"-"`
+	Reassembled bool `json:"reassembled,omitempty"`
+	// Flagged says why the fragment reads as instructions to a model, as
+	// ingestion judged it; empty for ordinary documentation. A route keeps,
+	// drops or quarantines flagged fragments (its flaggedFragments policy).
+	Flagged   string `json:"flagged,omitempty"`
+	ParentID  string `json:"-"`
+	PartCount int    `json:"-"`
 }
 
 func fragmentOf(row knowledge.Row, score float64) Fragment {
 	return Fragment{
 		ID: row.ID, DocID: row.DocID, Source: row.Source, SourceURI: row.SourceURI, Title: row.Title,
 		HeadingPath: row.HeadingPath, Kind: row.Kind, ImageURLs: row.ImageURLs, Text: row.Text,
-		Score: score, ParentID: row.ParentID, PartCount: int(row.PartCount),
+		Score: score, Flagged: row.Flagged, ParentID: row.ParentID, PartCount: int(row.PartCount),
 	}
 }
 

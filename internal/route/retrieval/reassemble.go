@@ -35,6 +35,10 @@ func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, princip
 		texts := make([]string, len(parts))
 		for j, p := range parts {
 			texts[j] = p.Text
+			if fragments[i].Flagged == "" {
+				// The whole section is packed: any part's flag is its flag.
+				fragments[i].Flagged = p.Flagged
+			}
 		}
 		fragments[i].Text = joinParts(texts)
 		fragments[i].Reassembled = true

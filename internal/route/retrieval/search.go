@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
@@ -89,14 +93,24 @@ func (t Timeouts) rerank() time.Duration { return cmp.Or(t.Rerank, DefaultRerank
 // ran past it fails with an error saying which step and its deadline, the
 // cause still context.DeadlineExceeded.
 func step[T any](ctx context.Context, name string, timeout time.Duration, call func(context.Context) (T, error)) (T, error) {
+	// A span per step, with the tracer of the turn's span (none: no-op).
+	ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(ctx, "ragroute.search."+strings.ReplaceAll(name, " ", "_"))
+	defer span.End()
 	stepCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err := call(stepCtx)
 	if err != nil && ctx.Err() == nil && stepCtx.Err() != nil {
 		err = fmt.Errorf("%s ran past its %s deadline: %w", name, timeout, errors.Join(context.DeadlineExceeded, err))
 	}
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "failed")
+	}
 	return out, err
 }
+
+// tracerName names the search's spans' instrumentation scope.
+const tracerName = "github.com/ragroute/ragroute/internal/route/retrieval"
 
 // floors are the similarity and strict floors this search applies.
 func (s *Searcher) floors() (similarity, strict float64) {

@@ -85,8 +85,14 @@ if ARGV[3] == '1' then
 end
 return seq`)
 
-// Append adds ev with the next id (0-1, 0-2, … in the stream).
+// Append adds ev with the next id (0-1, 0-2, … in the stream). A final
+// event ends the turn's heartbeat even when it cannot be written: the
+// replica is done with the turn, so a reader ends with turn_lost rather
+// than wait for an event that will never come.
 func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
+	if ev.Final() {
+		defer l.stopHeartbeat(id)
+	}
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
 		return err
@@ -99,7 +105,6 @@ func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
 		return fmt.Errorf("append turn event: %w", err)
 	}
 	if ev.Final() {
-		l.stopHeartbeat(id)
 		pipe := l.client.TxPipeline()
 		for _, part := range []string{"meta", "events"} {
 			pipe.Expire(ctx, l.key(id, part), l.retention)

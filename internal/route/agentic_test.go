@@ -1,0 +1,408 @@
+package route_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/routetest"
+)
+
+// Each test below scripts the model's calls and checks one rule of the
+// agentic harness; the rules are code, so a model that breaks them is
+// answered "rejected" and the turn goes on.
+
+// distinctQueries each find something in routetest.Docs for staff.
+var distinctQueries = []string{"sync waves", "pruning git", "sync panel button", "sync hooks", "resources healthy", "prune option", "toolbar synchronize", "application sync"}
+
+// agenticScript plays steps in order while tools are offered, then
+// answers with answer when the harness asks for the answer (no tools).
+// Past the last step the model replies with text, which ends the research.
+func agenticScript(answer string, steps ...model.Reply) func(chatCall) model.Reply {
+	var mu sync.Mutex
+	next := 0
+	return func(c chatCall) model.Reply {
+		if len(c.Tools) == 0 {
+			return model.Reply{Content: answer}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(steps) {
+			return model.Reply{Content: "I am done."}
+		}
+		next++
+		return steps[next-1]
+	}
+}
+
+func toolCall(name string, args any) model.Reply {
+	data, _ := json.Marshal(args)
+	return model.Reply{ToolCalls: []model.ToolCall{{Name: name, Arguments: string(data)}}}
+}
+
+func hSearch(query string) model.Reply {
+	return toolCall("search", map[string]string{"query": query})
+}
+
+func hSave(ids ...string) model.Reply {
+	fragments := []map[string]string{}
+	for _, id := range ids {
+		fragments = append(fragments, map[string]string{"id": id, "note": "note on " + id})
+	}
+	return toolCall("save", map[string]any{"fragments": fragments, "answered": []string{"what waves are"}, "open": []string{"how hooks run"}, "next": "search hooks"})
+}
+
+func hFinalize(ids, closed, open []string) model.Reply {
+	return toolCall("finalize", map[string]any{"fragments": ids, "closed": closed, "open": open})
+}
+
+// searches are n search steps with distinct queries, from the i-th.
+func searches(from, n int) []model.Reply {
+	var out []model.Reply
+	for i := range n {
+		out = append(out, hSearch(distinctQueries[(from+i)%len(distinctQueries)]+" "+strings.Repeat("x", (from+i)/len(distinctQueries))))
+	}
+	return out
+}
+
+func newAgenticWorld(t *testing.T, answer string, steps ...model.Reply) *fastWorld {
+	t.Helper()
+	w := newFastWorld(t, agenticScript(answer, steps...))
+	w.runner.Mode = podconfig.ModeAgentic
+	return w
+}
+
+func toolCalls(events []route.Event) []route.ToolCall {
+	var out []route.ToolCall
+	for _, e := range routetest.OfType(events, route.EventToolCall) {
+		out = append(out, e.Data.(route.ToolCall))
+	}
+	return out
+}
+
+// lastToolResult is the content of the last tool message a model call saw.
+func lastToolResult(c chatCall) string {
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].Role == model.RoleTool {
+			return c.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+func TestAgenticRepeatedQueryIsRejected(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].",
+		hSearch("Sync waves"), hSearch("  sync WAVES? "), hSearch("sync waves order"), hFinalize([]string{"F1"}, []string{"order"}, nil))
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	calls := toolCalls(events)
+	if len(calls) != 4 || calls[0].Status != route.CallAccepted || calls[1].Status != route.CallRejected || calls[2].Status != route.CallAccepted {
+		t.Fatalf("tool calls %+v: want the repeat (case, spaces, punctuation aside) rejected and a rephrase accepted", calls)
+	}
+	if !strings.Contains(calls[1].Reason, "repeats an earlier search") {
+		t.Errorf("reason %q", calls[1].Reason)
+	}
+	if got := lastToolResult(w.chat.seen()[2]); !strings.HasPrefix(got, "Rejected: this query repeats") {
+		t.Errorf("the model was told %q", got)
+	}
+	if n := len(w.index.searches()); n != 2 {
+		t.Errorf("%d searches reached the index, want 2", n)
+	}
+}
+
+func TestAgenticShownFragmentsAreCutInRoundAndMayComeAgainNextRound(t *testing.T) {
+	steps := []model.Reply{hSearch("sync waves"), hSearch("sync waves lower first")}
+	steps = append(steps, searches(1, 3)...)
+	steps = append(steps, hSave("F2"), hSearch("sync waves applied"), hFinalize([]string{"F1"}, []string{"a"}, nil))
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	reports := routetest.OfType(events, route.EventRetrieval)
+	markers := func(i int) []string {
+		var out []string
+		for _, s := range reports[i].Data.(route.RetrievalReport).Sources {
+			out = append(out, s.Marker)
+		}
+		return out
+	}
+	first, second := markers(0), markers(1)
+	if !slices.Contains(first, "F1") {
+		t.Fatalf("first search showed %v", first)
+	}
+	for _, id := range second {
+		if slices.Contains(first, id) {
+			t.Errorf("round 1 showed %s twice (first %v, second %v)", id, first, second)
+		}
+	}
+	// Round 2's search finds what round 1 showed: it may come again.
+	if again := markers(5); !slices.Contains(again, "F1") {
+		t.Errorf("round 2's search showed %v, want F1 again", again)
+	}
+}
+
+func TestAgenticSaveNeedsFiveSearchesAndAFragment(t *testing.T) {
+	steps := searches(0, 4)
+	steps = append(steps, hSave("F1"), hSearch(distinctQueries[4]), hSave(), hSave("F99"), hSave("F1"),
+		hFinalize([]string{"F1"}, []string{"a"}, nil))
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	var saves []route.ToolCall
+	for _, c := range toolCalls(events) {
+		if c.Name == "save" {
+			saves = append(saves, c)
+		}
+	}
+	want := []struct{ status, reason string }{
+		{route.CallRejected, "at least 5 searches in this round; 4 made"},
+		{route.CallRejected, "at least one fragment"},
+		{route.CallRejected, "at least one fragment"}, // F99 was never shown
+		{route.CallAccepted, ""},
+	}
+	if len(saves) != len(want) {
+		t.Fatalf("saves %+v", saves)
+	}
+	for i, w := range want {
+		if saves[i].Status != w.status || !strings.Contains(saves[i].Reason, w.reason) {
+			t.Errorf("save %d: %s %q, want %s %q", i+1, saves[i].Status, saves[i].Reason, w.status, w.reason)
+		}
+	}
+	if n := len(routetest.OfType(events, route.EventRoundStarted)); n != 2 {
+		t.Errorf("%d rounds, want 2: only the accepted save starts one", n)
+	}
+	saved := routetest.OfType(events, route.EventMemorySaved)
+	if len(saved) != 1 || saved[0].Data.(route.MemorySaved).Fragments[0].ID != "F1" {
+		t.Errorf("memory.saved %+v", saved)
+	}
+}
+
+func TestAgenticNewRoundStartsWithACleanWindow(t *testing.T) {
+	steps := searches(0, 5)
+	steps = append(steps, hSave("F1"), hFinalize([]string{"F1"}, []string{"a"}, nil))
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	w.run(staff, routetest.User("Tell me about Argo CD."), model.Message{Role: model.RoleAssistant, Content: "Ask away."},
+		routetest.User("How are sync waves ordered?"))
+
+	calls := w.chat.seen()
+	round2 := calls[6] // five searches and the save were calls 0–5
+	if len(round2.Messages) != 2 || round2.Messages[0].Role != model.RoleSystem || round2.Messages[1].Role != model.RoleUser {
+		t.Fatalf("round 2's window: %+v", round2.Messages)
+	}
+	window := round2.Messages[1].Content
+	f1 := firstShownText(t, calls[1])
+	for _, want := range []string{"Question: How are sync waves ordered?", f1, "Why it matters: note on F1", "Parts answered: what waves are", "Parts still open: how hooks run", "Next: search hooks"} {
+		if !strings.Contains(window, want) {
+			t.Errorf("round 2's window lacks %q:\n%s", want, window)
+		}
+	}
+	for _, gone := range []string{"Tell me about Argo CD", "Ask away", "Sync Panel"} {
+		if strings.Contains(window, gone) {
+			t.Errorf("round 2's window still holds %q:\n%s", gone, window)
+		}
+	}
+	if !strings.Contains(round2.Messages[0].Content, "round 2 of 5") {
+		t.Errorf("round 2's system prompt: %s", round2.Messages[0].Content)
+	}
+}
+
+// firstShownText is the text of F1 as the first search result showed it.
+func firstShownText(t *testing.T, c chatCall) string {
+	t.Helper()
+	result := lastToolResult(c)
+	start := strings.Index(result, " F1 | ")
+	if start < 0 {
+		t.Fatalf("no F1 in %q", result)
+	}
+	lines := strings.SplitN(result[start:], "\n", 3)
+	return lines[1]
+}
+
+func TestAgenticForcedFinalizationAfterTheLastRound(t *testing.T) {
+	var steps []model.Reply
+	for round := range 5 {
+		steps = append(steps, searches(round*5, 5)...)
+		steps = append(steps, hSave("F1"))
+	}
+	steps = append(steps, hSearch("one more")) // never asked: the harness finalizes
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	forced := routetest.OfType(events, route.EventFinalizeForced)
+	if len(forced) != 1 {
+		t.Fatalf("finalize.forced events: %+v", forced)
+	}
+	if f := forced[0].Data.(route.Finalized); f.Round != 5 || f.Fragments[0] != "F1" || !strings.Contains(f.Reason, "last round") {
+		t.Errorf("forced %+v", f)
+	}
+	done := completed(t, events)
+	if done.Rounds != 5 || done.NotFound || len(routetest.OfType(events, route.EventCitation)) != 1 {
+		t.Errorf("completed %+v, citations %v", done, routetest.OfType(events, route.EventCitation))
+	}
+	for round := 1; round <= 5; round++ {
+		if _, ok := done.Timings["round_"+string(rune('0'+round))]; !ok {
+			t.Errorf("no timing for round %d: %v", round, done.Timings)
+		}
+	}
+}
+
+func TestAgenticFinalizeIsRejectedWhileHalfIsOpenExceptInTheLastRound(t *testing.T) {
+	steps := []model.Reply{hSearch("sync waves"),
+		hFinalize([]string{"F1"}, []string{"what"}, []string{"how"}),              // 1 of 2 open: rejected
+		hFinalize([]string{"F1"}, []string{"what", "why"}, []string{"how"}),       // 1 of 3: accepted
+		hFinalize([]string{"F1"}, []string{"unused"}, []string{"never", "asked"})} // never asked
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	calls := toolCalls(events)
+	if len(calls) != 3 || calls[1].Status != route.CallRejected || !strings.Contains(calls[1].Reason, "1 of 2 parts") || calls[2].Status != route.CallAccepted {
+		t.Fatalf("tool calls %+v", calls)
+	}
+
+	// In the last round the same proportion is accepted.
+	var last []model.Reply
+	for round := range 4 {
+		last = append(last, searches(round*5, 5)...)
+		last = append(last, hSave("F1"))
+	}
+	last = append(last, hFinalize([]string{"F1"}, []string{"what"}, []string{"how", "why"}))
+	w = newAgenticWorld(t, "Lower waves first [S1].", last...)
+	events = w.run(staff, routetest.User("How are sync waves ordered?"))
+	if fin := routetest.OfType(events, route.EventFinalized); len(fin) != 1 || fin[0].Data.(route.Finalized).Round != 5 {
+		t.Errorf("finalized in the last round: %+v", fin)
+	}
+}
+
+func TestAgenticRankedFragmentsAreAnsweredWithCitations(t *testing.T) {
+	w := newAgenticWorld(t, "Pruning deletes resources [S1]; waves order them [S2].",
+		hSearch("sync waves"), hSearch("pruning git"), hFinalize([]string{"F9", "F2", "F1", "F2"}, []string{"a"}, nil))
+	events := w.run(staff, routetest.User("How do pruning and sync waves work?"))
+
+	fin := routetest.OfType(events, route.EventFinalized)
+	if len(fin) != 1 || !slices.Equal(fin[0].Data.(route.Finalized).Fragments, []string{"F2", "F1"}) {
+		t.Fatalf("finalized %+v: want the known ids in the model's order, each once", fin)
+	}
+	calls := w.chat.seen()
+	answerCall := calls[len(calls)-1]
+	if len(answerCall.Tools) != 0 {
+		t.Fatal("the last call was not the answer")
+	}
+	packed := lastToolResult(answerCall)
+	if s1, s2 := strings.Index(packed, " S1 | "), strings.Index(packed, " S2 | "); s1 < 0 || s2 < s1 {
+		t.Fatalf("the answer's fragments: %s", packed)
+	}
+	report := routetest.OfType(events, route.EventRetrieval)
+	titles := map[string]string{} // harness id → title, from the rounds' searches
+	for _, e := range report[:len(report)-1] {
+		for _, s := range e.Data.(route.RetrievalReport).Sources {
+			titles[s.Marker] = s.Title
+		}
+	}
+	final := report[len(report)-1].Data.(route.RetrievalReport)
+	if final.Round != 0 || len(final.Sources) != 2 || final.Sources[0].Title != titles["F2"] || final.Sources[1].Title != titles["F1"] {
+		t.Errorf("the answer's retrieval %+v: want F2 (%s) as S1, F1 (%s) as S2", final, titles["F2"], titles["F1"])
+	}
+	if cites := routetest.OfType(events, route.EventCitation); len(cites) != 2 {
+		t.Errorf("citations %+v", cites)
+	}
+}
+
+func TestAgenticTurnNeverSeesWhatTheUserMayNot(t *testing.T) {
+	steps := []model.Reply{hSearch("admin password secret"), hSearch("argocd initial admin secret")}
+	steps = append(steps, searches(0, 3)...)
+	steps = append(steps, hSave("F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8"), hFinalize([]string{"F1", "F2", "F3", "F4", "F5", "F6"}, []string{"a"}, nil))
+	w := newAgenticWorld(t, "The password is in [S1].", steps...)
+	events := w.run(staff, routetest.User("Where is the admin password?"))
+
+	secret := "argocd-initial-admin-secret Secret"
+	for i, c := range w.chat.seen() {
+		for _, m := range c.Messages {
+			if strings.Contains(m.Content, secret) {
+				t.Errorf("model call %d saw the admins' fragment", i)
+			}
+		}
+	}
+	for _, e := range events {
+		data, _ := json.Marshal(e.Data)
+		if strings.Contains(string(data), "Admin Secrets") || strings.Contains(string(data), "secrets.md") {
+			t.Errorf("event %s names the admins' document: %s", e.Type, data)
+		}
+	}
+}
+
+func TestAgenticModelThatStopsCallingToolsIsFinalizedWithWhatItSaw(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].", hSearch("sync waves"))
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	forced := routetest.OfType(events, route.EventFinalizeForced)
+	if len(forced) != 1 || !strings.Contains(forced[0].Data.(route.Finalized).Reason, "without finalizing") ||
+		len(forced[0].Data.(route.Finalized).Fragments) == 0 {
+		t.Fatalf("forced %+v", forced)
+	}
+	if got := routetest.AnswerOf(events); got != "Lower waves first [S1]." {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestAgenticSearchIsBlockedOnceTheWindowIsThreeQuartersFull(t *testing.T) {
+	steps := searches(0, 6)
+	steps = append(steps, hFinalize([]string{"F1"}, []string{"a"}, nil))
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	w.runner.ContextTokens, w.runner.AnswerReserve = 900, 50
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	offered := func(c chatCall) bool {
+		return slices.ContainsFunc(c.Tools, func(tool model.Tool) bool { return tool.Name == "search" })
+	}
+	calls := w.chat.seen()
+	firstBlocked := slices.IndexFunc(calls, func(c chatCall) bool { return len(c.Tools) > 0 && !offered(c) })
+	if firstBlocked < 1 {
+		t.Fatalf("search was offered in every call (or never): %d calls", len(calls))
+	}
+	for _, c := range calls[firstBlocked:] {
+		if offered(c) {
+			t.Error("search was offered again after it was blocked")
+		}
+	}
+	var accepted, blocked int
+	for _, c := range toolCalls(events) {
+		switch {
+		case c.Name == "search" && c.Status == route.CallAccepted:
+			accepted++
+		case c.Name == "search" && strings.Contains(c.Reason, "75% full"):
+			blocked++
+		}
+	}
+	if accepted == 0 || blocked == 0 || accepted+blocked != 6 {
+		t.Errorf("%d searches accepted, %d blocked, want both and 6 in all", accepted, blocked)
+	}
+	if fin := routetest.OfType(events, route.EventFinalized); len(fin) != 1 {
+		t.Errorf("finalize after the block: %+v", fin)
+	}
+}
+
+// With searchPolicy always the harness searches the question itself
+// before asking the model, so a model that never calls a tool is still
+// answered from the documentation.
+func TestAgenticAlwaysPolicySearchesTheQuestionFirst(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].") // the model never calls a tool
+	w.runner.Policy = podconfig.SearchAlways
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	if got := w.index.searches(); len(got) != 1 || got[0] != "How are sync waves ordered?" {
+		t.Fatalf("searches %q: want the question", got)
+	}
+	first := w.chat.seen()[0]
+	if !strings.Contains(lastToolResult(first), "Sync Waves") {
+		t.Errorf("the model's first call does not show the question's results: %+v", first.Messages)
+	}
+	forced := routetest.OfType(events, route.EventFinalizeForced)
+	if len(forced) != 1 || len(forced[0].Data.(route.Finalized).Fragments) == 0 {
+		t.Fatalf("forced %+v", forced)
+	}
+	if completed(t, events).NotFound || len(routetest.OfType(events, route.EventCitation)) != 1 {
+		t.Errorf("answer %q", routetest.AnswerOf(events))
+	}
+}

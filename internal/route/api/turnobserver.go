@@ -1,0 +1,76 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route"
+)
+
+// turnObserver watches one turn's events for the metrics and, at its end,
+// writes the turn's one log line.
+type turnObserver struct {
+	s        *Server
+	turnID   string
+	user     string
+	endpoint string
+	start    time.Time
+	mode     string
+	first    bool // the first delta was seen
+}
+
+// observeTurn starts watching a turn submitted to endpoint by user.
+func (s *Server) observeTurn(turnID, user, endpoint string) *turnObserver {
+	return &turnObserver{s: s, turnID: turnID, user: user, endpoint: endpoint, start: time.Now()}
+}
+
+// event records ev: the time to the first answer text, the metrics of
+// the last event, and the log line.
+func (o *turnObserver) event(ev route.Event) {
+	switch data := ev.Data.(type) {
+	case route.TurnStarted:
+		o.mode = data.Mode
+	case route.Delta:
+		if !o.first {
+			o.first = true
+			o.s.metrics.firstToken.Observe(time.Since(o.start).Seconds())
+		}
+	}
+	if ev.Final() || ev.Type == route.EventRetrieval {
+		o.s.metrics.observe(ev)
+	}
+	if ev.Final() {
+		o.log(ev)
+	}
+}
+
+// log writes one line per finished turn. The user is a hash: the log
+// correlates a user's turns without naming them (pseudonymous: a known
+// name can be hashed and compared).
+func (o *turnObserver) log(ev route.Event) {
+	if o.s.Logger == nil {
+		return
+	}
+	sum := sha256.Sum256([]byte(o.user))
+	attrs := []any{"turn", o.turnID, "user_hash", hex.EncodeToString(sum[:8]), "endpoint", o.endpoint, "mode", o.mode,
+		"duration_ms", time.Since(o.start).Milliseconds()}
+	switch data := ev.Data.(type) {
+	case route.TurnCompleted:
+		result := "answered"
+		if data.NotFound {
+			result = "not_found"
+		}
+		attrs = append(attrs, "result", result, "timings_ms", data.Timings, "cache_hit", data.CacheHit,
+			"prompt_tokens", data.Usage.PromptTokens, "completion_tokens", data.Usage.CompletionTokens)
+		if data.Rounds > 0 {
+			attrs = append(attrs, "rounds", data.Rounds)
+		}
+		o.s.Logger.Info("turn finished", attrs...)
+	case route.TurnError:
+		o.s.Logger.Warn("turn finished", append(attrs, "result", "error", "code", data.Code)...)
+	default:
+		o.s.Logger.Log(nil, slog.LevelWarn, "turn finished", append(attrs, "result", "unknown")...) //nolint:staticcheck // no context here
+	}
+}

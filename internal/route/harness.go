@@ -1,0 +1,225 @@
+package route
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// The agentic harness's rules (mode: agentic). They are code around the
+// model, not prompt: the model may ask for anything, and the harness
+// answers each call accepted or rejected with the reason. The harness
+// never reads the fragments nor judges the answer; it counts searches,
+// fragments and open parts.
+const (
+	// agenticMaxRounds bounds the rounds of a turn; after the last one
+	// the harness finalizes on its own.
+	agenticMaxRounds = 5
+	// agenticMinSearches is how many searches a round must make before
+	// the model may save and start a new one.
+	agenticMinSearches = 5
+	// agenticSearchBlockedAt is the share of the context window a round
+	// may fill before search is blocked (only save and finalize remain).
+	agenticSearchBlockedAt = 0.75
+	// agenticMaxStepsPerRound bounds the model calls of one round, so a
+	// model that never saves nor finalizes cannot loop forever.
+	agenticMaxStepsPerRound = 12
+)
+
+// harness is one agentic turn's bookkeeping.
+type harness struct {
+	maxRounds int
+	round     int
+	// searches counts this round's accepted searches.
+	searches int
+	// queries holds every normalised query of the turn.
+	queries map[string]bool
+	// shownNow holds the harness ids shown in this round.
+	shownNow map[string]bool
+	// ids gives each fragment (by its index id) a short id, F1, F2, …,
+	// stable for the whole turn; known is the reverse.
+	ids   map[string]string
+	known map[string]retrieval.Fragment
+	saved []savedEntry
+	// The model's notes from its last save.
+	closed, open []string
+	next         string
+}
+
+// savedEntry is a fragment the model kept, by harness id.
+type savedEntry struct {
+	id, note string
+}
+
+// shownFragment is a search result as the model sees it.
+type shownFragment struct {
+	id string
+	retrieval.Fragment
+}
+
+func newHarness(maxRounds int) *harness {
+	return &harness{maxRounds: maxRounds, queries: map[string]bool{}, shownNow: map[string]bool{},
+		ids: map[string]string{}, known: map[string]retrieval.Fragment{}}
+}
+
+// startRound begins the next round: a clean window, no searches yet, and
+// nothing shown in it.
+func (h *harness) startRound() {
+	h.round++
+	h.searches = 0
+	h.shownNow = map[string]bool{}
+}
+
+func (h *harness) lastRound() bool { return h.round >= h.maxRounds }
+
+// normaliseQuery is what makes two queries the same search: case, spacing
+// and punctuation aside.
+func normaliseQuery(q string) string {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	return strings.Join(words, " ")
+}
+
+// checkSearch is why a search may not run, or "" when it may.
+func (h *harness) checkSearch(query string, blocked bool) string {
+	switch key := normaliseQuery(query); {
+	case blocked:
+		return fmt.Sprintf("search is blocked: this round's window is %.0f%% full; call save or finalize", agenticSearchBlockedAt*100)
+	case key == "":
+		return "the query is empty"
+	case h.queries[key]:
+		return "this query repeats an earlier search of this turn; rephrase it"
+	}
+	return ""
+}
+
+// show records an accepted search and returns its fragments that were
+// not shown in this round yet, under their harness ids. A fragment shown
+// in an earlier round may come again: the model may have dropped it
+// wrongly. fits says whether a fragment still fits the window; one that
+// does not is left unshown.
+func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(shownFragment) bool) []shownFragment {
+	h.queries[normaliseQuery(query)] = true
+	h.searches++
+	var out []shownFragment
+	for _, f := range fragments {
+		id, ok := h.ids[f.ID]
+		if !ok {
+			id = fmt.Sprintf("F%d", len(h.ids)+1)
+			h.ids[f.ID], h.known[id] = id, f
+		}
+		s := shownFragment{id: id, Fragment: f}
+		if h.shownNow[id] || !fits(s) {
+			continue
+		}
+		h.shownNow[id] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// saveArgs are the arguments of save.
+type saveArgs struct {
+	Fragments []struct {
+		ID   string `json:"id"`
+		Note string `json:"note"`
+	} `json:"fragments"`
+	Answered []string `json:"answered"`
+	Open     []string `json:"open"`
+	Next     string   `json:"next"`
+}
+
+// save keeps the named fragments and the model's notes, or says why not.
+func (h *harness) save(args saveArgs) string {
+	if h.searches < agenticMinSearches {
+		return fmt.Sprintf("save needs at least %d searches in this round; %d made", agenticMinSearches, h.searches)
+	}
+	var kept []savedEntry
+	for _, f := range args.Fragments {
+		if id := strings.TrimSpace(f.ID); h.known[id].ID != "" {
+			kept = append(kept, savedEntry{id: id, note: strings.TrimSpace(f.Note)})
+		}
+	}
+	if len(kept) == 0 {
+		return "save must keep at least one fragment shown in this turn, by its id (F1, F2, …)"
+	}
+	for _, k := range kept {
+		if i := slices.IndexFunc(h.saved, func(s savedEntry) bool { return s.id == k.id }); i >= 0 {
+			h.saved[i].note = k.note
+		} else {
+			h.saved = append(h.saved, k)
+		}
+	}
+	h.closed, h.open, h.next = args.Answered, args.Open, strings.TrimSpace(args.Next)
+	return ""
+}
+
+// finalizeArgs are the arguments of finalize.
+type finalizeArgs struct {
+	Fragments []string `json:"fragments"`
+	Closed    []string `json:"closed"`
+	Open      []string `json:"open"`
+}
+
+// finalize says why the model may not finalize yet, or "": while half or
+// more of the parts it names are open, it must go on, unless this is the
+// last round.
+func (h *harness) finalize(args finalizeArgs) string {
+	parts := len(args.Closed) + len(args.Open)
+	if !h.lastRound() && parts > 0 && 2*len(args.Open) >= parts {
+		return fmt.Sprintf("%d of %d parts of the question are still open: search more, or save and go on in a new round", len(args.Open), parts)
+	}
+	return ""
+}
+
+// ranked is the fragments of ids the harness knows, in the model's order,
+// each once, at most limit (0: no limit).
+func (h *harness) ranked(ids []string, limit int) ([]retrieval.Fragment, []string) {
+	var out []retrieval.Fragment
+	var kept []string
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		f := h.known[id]
+		if f.ID == "" || slices.Contains(kept, id) || (limit > 0 && len(out) == limit) {
+			continue
+		}
+		out, kept = append(out, f), append(kept, id)
+	}
+	return out, kept
+}
+
+// forced is the set the harness finalizes with on its own: the saved
+// fragments in the order saved, then those shown in this round, best
+// first.
+func (h *harness) forced(limit int) ([]retrieval.Fragment, []string) {
+	var ids []string
+	for _, s := range h.saved {
+		ids = append(ids, s.id)
+	}
+	var now []string
+	for id := range h.shownNow {
+		now = append(now, id)
+	}
+	slices.SortFunc(now, func(a, b string) int {
+		if sa, sb := h.known[a].Score, h.known[b].Score; sa != sb {
+			if sa > sb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return h.ranked(append(ids, now...), limit)
+}
+
+// memory is what the model saved, as memory.saved reports it.
+func (h *harness) memory() MemorySaved {
+	m := MemorySaved{Round: h.round, Closed: h.closed, Open: h.open, Next: h.next}
+	for _, s := range h.saved {
+		f := h.known[s.id]
+		m.Fragments = append(m.Fragments, SavedFragment{ID: s.id, Note: s.note, Title: f.Title, SourceURI: f.SourceURI})
+	}
+	return m
+}

@@ -1,0 +1,113 @@
+package route
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// Bounded re-search: before a single-round turn answers "not found", the
+// model rephrases the question once (one short call, no tools) and the
+// route searches that once more. A second miss is not found; there is
+// never a third search.
+
+const rephrasePrompt = "The documentation search for the user's question found nothing. Write one different search query for it: " +
+	"other words, synonyms, the likely name of the feature or setting. Reply with the query only."
+
+// weak says whether what the round found calls for the one re-search:
+// nothing packed, or a best fragment below ResearchBelow. Only searches
+// of the documentation are re-run.
+func (r *Runner) weak(calls []model.ToolCall, packing Packing) bool {
+	if !r.Research || !containsSearch(calls) {
+		return false
+	}
+	if len(packing.Packed) == 0 {
+		return true
+	}
+	if r.ResearchBelow == nil {
+		return false
+	}
+	best := 0.0
+	for _, f := range packing.Packed {
+		best = max(best, f.Score)
+	}
+	return best < *r.ResearchBelow
+}
+
+func containsSearch(calls []model.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name == searchToolName {
+			return true
+		}
+	}
+	return false
+}
+
+// reSearch rephrases, searches once, and packs what both searches found;
+// the new search joins the round as one more search_knowledge call.
+func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
+	st *turnState) ([]model.ToolCall, []retrieval.Retrieval, Packing, error) {
+	var queries []string
+	for _, res := range results {
+		queries = append(queries, res.Query)
+	}
+	query, err := r.rephrase(ctx, lastUserMessage(in.Messages), queries, st)
+	if err != nil {
+		return nil, nil, Packing{}, err
+	}
+	searchCtx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", "research"))
+	res, err := r.Searcher.Search(searchCtx, query, in.Principals)
+	endSpan(span, err)
+	if err != nil {
+		return nil, nil, Packing{}, &ToolError{Tool: searchToolName, Err: err}
+	}
+	for stage, d := range res.Timings {
+		st.timings[stage] += d
+	}
+	st.emit(Event{Type: EventResearch, Data: Research{Queries: queries, Rephrase: query, Found: len(res.Fragments)}})
+	arguments, _ := json.Marshal(map[string]string{"query": query})
+	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
+	results = append(results[:len(results):len(results)], res)
+
+	var all []retrieval.Fragment
+	seen := map[string]bool{}
+	for _, res := range results {
+		for _, f := range res.Fragments {
+			if !seen[f.ID] {
+				seen[f.ID] = true
+				all = append(all, f)
+			}
+		}
+	}
+	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	r.emitRetrievals(results[len(results)-1:], packing, st)
+	return calls, results, packing, nil
+}
+
+// rephrase is the model's one other query for the question; its own
+// words when it has none.
+func (r *Runner) rephrase(ctx context.Context, question string, tried []string, st *turnState) (string, error) {
+	t := time.Now()
+	ctx, span := startSpan(ctx, "ragroute.model.rephrase")
+	reply, err := r.Chat.Stream(ctx, []model.Message{
+		{Role: model.RoleSystem, Content: rephrasePrompt},
+		{Role: model.RoleUser, Content: fmt.Sprintf("Question: %s\nSearched without result: %s", question, strings.Join(tried, "; "))},
+	}, nil, model.Generation{}, nil)
+	endSpan(span, err)
+	st.timings["rephrase"] = time.Since(t)
+	st.add(reply.Usage)
+	if err != nil {
+		return "", err
+	}
+	if q := strings.TrimSpace(reply.Content); q != "" {
+		return q, nil
+	}
+	return question, nil
+}

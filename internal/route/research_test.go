@@ -1,0 +1,97 @@
+package route_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/routetest"
+)
+
+// researchScript searches with query, rephrases as rephrased when asked
+// (a call without tools under the rephrase prompt), and answers with
+// answer.
+func researchScript(query, rephrased, answer string) func(chatCall) model.Reply {
+	return func(c chatCall) model.Reply {
+		switch {
+		case len(c.Tools) > 0:
+			return searchCall(query)
+		case strings.Contains(c.Messages[0].Content, "found nothing"):
+			return model.Reply{Content: rephrased}
+		}
+		return model.Reply{Content: answer}
+	}
+}
+
+func TestResearchRephrasesOnceThenSaysNotFound(t *testing.T) {
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "kubernetes quota", "never"))
+	w.runner.Research = true
+	events := w.run(staff, routetest.User("How do I set quotas?"))
+
+	if got := w.index.searches(); len(got) != 2 || got[1] != "kubernetes quota" {
+		t.Fatalf("searches %q: want the question's and the one rephrase", got)
+	}
+	research := routetest.OfType(events, route.EventResearch)
+	if len(research) != 1 {
+		t.Fatalf("research events %+v", research)
+	}
+	if r := research[0].Data.(route.Research); r.Queries[0] != "quota limits kubernetes" || r.Rephrase != "kubernetes quota" || r.Found != 0 {
+		t.Errorf("research %+v", r)
+	}
+	if !completed(t, events).NotFound || routetest.AnswerOf(events) != routetest.Prompt().NotFound {
+		t.Errorf("answer %q", routetest.AnswerOf(events))
+	}
+	if n := len(w.chat.seen()); n != 2 {
+		t.Errorf("%d model calls, want the decision and the rephrase only", n)
+	}
+}
+
+func TestResearchThatFindsIsAnswered(t *testing.T) {
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "sync waves order", "Lower waves first [S1]."))
+	w.runner.Research = true
+	events := w.run(staff, routetest.User("In which order are waves synced?"))
+
+	if completed(t, events).NotFound || routetest.AnswerOf(events) != "Lower waves first [S1]." {
+		t.Fatalf("answer %q", routetest.AnswerOf(events))
+	}
+	calls := w.chat.seen()
+	answer := calls[len(calls)-1]
+	var results []string
+	for _, m := range answer.Messages {
+		if m.Role == model.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[1], "Sync Waves") {
+		t.Errorf("the answer's tool results %q: want the first search's and the re-search's", results)
+	}
+	if cites := routetest.OfType(events, route.EventCitation); len(cites) != 1 {
+		t.Errorf("citations %+v", cites)
+	}
+}
+
+func TestResearchOffSearchesOnce(t *testing.T) {
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "sync waves", "never"))
+	events := w.run(staff, routetest.User("How do I set quotas?"))
+	if n := len(w.index.searches()); n != 1 || len(routetest.OfType(events, route.EventResearch)) != 0 {
+		t.Errorf("%d searches with re-search off", n)
+	}
+}
+
+func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
+	w := newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
+	w.runner.Research = true
+	below := 0.99
+	w.runner.ResearchBelow = &below
+	events := w.run(staff, routetest.User("In which order are waves synced?"))
+	if n := len(w.index.searches()); n != 2 || len(routetest.OfType(events, route.EventResearch)) != 1 {
+		t.Errorf("%d searches: a best fragment below researchBelow is re-searched once", n)
+	}
+	w = newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
+	w.runner.Research = true
+	w.run(staff, routetest.User("In which order are waves synced?"))
+	if n := len(w.index.searches()); n != 1 {
+		t.Errorf("%d searches without researchBelow: found is found", n)
+	}
+}

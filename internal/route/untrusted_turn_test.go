@@ -1,0 +1,135 @@
+package route_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/ingestion"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/tokenize"
+)
+
+// injectionTechniques maps each document of testdata/injection to the
+// technique it hides; clean.md hides none.
+var injectionTechniques = map[string]string{
+	"override.md": ingest.TechniqueOverride,
+	"persona.md":  ingest.TechniquePersona,
+	"template.md": ingest.TechniqueChatTemplate,
+	"toolcall.md": ingest.TechniqueToolCall,
+	"comment.md":  ingest.TechniqueHiddenHTML,
+	"hidden.md":   ingest.TechniqueHiddenChars,
+	"clean.md":    "",
+}
+
+// newInjectionWorld is a route over the injection corpus in Milvus Lite,
+// with a scripted model; routetest.NewWorld's, over other documents.
+func newInjectionWorld(t *testing.T) *routetest.World {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Milvus Lite (integration test; skipped with -short)")
+	}
+	ctx := context.Background()
+	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: routetest.Milvus.Get(t).URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close(context.Background()) })
+	store := knowledge.NewStore(client, fmt.Sprintf("inj%d", time.Now().UnixNano()%1e12), routetest.Dim)
+	var rows []knowledge.Row
+	for name := range injectionTechniques {
+		data, err := os.ReadFile(filepath.Join("testdata", "injection", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := ingest.Chunks(ingest.Document{Source: name, URI: "https://docs.acme.example/" + strings.TrimSuffix(name, ".md"),
+			Principals: []string{"group:staff"}, Content: string(data)}, ingest.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chunks {
+			rows = append(rows, ingestion.RowFromChunk(ch))
+		}
+	}
+	models := testenv.StartModelServer(routetest.Dim)
+	t.Cleanup(models.Close)
+	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: routetest.Dim})
+	if _, err := store.Ingest(ctx, rows, embedder, "hash", knowledge.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	searcher := &retrieval.Searcher{
+		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{},
+		Cache:      retrieval.NewMemoryCache(100, time.Minute, time.Now),
+		Settings:   retrieval.SearchSettings{Candidates: 20, RRFK: 60, SimilarityFloor: -1, StrictFloor: -1, MaxFragments: 10},
+		Generation: func() int64 { return 1 },
+	}
+	tokens, err := tokenize.NewCL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := &route.Runner{
+		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
+		Searcher: searcher,
+		Prompt:   routetest.Prompt(),
+		Policy:   podconfig.SearchModelDecides, ContextTokens: 16384, AnswerReserve: 1024, Tokens: tokens,
+	}
+	return &routetest.World{Store: store, Models: models, Searcher: searcher, Runner: runner}
+}
+
+// injectionQuery finds every document of the corpus.
+const injectionQuery = "backup release quota audit proxy log certificate"
+
+// answeringCall is what the model received when it answered: the last
+// call, made without tools.
+func answeringCall(t *testing.T, w *routetest.World) testenv.ChatRequest {
+	t.Helper()
+	seen := w.Models.Seen()
+	if len(seen) < 2 || len(seen[len(seen)-1].Tools) != 0 {
+		t.Fatalf("want a search round then an answering call; got %d calls", len(seen))
+	}
+	return seen[len(seen)-1]
+}
+
+func TestEachInjectionTechniqueIsFlaggedAndAnnouncedByDefault(t *testing.T) {
+	w := newInjectionWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer(injectionQuery, "Backups run nightly [S1].")
+	events := w.Run(t, []string{"group:staff"}, routetest.User("What are the backup and quota rules?"))
+	if got := routetest.AnswerOf(events); got != "Backups run nightly [S1]." {
+		t.Fatalf("answer %q", got)
+	}
+	call := answeringCall(t, w)
+	tool := call.Messages[len(call.Messages)-1].Content
+	for name, technique := range injectionTechniques {
+		open := openingLine(tool, "https://docs.acme.example/"+strings.TrimSuffix(name, ".md"))
+		switch {
+		case open == "":
+			t.Errorf("%s was not packed", name)
+		case technique == "" && strings.Contains(open, "flagged"):
+			t.Errorf("clean %s is announced as flagged: %q", name, open)
+		case technique != "" && !strings.Contains(open, "flagged ("+technique+": "):
+			t.Errorf("%s: opening line %q does not state %q", name, open, technique)
+		}
+	}
+}
+
+// openingLine is the fence line of the fragment from source in a tool
+// result; "" when none.
+func openingLine(tool, source string) string {
+	for _, line := range strings.Split(tool, "\n") {
+		if strings.HasPrefix(line, "⟦data-") && strings.Contains(line, "| "+source) {
+			return line
+		}
+	}
+	return ""
+}

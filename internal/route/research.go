@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -94,20 +93,6 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 // rephrase is the model's one other query for the question; its own
 // words when it has none.
 func (r *Runner) rephrase(ctx context.Context, question string, tried []string, st *turnState) (string, error) {
-	t := time.Now()
-	ctx, span := startSpan(ctx, "ragroute.model.rephrase")
-	reply, err := r.Chat.Stream(ctx, []model.Message{
-		{Role: model.RoleSystem, Content: rephrasePrompt},
-		{Role: model.RoleUser, Content: fmt.Sprintf("Question: %s\nSearched without result: %s", question, strings.Join(tried, "; "))},
-	}, nil, model.Generation{}, nil)
-	endSpan(span, err)
-	st.timings["rephrase"] = time.Since(t)
-	st.add(reply.Usage)
-	if err != nil {
-		return "", err
-	}
-	if q := strings.TrimSpace(reply.Content); q != "" {
-		return q, nil
-	}
-	return question, nil
+	return r.writeQuery(ctx, "rephrase", rephrasePrompt,
+		fmt.Sprintf("Question: %s\nSearched without result: %s", question, strings.Join(tried, "; ")), question, st)
 }

@@ -263,14 +263,21 @@ func (r *Runner) condense(ctx context.Context, messages []model.Message, st *tur
 			fmt.Fprintf(&transcript, "%s: %s\n", m.Role, m.Content)
 		}
 	}
+	return r.writeQuery(ctx, "condense", "Rewrite the user's last question as one self-contained search query. Reply with the query only.",
+		transcript.String(), question, st)
+}
+
+// writeQuery asks the model for a search query in one short call without
+// tools (stage names its span and timing); fallback when it gives none.
+func (r *Runner) writeQuery(ctx context.Context, stage, system, user, fallback string, st *turnState) (string, error) {
 	t := time.Now()
-	ctx, span := startSpan(ctx, "ragroute.model.condense")
+	ctx, span := startSpan(ctx, "ragroute.model."+stage)
 	reply, err := r.Chat.Stream(ctx, []model.Message{
-		{Role: model.RoleSystem, Content: "Rewrite the user's last question as one self-contained search query. Reply with the query only."},
-		{Role: model.RoleUser, Content: transcript.String()},
+		{Role: model.RoleSystem, Content: system},
+		{Role: model.RoleUser, Content: user},
 	}, nil, model.Generation{}, nil)
 	endSpan(span, err)
-	st.timings["condense"] = time.Since(t)
+	st.timings[stage] = time.Since(t)
 	st.add(reply.Usage)
 	if err != nil {
 		return "", err
@@ -278,7 +285,7 @@ func (r *Runner) condense(ctx context.Context, messages []model.Message, st *tur
 	if q := strings.TrimSpace(reply.Content); q != "" {
 		return q, nil
 	}
-	return question, nil
+	return fallback, nil
 }
 
 // emitRetrievals reports each search: the fragments of it that were

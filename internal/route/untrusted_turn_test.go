@@ -1,24 +1,17 @@
 package route_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // injectionTechniques maps each document of testdata/injection to the
@@ -37,16 +30,6 @@ var injectionTechniques = map[string]string{
 // with a scripted model; routetest.NewWorld's, over other documents.
 func newInjectionWorld(t *testing.T) *routetest.World {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Milvus Lite (integration test; skipped with -short)")
-	}
-	ctx := context.Background()
-	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: routetest.Milvus.Get(t).URI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Close(context.Background()) })
-	store := knowledge.NewStore(client, fmt.Sprintf("inj%d", time.Now().UnixNano()%1e12), routetest.Dim)
 	var rows []knowledge.Row
 	for name := range injectionTechniques {
 		data, err := os.ReadFile(filepath.Join("testdata", "injection", name))
@@ -62,29 +45,8 @@ func newInjectionWorld(t *testing.T) *routetest.World {
 			rows = append(rows, ingestion.RowFromChunk(ch))
 		}
 	}
-	models := testenv.StartModelServer(routetest.Dim)
-	t.Cleanup(models.Close)
-	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: routetest.Dim})
-	if _, err := store.Ingest(ctx, rows, embedder, "hash", knowledge.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	searcher := &retrieval.Searcher{
-		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{},
-		Cache:      retrieval.NewMemoryCache(100, time.Minute, time.Now),
-		Settings:   retrieval.SearchSettings{Candidates: 20, RRFK: 60, SimilarityFloor: -1, StrictFloor: -1, MaxFragments: 10},
-		Generation: func() int64 { return 1 },
-	}
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &route.Runner{
-		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
-		Searcher: searcher,
-		Prompt:   routetest.Prompt(),
-		Policy:   podconfig.SearchModelDecides, ContextTokens: 16384, AnswerReserve: 1024, Tokens: tokens,
-	}
-	return &routetest.World{Store: store, Models: models, Searcher: searcher, Runner: runner}
+	return routetest.NewWorldOver(t, rows,
+		retrieval.SearchSettings{Candidates: 20, RRFK: 60, SimilarityFloor: -1, StrictFloor: -1, MaxFragments: 10}, 16384)
 }
 
 // injectionQuery finds every document of the corpus.

@@ -65,6 +65,13 @@ func Prompt() route.Prompt {
 // and wires a route on it. It skips the test under -short.
 func NewWorld(t testing.TB) *World {
 	t.Helper()
+	return NewWorldOver(t, Rows(t), retrieval.SearchSettings{Candidates: 10, RRFK: 60, SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 4}, 8192)
+}
+
+// NewWorldOver is NewWorld over rows, with settings and a window of
+// contextTokens (1,024 reserved for the answer).
+func NewWorldOver(t testing.TB, rows []knowledge.Row, settings retrieval.SearchSettings, contextTokens int) *World {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("needs Milvus Lite (integration test; skipped with -short)")
 	}
@@ -75,7 +82,6 @@ func NewWorld(t testing.TB) *World {
 	}
 	t.Cleanup(func() { _ = client.Close(context.Background()) })
 	store := knowledge.NewStore(client, fmt.Sprintf("r%d", time.Now().UnixNano()%1e12), Dim)
-	rows := Rows(t)
 	models := testenv.StartModelServer(Dim)
 	t.Cleanup(models.Close)
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: Dim})
@@ -85,7 +91,7 @@ func NewWorld(t testing.TB) *World {
 	searcher := &retrieval.Searcher{
 		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{},
 		Cache:      retrieval.NewMemoryCache(100, time.Minute, time.Now),
-		Settings:   retrieval.SearchSettings{Candidates: 10, RRFK: 60, SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 4},
+		Settings:   settings,
 		Generation: func() int64 { return 1 },
 	}
 	tokens, err := tokenize.NewCL100K()
@@ -96,7 +102,7 @@ func NewWorld(t testing.TB) *World {
 		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
 		Searcher: searcher,
 		Prompt:   Prompt(),
-		Policy:   podconfig.SearchModelDecides, ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens,
+		Policy:   podconfig.SearchModelDecides, ContextTokens: contextTokens, AnswerReserve: 1024, Tokens: tokens,
 	}
 	return &World{Store: store, Models: models, Searcher: searcher, Runner: runner}
 }

@@ -70,6 +70,11 @@ type QueryRouteSpec struct {
 	// +kubebuilder:default=singleRound
 	Mode RouteMode `json:"mode,omitempty"`
 
+	// CORS lets browser pages of these origins call the route directly.
+	// Unset: no CORS headers, browsers refuse cross-origin calls.
+	// +optional
+	CORS *RouteCORS `json:"cors,omitempty"`
+
 	// Auth says how a request's identity is established. Requests without
 	// an identity are refused; there is no unfiltered search.
 	// +required
@@ -105,6 +110,17 @@ type QueryRouteSpec struct {
 	// ignored).
 	// +optional
 	Autoscaling *RouteAutoscaling `json:"autoscaling,omitempty"`
+}
+
+// RouteCORS are the browser origins a route answers.
+type RouteCORS struct {
+	// AllowedOrigins are exact origins (scheme://host[:port]); "*" admits
+	// any, which only suits routes whose identity a browser cannot forge
+	// (JWT bearer tokens).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:Pattern=`^(\*|https?://[^/\s]+)$`
+	AllowedOrigins []string `json:"allowedOrigins"`
 }
 
 // RoutePodSettings are the metadata and scheduling of a route's pods.

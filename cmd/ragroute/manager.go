@@ -6,8 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -109,7 +114,19 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if opts.secureMetrics {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	restConfig := ctrl.GetConfigOrDie()
+	tracing, flushTraces, err := tracingFromEnv(ctx, os.Getenv, "ragroute-operator")
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
+	if tracing != nil {
+		// Each API request a reconcile makes is a child of its span.
+		restConfig.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return otelhttp.NewTransport(rt, otelhttp.WithTracerProvider(tracing), otelhttp.WithPropagators(propagation.TraceContext{}))
+		})
+	}
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: opts.probeAddr,
@@ -132,6 +149,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		MilvusRetry:             opts.milvusRetry,
 		ReadIndex:               knowledge.ReadIndexState,
 		MaxConcurrentReconciles: opts.workers,
+		Tracing:                 tracing,
 	}); err != nil {
 		return err
 	}

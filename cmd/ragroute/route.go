@@ -106,9 +106,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Ready:    func(ctx context.Context) error { return aliasServed(ctx, store) },
 		// The model is shared by every replica: its health is a metric,
 		// not readiness, so a blip does not empty the Service.
-		ModelHealth:     func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
-		UpstreamRetries: upstreamRetries(chat, searcher),
-		ModelID:         cfg.Route.Name,
+		ModelHealth:        func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
+		UpstreamRetries:    upstreamRetries(chat, searcher),
+		ModelID:            cfg.Route.Name,
+		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
 	}
 	return rt, nil
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -61,7 +63,8 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 		return err
 	}
 	defer rt.close()
-	tracing, flushTraces, err := tracingFromEnv(ctx, cfg, env)
+	tracing, flushTraces, err := tracingFromEnv(ctx, env, "ragroute-route",
+		attribute.String("ragroute.route", cfg.Route.Namespace+"/"+cfg.Route.Name))
 	if err != nil {
 		return err
 	}

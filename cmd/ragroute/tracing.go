@@ -10,16 +10,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
-// tracingFromEnv exports the route's spans with OTLP over gRPC when the
-// standard OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; the
-// exporter reads the rest of the OTEL_EXPORTER_OTLP_* variables itself
-// (an http:// endpoint is plaintext). Unset: no tracing, and nil. shutdown
-// flushes what is buffered.
-func tracingFromEnv(ctx context.Context, cfg podconfig.RouteConfig, env environment) (tp trace.TracerProvider, shutdown func(), err error) {
+// tracingFromEnv exports spans with OTLP over gRPC when the standard
+// OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; the exporter
+// reads the rest of the OTEL_EXPORTER_OTLP_* variables itself (an http://
+// endpoint is plaintext). Unset: no tracing, and nil. service and attrs
+// name the process; shutdown flushes what is buffered.
+func tracingFromEnv(ctx context.Context, env environment, service string, attrs ...attribute.KeyValue) (tp trace.TracerProvider, shutdown func(), err error) {
 	if env("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return nil, func() {}, nil
 	}
@@ -27,11 +25,8 @@ func tracingFromEnv(ctx context.Context, cfg podconfig.RouteConfig, env environm
 	if err != nil {
 		return nil, nil, fmt.Errorf("OTLP trace exporter: %w", err)
 	}
-	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(resource.NewSchemaless(
-		attribute.String("service.name", "ragroute-route"),
-		attribute.String("service.version", version),
-		attribute.String("ragroute.route", cfg.Route.Namespace+"/"+cfg.Route.Name),
-	)))
+	attrs = append([]attribute.KeyValue{attribute.String("service.name", service), attribute.String("service.version", version)}, attrs...)
+	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(resource.NewSchemaless(attrs...)))
 	return provider, func() {
 		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

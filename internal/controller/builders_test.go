@@ -33,6 +33,7 @@ func fullInputs() routeInputs {
 	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379",
 		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"}}
 	route.Spec.Replicas = ptr.To[int32](3)
+	route.Spec.CORS = &v1alpha1.RouteCORS{AllowedOrigins: []string{"https://chat.acme.example"}}
 	route.Spec.Pod = &v1alpha1.RoutePodSettings{
 		Annotations:  map[string]string{"prometheus.io/scrape": "true", configHashAnnotation: "not the admin's"},
 		Labels:       map[string]string{"team": "support", "app.kubernetes.io/name": "not the admin's"},

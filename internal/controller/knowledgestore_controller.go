@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/otel/trace"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -35,6 +36,8 @@ type IndexReader func(ctx context.Context, conn knowledge.Connection, alias stri
 // reads what the alias serves. It writes all of the store's conditions:
 // Connected, SchemaReady, Indexed and Ready.
 type KnowledgeStoreReconciler struct {
+	// Tracing, when set, makes each reconcile a span (tracing.go).
+	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
 	// without the label that would put it there (metadata only).
@@ -167,5 +170,5 @@ func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			})).
 		Named("knowledgestore").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-		Complete(r)
+		Complete(traced(r, r.Tracing, "KnowledgeStore"))
 }

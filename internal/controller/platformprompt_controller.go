@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
@@ -21,6 +22,8 @@ import (
 // PlatformPromptReconciler validates PlatformPrompts, resolves text kept in
 // ConfigMaps, and publishes the content hash and how many routes use it.
 type PlatformPromptReconciler struct {
+	// Tracing, when set, makes each reconcile a span (tracing.go).
+	Tracing trace.TracerProvider
 	client.Client
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
@@ -92,5 +95,5 @@ func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&v1alpha1.QueryRoute{}, recountPrompts()).
 		Named("platformprompt").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-		Complete(r)
+		Complete(traced(r, r.Tracing, "PlatformPrompt"))
 }

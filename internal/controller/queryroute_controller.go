@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/otel/trace"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -26,6 +27,8 @@ import (
 // QueryRouteReconciler turns a QueryRoute into a ConfigMap (the effective
 // route config), a Deployment running `ragroute serve` and a Service.
 type QueryRouteReconciler struct {
+	// Tracing, when set, makes each reconcile a span (tracing.go).
+	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
 	// without the label that would put it there (metadata only).
@@ -154,7 +157,7 @@ func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).
 		Named("queryroute").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-		Complete(r)
+		Complete(traced(r, r.Tracing, "QueryRoute"))
 }
 
 // routesUsingSecret maps a Secret to the routes that read it, directly or

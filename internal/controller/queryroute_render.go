@@ -72,6 +72,9 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
+	if c := spec.CORS; c != nil {
+		cfg.Server.CORSAllowedOrigins = c.AllowedOrigins
+	}
 	if ws := spec.WebSearch; ws != nil {
 		cfg.WebSearch = &podconfig.Endpoint{BaseURL: ws.BaseURL, APIKeyEnv: envFor(ws.APIKeySecretRef, podconfig.EnvWebSearchAPIKey)}
 	}

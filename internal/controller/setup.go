@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -27,6 +28,8 @@ type Options struct {
 	// ImagePullSecrets name the Secrets route and ingestion pods pull
 	// their image with (each must exist in the pod's namespace).
 	ImagePullSecrets []string
+	// Tracing, when set, makes each reconcile a span.
+	Tracing trace.TracerProvider
 }
 
 // Setup registers the field indexes and all three reconcilers with mgr.
@@ -35,16 +38,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
-		&PlatformPromptReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
+		&PlatformPromptReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 		&KnowledgeStoreReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
+			Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,
 			Probe: opts.MilvusProbe, ProbeTimeout: opts.MilvusProbeTimeout,
 			RecheckAfter: opts.MilvusRecheck, RetryAfter: opts.MilvusRetry,
 			ReadIndex: opts.ReadIndex, Image: opts.RouteImage, ImagePullSecrets: opts.ImagePullSecrets,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		},
-		&QueryRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
+		&QueryRouteReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
 			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes, ImagePullSecrets: opts.ImagePullSecrets,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}

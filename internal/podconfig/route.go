@@ -44,6 +44,9 @@ type RouteRef struct {
 // Server is where the query API listens.
 type Server struct {
 	Port int32 `json:"port"`
+	// CORSAllowedOrigins are the browser origins answered with CORS
+	// headers; none: no CORS.
+	CORSAllowedOrigins []string `json:"corsAllowedOrigins,omitempty"`
 }
 
 // Prompt is the platform layer of the route's prompt.

@@ -95,3 +95,17 @@ func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 		t.Errorf("%d searches without researchBelow: found is found", n)
 	}
 }
+
+// A model that writes a paragraph where one query was asked for is
+// searched by its first line, cut at a word boundary.
+func TestRephraseTakesOneBoundedLine(t *testing.T) {
+	long := strings.Repeat("sync waves order ", 40)
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "\n  \""+long+"\"\nand then some advice", "Lower waves first [S1]."))
+	w.runner.Research = true
+	w.run(staff, routetest.User("In which order are waves synced?"))
+	got := w.index.searches()
+	if len(got) != 2 || len(got[1]) > 300 || strings.Contains(got[1], "advice") || strings.ContainsAny(got[1], "\"\n") ||
+		!strings.HasPrefix(got[1], "sync waves order") || strings.HasSuffix(got[1], " ") {
+		t.Errorf("the re-search queried %q", got[len(got)-1])
+	}
+}

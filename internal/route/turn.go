@@ -282,10 +282,34 @@ func (r *Runner) writeQuery(ctx context.Context, stage, system, user, fallback s
 	if err != nil {
 		return "", err
 	}
-	if q := strings.TrimSpace(reply.Content); q != "" {
+	if q := queryOf(reply.Content); q != "" {
 		return q, nil
 	}
 	return fallback, nil
+}
+
+// maxWrittenQuery bounds a query the model wrote: a small model may write
+// a paragraph where one line was asked for.
+const maxWrittenQuery = 300
+
+// queryOf is the first non-empty line of a model's reply, unquoted and cut
+// to maxWrittenQuery bytes at a word boundary.
+func queryOf(reply string) string {
+	for _, line := range strings.Split(reply, "\n") {
+		q := strings.Trim(strings.TrimSpace(line), "\"'`")
+		if q == "" {
+			continue
+		}
+		if len(q) > maxWrittenQuery {
+			q = q[:maxWrittenQuery]
+			if i := strings.LastIndexByte(q, ' '); i > 0 {
+				q = q[:i]
+			}
+			q = strings.ToValidUTF8(q, "")
+		}
+		return q
+	}
+	return ""
 }
 
 // emitRetrievals reports each search: the fragments of it that were

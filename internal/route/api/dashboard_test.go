@@ -33,7 +33,7 @@ func TestDashboardQueriesMetricsTheRouteServes(t *testing.T) {
 	served := map[string]bool{}
 	descs := make(chan *prometheus.Desc, 64)
 	go func() {
-		for _, c := range newMetrics(func() int { return 0 }, map[string]func() int64{"chat": func() int64 { return 0 }}).collectors {
+		for _, c := range newMetrics(func() int { return 0 }, map[string]func() int64{"chat": func() int64 { return 0 }}, nil, nil).collectors {
 			c.Describe(descs)
 		}
 		close(descs)

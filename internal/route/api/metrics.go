@@ -35,9 +35,14 @@ type metrics struct {
 	collectors []prometheus.Collector
 }
 
+// sized is a store that knows how many entries it holds (the memory cache
+// and turn log; Redis keeps its own count).
+type sized interface{ Len() int }
+
 // newMetrics registers the route's metrics; inFlight reports the turns
-// running now, retries each upstream's retried calls.
-func newMetrics(inFlight func() int, retries map[string]func() int64) *metrics {
+// running now, retries each upstream's retried calls, cache and log (when
+// sized) their sizes.
+func newMetrics(inFlight func() int, retries map[string]func() int64, cache, log any) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -89,6 +94,13 @@ func newMetrics(inFlight func() int, retries map[string]func() int64) *metrics {
 			Name: "ragroute_upstream_retries_total", ConstLabels: prometheus.Labels{"upstream": upstream},
 			Help: "Calls to an upstream (chat, embedder, reranker) retried after a 429, a 503 or a refused connection.",
 		}, func() float64 { return float64(read()) }))
+	}
+	for name, store := range map[string]any{"ragroute_cache_entries": cache, "ragroute_turn_log_turns": log} {
+		if s, ok := store.(sized); ok {
+			m.collectors = append(m.collectors, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: name, Help: "Entries in this replica's memory cache or turn log (absent with Redis).",
+			}, func() float64 { return float64(s.Len()) }))
+		}
 	}
 	m.registry.MustRegister(m.collectors...)
 	return m

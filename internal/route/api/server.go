@@ -82,6 +82,9 @@ type Server struct {
 	UpstreamRetries map[string]func() int64
 	// ModelID is the model name /v1/models lists (the route's name).
 	ModelID string
+	// CORSAllowedOrigins are the browser origins answered with CORS
+	// headers (cors.go); none: no CORS.
+	CORSAllowedOrigins []string
 	// Tracing, when set, traces each request and the turn it starts
 	// (W3C trace context taken from the caller); nil: no tracing.
 	Tracing trace.TracerProvider
@@ -98,7 +101,11 @@ type Server struct {
 // Handler returns the API's routes. ctx bounds the turns it starts.
 func (s *Server) Handler(ctx context.Context) http.Handler {
 	s.admission = newAdmission(s.Limits, time.Now)
-	s.metrics = newMetrics(s.admission.running, s.UpstreamRetries)
+	var cache any
+	if s.Searcher != nil {
+		cache = s.Searcher.Cache
+	}
+	s.metrics = newMetrics(s.admission.running, s.UpstreamRetries, cache, s.Log)
 	s.turns, s.started = ctx, time.Now()
 	mux := http.NewServeMux()
 	for pattern, handler := range map[string]http.HandlerFunc{
@@ -127,7 +134,7 @@ func (s *Server) Handler(ctx context.Context) http.Handler {
 				return r.URL.Path != "/metrics" && r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
 			}))
 	}
-	return withRequestID(handler)
+	return withRequestID(withCORS(s.CORSAllowedOrigins, handler))
 }
 
 // apiError writes OpenAI's error shape, {"error": {"message", "type",

@@ -62,7 +62,8 @@ func TestFinishedTurnIsLoggedOnceAndMeasured(t *testing.T) {
 
 	_, metrics := get(t, srv.URL+"/metrics")
 	for _, want := range []string{"ragroute_time_to_first_token_seconds_count 1", `ragroute_http_requests_total{code="200",handler="/v1/chat/completions"`,
-		"ragroute_http_requests_in_flight", "go_goroutines", "process_resident_memory_bytes"} {
+		"ragroute_http_requests_in_flight", "go_goroutines", "process_resident_memory_bytes",
+		"\nragroute_cache_entries 1\n", "\nragroute_turn_log_turns 0\n"} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

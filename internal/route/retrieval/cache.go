@@ -95,6 +95,13 @@ func NewMemoryCache(maxEntries int, ttl time.Duration, now func() time.Time) Cac
 	return &memoryCache{ttl: ttl, max: maxEntries, now: now, order: list.New(), entries: map[string]*list.Element{}}
 }
 
+// Len is how many entries the cache holds (expired ones until read).
+func (c *memoryCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
+
 func (c *memoryCache) Get(key string) ([]Fragment, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -44,6 +44,13 @@ func NewMemory(retention time.Duration, maxTurns int, now func() time.Time) Log 
 	return &memoryLog{turns: map[string]*memoryTurn{}, retention: retention, maxTurns: maxTurns, maxEvents: 100000, now: now}
 }
 
+// Len is how many turns the log holds, running and finished.
+func (l *memoryLog) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.turns)
+}
+
 func (l *memoryLog) Start(_ context.Context, id, owner string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -6,7 +6,7 @@ import (
 
 // KnowledgeStoreSpec describes a Milvus collection of Markdown chunks, the
 // embedder that built it, how it is searched and how it is filled.
-// +kubebuilder:validation:XValidation:rule="!has(self.ingestion) || !has(self.ingestion.chunking) || !has(self.ingestion.chunking.maxTokens) || !has(self.embedding.maxInputTokens) || self.ingestion.chunking.maxTokens <= self.embedding.maxInputTokens",message="ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens"
+// +kubebuilder:validation:XValidation:rule="!has(self.ingestion) || !has(self.ingestion.chunking) || !has(self.ingestion.chunking.maxTokens) || !has(self.embedding.maxInputTokens) || self.ingestion.chunking.maxTokens <= self.embedding.maxInputTokens",message="ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens",fieldPath=".ingestion.chunking.maxTokens",reason=FieldValueInvalid
 type KnowledgeStoreSpec struct {
 	// Milvus is where the chunks live.
 	// +required
@@ -171,7 +171,7 @@ type SearchSettings struct {
 }
 
 // SearchWeights are the fusion weights of the four primitives.
-// +kubebuilder:validation:XValidation:rule="(has(self.textDense) ? self.textDense : 1.0) + (has(self.textSparse) ? self.textSparse : 1.0) + (has(self.titleDense) ? self.titleDense : 0.25) + (has(self.titleSparse) ? self.titleSparse : 0.25) > 0.0",message="weights must leave at least one primitive above 0"
+// +kubebuilder:validation:XValidation:rule="(has(self.textDense) ? self.textDense : 1.0) + (has(self.textSparse) ? self.textSparse : 1.0) + (has(self.titleDense) ? self.titleDense : 0.25) + (has(self.titleSparse) ? self.titleSparse : 0.25) > 0.0",message="weights must leave at least one primitive above 0",reason=FieldValueInvalid
 type SearchWeights struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
@@ -246,7 +246,7 @@ type IngestionSettings struct {
 }
 
 // ChunkingSettings sets the chunker's thresholds.
-// +kubebuilder:validation:XValidation:rule="!has(self.overlapTokens) || !has(self.maxTokens) || self.overlapTokens < self.maxTokens",message="overlapTokens must be less than maxTokens"
+// +kubebuilder:validation:XValidation:rule="!has(self.overlapTokens) || !has(self.maxTokens) || self.overlapTokens < self.maxTokens",message="overlapTokens must be less than maxTokens",fieldPath=".overlapTokens",reason=FieldValueInvalid
 type ChunkingSettings struct {
 	// MaxTokens is the largest chunk; larger sections are split into parts.
 	// +optional
@@ -272,7 +272,7 @@ type ChunkingSettings struct {
 
 // IngestionSource is one place Markdown is read from: exactly one of
 // configMap, pvc or git.
-// +kubebuilder:validation:XValidation:rule="[has(self.configMap), has(self.pvc), has(self.git)].filter(x, x).size() == 1",message="exactly one of configMap, pvc or git must be set"
+// +kubebuilder:validation:XValidation:rule="[has(self.configMap), has(self.pvc), has(self.git)].filter(x, x).size() == 1",message="exactly one of configMap, pvc or git must be set",reason=FieldValueInvalid
 type IngestionSource struct {
 	// Name identifies the source within the store.
 	// +required
@@ -314,7 +314,7 @@ type PVCSource struct {
 	// Path within the volume.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
-	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'",reason=FieldValueForbidden
 	Path string `json:"path,omitempty"`
 }
 
@@ -335,7 +335,7 @@ type GitSource struct {
 	// Path within the repository.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
-	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="path must not contain '..'",reason=FieldValueForbidden
 	Path string `json:"path,omitempty"`
 
 	// SecretRef names a Secret with "username"/"password" or "ssh-privatekey".

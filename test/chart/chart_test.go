@@ -483,6 +483,33 @@ func TestChartOptionalTemplates(t *testing.T) {
 		}
 	}
 
+	// The routes' ServiceMonitor selects every route's Service (the labels
+	// the operator puts on it) in the watched namespaces.
+	for _, tc := range []struct {
+		sets       []string
+		namespaces string
+	}{
+		{[]string{"serviceMonitor.routes.enabled=true"}, "map[any:true]"},
+		{[]string{"serviceMonitor.routes.enabled=true", "watchNamespaces={team-a,team-b}"}, "map[matchNames:[team-a team-b]]"},
+	} {
+		var routes *unstructured.Unstructured
+		for _, sm := range ofKind(helmTemplate(t, tc.sets...), "ServiceMonitor") {
+			if strings.HasSuffix(sm.GetName(), "-routes") {
+				routes = sm
+			}
+		}
+		if routes == nil {
+			t.Fatalf("%v: no routes ServiceMonitor", tc.sets)
+		}
+		selector, _, _ := unstructured.NestedStringMap(routes.Object, "spec", "selector", "matchLabels")
+		namespaces, _, _ := unstructured.NestedMap(routes.Object, "spec", "namespaceSelector")
+		endpoints, _, _ := unstructured.NestedSlice(routes.Object, "spec", "endpoints")
+		if selector["app.kubernetes.io/name"] != "ragroute-route" || selector["app.kubernetes.io/managed-by"] != "ragroute" ||
+			fmt.Sprint(namespaces) != tc.namespaces || len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != "http" {
+			t.Errorf("%v: routes ServiceMonitor selector %v, namespaces %v, endpoints %v", tc.sets, selector, namespaces, endpoints)
+		}
+	}
+
 	// The manager's container and pod.
 	objs = helmTemplate(t,
 		"extraArgs={--zap-devel,--zap-stacktrace-level=error}",
@@ -936,7 +963,7 @@ func TestChartOnKubernetes130(t *testing.T) {
 // a namespace-scoped install, and everything optional off.
 var dryRunSets = [][]string{
 	nil,
-	{"replicaCount=2", "serviceMonitor.enabled=true", "serviceMonitor.interval=30s", "serviceMonitor.scrapeTimeout=10s",
+	{"replicaCount=2", "serviceMonitor.enabled=true", "serviceMonitor.routes.enabled=true", "serviceMonitor.interval=30s", "serviceMonitor.scrapeTimeout=10s",
 		"serviceMonitor.labels.release=prometheus", "podDisruptionBudget.minAvailable=50%",
 		"extraArgs={--zap-devel}", "extraEnv[0].name=GOMEMLIMIT", "extraEnv[0].value=200MiB",
 		"extraEnv[1].name=POD_NAME", "extraEnv[1].valueFrom.fieldRef.fieldPath=metadata.name",
@@ -950,7 +977,7 @@ var dryRunSets = [][]string{
 		"serviceAccount.annotations.example\\.com/role=x"},
 	{"nameOverride=rag", "replicaCount=2", "serviceMonitor.enabled=true"},
 	{"fullnameOverride=ops", "serviceAccount.name=robot"},
-	{"watchNamespaces={team-a,team-b}", "metrics.secure=false", "serviceMonitor.enabled=true", "leaderElection=false"},
+	{"watchNamespaces={team-a,team-b}", "metrics.secure=false", "serviceMonitor.enabled=true", "serviceMonitor.routes.enabled=true", "leaderElection=false"},
 	{"crds.install=false", "metrics.enabled=false", "serviceAccount.create=false", "userRoles.aggregate=false", "tests.enabled=false"},
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -84,7 +85,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		gen, err = req.generation()
 	}
-	if bad, ok := err.(*requestError); ok {
+	if bad := (*requestError)(nil); errors.As(err, &bad) {
 		apiErrorParam(w, http.StatusBadRequest, "bad_request", bad.param, bad.Error())
 		return
 	}
@@ -175,7 +176,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	}
 	release() // before the last chunk, which a client may follow with its next turn
 	if c.err != nil {
-		data, _ := json.Marshal(map[string]any{"error": map[string]string{"code": c.err.Code, "message": c.err.Message}})
+		data, _ := json.Marshal(map[string]any{"error": errorBody(errorStatus(c.err.Code), c.err.Code, "", c.err.Message)})
 		fmt.Fprintf(w, "data: %s\n\n", data)
 	} else {
 		chunk(map[string]any{}, "stop", map[string]any{"ragroute": c.ext})

@@ -145,14 +145,19 @@ func apiError(w http.ResponseWriter, status int, code, message string) {
 
 // apiErrorParam is apiError naming the request field at fault.
 func apiErrorParam(w http.ResponseWriter, status int, code, param, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": errorBody(status, code, param, message)})
+}
+
+// errorBody is the inside of OpenAI's error object; param is null when
+// no field is at fault.
+func errorBody(status int, code, param, message string) map[string]any {
 	var p any
 	if param != "" {
 		p = param
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
-		"message": message, "type": errorType(status), "param": p, "code": code}})
+	return map[string]any{"message": message, "type": errorType(status), "param": p, "code": code}
 }
 
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {

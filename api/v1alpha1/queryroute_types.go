@@ -70,6 +70,10 @@ type QueryRouteSpec struct {
 	// +kubebuilder:default=singleRound
 	Mode RouteMode `json:"mode,omitempty"`
 
+	// Answer says who writes the answer.
+	// +optional
+	Answer *AnswerSettings `json:"answer,omitempty"`
+
 	// CORS lets browser pages of these origins call the route directly.
 	// Unset: no CORS headers, browsers refuse cross-origin calls.
 	// +optional
@@ -110,6 +114,28 @@ type QueryRouteSpec struct {
 	// ignored).
 	// +optional
 	Autoscaling *RouteAutoscaling `json:"autoscaling,omitempty"`
+}
+
+// AnswerMode says who writes the answer.
+// +kubebuilder:validation:Enum=generative;extractive
+type AnswerMode string
+
+// Answer modes.
+const (
+	// AnswerGenerative: the chat model writes the answer from the fragments.
+	AnswerGenerative AnswerMode = "generative"
+	// AnswerExtractive: the route quotes the fragments' sentences that best
+	// answer the question, cited, without a model call for the answer.
+	AnswerExtractive AnswerMode = "extractive"
+)
+
+// AnswerSettings say who writes the answer.
+type AnswerSettings struct {
+	// Mode is generative (default) or extractive. With extractive and
+	// model.searchPolicy always, a turn makes no chat model call.
+	// +optional
+	// +kubebuilder:default=generative
+	Mode AnswerMode `json:"mode,omitempty"`
 }
 
 // RouteCORS are the browser origins a route answers.

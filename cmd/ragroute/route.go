@@ -47,6 +47,9 @@ func unsupported(cfg podconfig.RouteConfig) error {
 	if cfg.Retrieval.StrictFloorSigmas != nil && cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
 	}
+	if m := cfg.Answer.Mode; m != "" && m != "generative" && m != route.AnswerExtractive {
+		errs = append(errs, fmt.Errorf("answer.mode %q: want generative or extractive", m))
+	}
 	if cfg.Mode != podconfig.ModeSingleRound && cfg.Mode != podconfig.ModeAgentic {
 		errs = append(errs, fmt.Errorf("mode %q: want singleRound or agentic", cfg.Mode))
 	}
@@ -88,6 +91,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 		FlaggedFragments:     route.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
 		Mode:                 cfg.Mode,
+		AnswerMode:           cfg.Answer.Mode,
 		Research:             cfg.Retrieval.Research,
 		ResearchBelow:        cfg.Retrieval.ResearchBelow,
 		Logger:               logger,

@@ -72,6 +72,10 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
+	cfg.Answer.Mode = string(v1alpha1.AnswerGenerative)
+	if a := spec.Answer; a != nil && a.Mode != "" {
+		cfg.Answer.Mode = string(a.Mode)
+	}
 	if c := spec.CORS; c != nil {
 		cfg.Server.CORSAllowedOrigins = c.AllowedOrigins
 	}

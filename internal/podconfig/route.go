@@ -32,13 +32,21 @@ type RouteConfig struct {
 	Timeouts  Timeouts  `json:"timeouts,omitzero"`
 	Redis     *Redis    `json:"redis,omitempty"`
 	Mode      Mode      `json:"mode"`
-	Auth      Auth      `json:"auth"`
+	// Answer is who writes the answer.
+	Answer Answer `json:"answer"`
+	Auth   Auth   `json:"auth"`
 }
 
 // RouteRef names the QueryRoute a config was rendered from.
 type RouteRef struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
+}
+
+// Answer says who writes the answer: "generative" (the chat model) or
+// "extractive" (the route quotes the fragments).
+type Answer struct {
+	Mode string `json:"mode"`
 }
 
 // Server is where the query API listens.

@@ -82,7 +82,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	if len(packing.Packed) == 0 {
 		return true, st.delta(r.Prompt.NotFound)
 	}
-	return r.answer(ctx, in.Messages, calls, results, packing, st)
+	return r.respond(ctx, in, results[0].Intent, calls, results, packing, st)
 }
 
 // research plays rounds until the model finalizes or the harness does.

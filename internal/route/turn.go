@@ -46,6 +46,10 @@ type Runner struct {
 	// Mode is singleRound (one round of tools, the default) or agentic
 	// (the multi-round research harness, agentic.go).
 	Mode podconfig.Mode
+	// AnswerMode is generative (the chat model writes the answer, the
+	// default) or AnswerExtractive (the route quotes the fragments,
+	// extractive.go).
+	AnswerMode string
 	// FlaggedFragments is what packing does with fragments ingestion
 	// flagged as reading like instructions to a model: keep (also when
 	// empty), drop or quarantine (untrusted.go).
@@ -128,6 +132,16 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 	if len(packing.Packed) == 0 {
 		// Nothing to ground an answer on: say so honestly, never invent one.
 		return true, st.delta(r.Prompt.NotFound)
+	}
+	return r.respond(ctx, in, intent, calls, results, packing, st)
+}
+
+// respond answers from what was packed: the chat model writes it, or, in
+// extractive mode, the route quotes the fragments.
+func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
+	packing Packing, st *turnState) (notFound bool, err error) {
+	if r.AnswerMode == AnswerExtractive {
+		return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, st)
 	}
 	return r.answer(ctx, in.Messages, calls, results, packing, st)
 }

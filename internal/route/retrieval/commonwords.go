@@ -1,6 +1,9 @@
 package retrieval
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // commonWords are English function words and question phrasing: they say
 // nothing about what a question is about, so their absence from the
@@ -28,3 +31,21 @@ working wrong yet possible possibly currently happening happened instead otherwi
 	}
 	return words
 }()
+
+// ContentWords are text's words that say what it is about: lower-cased,
+// common words left out, each once, in order.
+func ContentWords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '-' && r != '_' && r != '\''
+	}) {
+		w = strings.Trim(w, "-_'")
+		if len(w) < 2 || commonWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}

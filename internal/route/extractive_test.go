@@ -1,0 +1,85 @@
+package route
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/tokenize"
+)
+
+// extractOnly runs the extractive answer on fragments and returns the
+// streamed answer and the cited markers.
+func extractOnly(t *testing.T, question string, reserve int, fragments ...retrieval.Fragment) (string, []string) {
+	t.Helper()
+	tokens, err := tokenize.NewCL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Searcher: &retrieval.Searcher{Embedder: &testenv.HashEmbedder{Dim: 64}}, Tokens: tokens,
+		ContextTokens: 8192, AnswerReserve: reserve, Prompt: Prompt{NotFound: "Not in the docs."}}
+	packing := packFragments(r.Prompt, FlaggedKeep, retrieval.ClassifyIntent(question), nil, fragments, 8192, reserve, tokens)
+	var answer strings.Builder
+	var cited []string
+	st := &turnState{timings: map[string]time.Duration{}, emit: func(ev Event) {
+		switch d := ev.Data.(type) {
+		case Delta:
+			answer.WriteString(d.Text)
+		case Citation:
+			cited = append(cited, d.Marker)
+		}
+	}}
+	if _, err := r.extract(context.Background(), question, retrieval.ClassifyIntent(question), packing, st); err != nil {
+		t.Fatal(err)
+	}
+	return answer.String(), cited
+}
+
+var (
+	wavesFragment = retrieval.Fragment{ID: "w", Title: "Sync Waves", HeadingPath: []string{"Sync Waves"}, SourceURI: "sync-waves.md",
+		Text: "Sync waves order the resources of an application during a sync. Lower waves are applied first. " +
+			"A wave starts only when the previous one is healthy.\n\n- Annotate a resource with its wave number.\n- The default wave is zero."}
+	panelFragment = retrieval.Fragment{ID: "p", Title: "Sync Panel", HeadingPath: []string{"Sync Panel", "Open it"}, SourceURI: "ui.md", Kind: "screen",
+		ImageURLs: []string{"https://docs.acme.example/img/sync-panel.png"},
+		Text:      "Click the **Sync** button in the toolbar to open the sync panel. Then click **Synchronize**."}
+)
+
+func TestExtractiveAnswerQuotesAndCitesTheFragments(t *testing.T) {
+	answer, cited := extractOnly(t, "In which order are sync waves applied?", 512, wavesFragment, panelFragment)
+	if !strings.Contains(answer, "From Sync Waves [S1]:\n> ") || !strings.Contains(answer, "> Lower waves are applied first.") {
+		t.Errorf("answer:\n%s", answer)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(answer), "\n") {
+		quote := strings.TrimPrefix(line, "> ")
+		if line == "" || strings.HasPrefix(line, "From ") || line == quote {
+			continue
+		}
+		if !strings.Contains(wavesFragment.Text+panelFragment.Text, quote) {
+			t.Errorf("quoted %q, which no fragment says", quote)
+		}
+	}
+	if len(cited) == 0 || cited[0] != "S1" {
+		t.Errorf("citations %v", cited)
+	}
+}
+
+func TestExtractiveAnswerKeepsToTheAnswerBudget(t *testing.T) {
+	tokens, _ := tokenize.NewCL100K()
+	for _, reserve := range []int{40, 60, 120} {
+		answer, _ := extractOnly(t, "In which order are sync waves applied?", reserve, wavesFragment, panelFragment)
+		if n := tokens.Count(answer); n > reserve || answer == "" {
+			t.Errorf("reserve %d: answer of %d tokens:\n%s", reserve, n, answer)
+		}
+	}
+}
+
+func TestExtractiveScreenAnswerLeadsWithThePathAndImage(t *testing.T) {
+	answer, _ := extractOnly(t, "Where do I click to open the sync panel?", 512, wavesFragment, panelFragment)
+	want := "**Sync Panel › Open it** [S2]\n![Sync Panel](https://docs.acme.example/img/sync-panel.png)\n"
+	if !strings.HasPrefix(answer, want) || !strings.Contains(answer, "> Click the **Sync** button in the toolbar") {
+		t.Errorf("answer:\n%s", answer)
+	}
+}

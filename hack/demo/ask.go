@@ -134,6 +134,19 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 			}
 			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
 			sources = append(sources, r.Sources...)
+		case "grounding":
+			var g struct {
+				Sentence, Status string
+				Invented         []string
+			}
+			_ = json.Unmarshal(data, &g)
+			if g.Status == "unsupported" {
+				fmt.Fprintf(out, "\n    (unsupported by the fragments: %q", g.Sentence)
+				if len(g.Invented) > 0 {
+					fmt.Fprintf(out, "; invented: %s", strings.Join(g.Invented, ", "))
+				}
+				fmt.Fprint(out, ")")
+			}
 		case "tool.call", "finalize.forced", "research":
 			var h struct {
 				Name, Status, Reason, Rephrased string

@@ -16,6 +16,9 @@ const (
 	EventTurnCompleted = "turn.completed"
 	EventError         = "error"
 
+	// EventGrounding: how one sentence of the answer is supported.
+	EventGrounding = "grounding"
+
 	// EventResearch: a search that found nothing was rephrased and run
 	// once more before the not-found answer.
 	EventResearch = "research"
@@ -138,12 +141,37 @@ type Delta struct {
 	Text string `json:"text"`
 }
 
-// Citation is the payload of citation: a marker the answer used.
+// Citation is the payload of citation: a marker the answer used, or
+// (Inferred) the fragment that supports a sentence the model left
+// unmarked.
 type Citation struct {
 	Marker    string   `json:"marker"`
 	Title     string   `json:"title"`
 	SourceURI string   `json:"source_uri"`
 	Heading   []string `json:"heading_path"`
+	Inferred  bool     `json:"inferred,omitempty"`
+}
+
+// Grounding statuses.
+const (
+	GroundingSupported   = "supported"
+	GroundingUnsupported = "unsupported"
+)
+
+// Grounding is the payload of grounding: one sentence of the answer, its
+// best support among the packed fragments and whether it suffices.
+type Grounding struct {
+	Index    int     `json:"index"`
+	Sentence string  `json:"sentence"`
+	Status   string  `json:"status"`
+	Marker   string  `json:"marker,omitempty"`
+	Score    float64 `json:"score"`
+	// Invented are numbers, flags, paths or URLs of the sentence that no
+	// packed fragment holds.
+	Invented []string `json:"invented,omitempty"`
+	// UnsupportedMarkers are markers the model wrote that this sentence's
+	// support does not come from.
+	UnsupportedMarkers []string `json:"unsupported_markers,omitempty"`
 }
 
 // TurnCompleted is the payload of turn.completed.
@@ -154,6 +182,9 @@ type TurnCompleted struct {
 	NotFound bool             `json:"not_found"`
 	// Rounds is how many agentic rounds ran (0 in single-round mode).
 	Rounds int `json:"rounds,omitempty"`
+	// GroundedRatio is the share of the model's answer sentences the
+	// packed fragments support (absent when no answer was checked).
+	GroundedRatio *float64 `json:"grounded_ratio,omitempty"`
 }
 
 // Usage counts the chat model's tokens over a turn.

@@ -46,6 +46,9 @@ type Runner struct {
 	// Mode is singleRound (one round of tools, the default) or agentic
 	// (the multi-round research harness, agentic.go).
 	Mode podconfig.Mode
+	// GroundingThreshold is the support an answer sentence needs
+	// (grounding.go); 0: DefaultGroundingThreshold.
+	GroundingThreshold float64
 	// AnswerMode is generative (the chat model writes the answer, the
 	// default) or AnswerExtractive (the route quotes the fragments,
 	// extractive.go).
@@ -81,6 +84,8 @@ type turnState struct {
 	rounds int
 	// gen is the client's sampling for the calls that may answer.
 	gen model.Generation
+	// groundedRatio is the grounding check's summary.
+	groundedRatio *float64
 }
 
 // Run plays one turn, emitting its events; the last is turn.completed or
@@ -110,7 +115,8 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 		return
 	}
 	st.timings["total"] = time.Since(start)
-	emit(Event{Type: EventTurnCompleted, Data: TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds}})
+	emit(Event{Type: EventTurnCompleted, Data: TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
+		GroundedRatio: st.groundedRatio}})
 }
 
 // run is decide → retrieve → answer.
@@ -228,12 +234,14 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 	t := time.Now()
 	ctx, span := startSpan(ctx, "ragroute.model.answer", attribute.Int("ragroute.fragments", len(packing.Packed)))
 	first := true
+	var shown strings.Builder // the answer as the client reads it
 	guard := newLinkGuard(packing.Links, func(text string) error {
 		if first {
 			first = false
 			span.AddEvent("first token")
 			span.SetAttributes(attribute.Int64("ragroute.time_to_first_token_ms", time.Since(t).Milliseconds()))
 		}
+		shown.WriteString(text)
 		return st.delta(text)
 	})
 	scrub := newFenceScrubber(packing.Fence, guard.write)
@@ -255,8 +263,15 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 		// text of its own, the honest answer is the not-found wording.
 		return true, st.delta(r.Prompt.NotFound)
 	}
-	r.emitCitations(reply.Content, packing.Packed, st)
-	return strings.TrimSpace(reply.Content) == strings.TrimSpace(r.Prompt.NotFound), nil
+	r.emitCitations(shown.String(), packing.Packed, st)
+	if strings.TrimSpace(reply.Content) == strings.TrimSpace(r.Prompt.NotFound) {
+		return true, nil
+	}
+	// The answer has streamed: a failed check costs its report, not the turn.
+	if st.groundedRatio, err = r.checkGrounding(ctx, shown.String(), packing, st); err != nil && r.Logger != nil {
+		r.Logger.Warn("grounding check failed", "error", err)
+	}
+	return false, nil
 }
 
 // withSystem is the conversation under a system message.

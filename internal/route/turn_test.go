@@ -289,8 +289,9 @@ func TestToolCallsPastTheRoundCapAreNotRun(t *testing.T) {
 	if events[len(events)-1].Type != route.EventTurnCompleted {
 		t.Fatalf("events %+v", events)
 	}
-	// Two chat calls (decide, answer) and one embedding per search run.
-	if embeds := w.Models.Requests.Load() - before - 2; embeds != route.DefaultMaxToolCallsPerRound {
+	// Two chat calls (decide, answer), one embedding per search run and
+	// one for the grounding check.
+	if embeds := w.Models.Requests.Load() - before - 3; embeds != route.DefaultMaxToolCallsPerRound {
 		t.Errorf("%d searches embedded, want the cap, %d", embeds, route.DefaultMaxToolCallsPerRound)
 	}
 	if got := routetest.AnswerOf(events); got != "Lower waves are applied first [S1]." {

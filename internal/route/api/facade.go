@@ -29,6 +29,10 @@ type extension struct {
 	// round.started, tool.call, retrieval, memory.saved and finalized
 	// events, as the turn's stream has them.
 	Harness []harnessStep `json:"harness,omitempty"`
+	// Grounding is each answer sentence's support; GroundedRatio the
+	// share supported (grounding.go).
+	Grounding     []route.Grounding `json:"grounding,omitempty"`
+	GroundedRatio *float64          `json:"grounded_ratio,omitempty"`
 }
 
 // harnessStep is one event of an agentic turn's research.
@@ -63,8 +67,10 @@ func (c *collector) add(ev route.Event) {
 		}
 	case route.RoundStarted, route.MemorySaved, route.Finalized:
 		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+	case route.Grounding:
+		c.ext.Grounding = append(c.ext.Grounding, d)
 	case route.TurnCompleted:
-		c.usage, c.ext.NotFound = d.Usage, d.NotFound
+		c.usage, c.ext.NotFound, c.ext.GroundedRatio = d.Usage, d.NotFound, d.GroundedRatio
 	case route.TurnError:
 		c.err = &d
 	}

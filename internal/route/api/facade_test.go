@@ -71,6 +71,10 @@ func TestOpenAIFacade(t *testing.T) {
 	if len(body.Ragroute.Citations) != 1 || body.Ragroute.Citations[0].Title != "Sync Waves" || len(body.Ragroute.Sources) == 0 {
 		t.Errorf("extension %+v", body.Ragroute)
 	}
+	// So does the grounding check.
+	if g := body.Ragroute.Grounding; len(g) != 1 || g[0].Sentence != "Lower waves go first [S1]." || body.Ragroute.GroundedRatio == nil {
+		t.Errorf("extension grounding %+v, ratio %v", g, body.Ragroute.GroundedRatio)
+	}
 }
 
 // headers adds identity headers, as the trusted proxy would.

@@ -185,7 +185,7 @@ func similarities(rs milvusclient.ResultSet, query []float32, hits []Hit) error 
 			if err != nil {
 				return fmt.Errorf("read %s of hit %d: %w", field, i, err)
 			}
-			if c := cosine(query, v); field == FieldTextDense || c > hits[i].Similarity {
+			if c := Cosine(query, v); field == FieldTextDense || c > hits[i].Similarity {
 				hits[i].Similarity = c
 			}
 		}
@@ -193,7 +193,9 @@ func similarities(rs milvusclient.ResultSet, query []float32, hits []Hit) error 
 	return nil
 }
 
-func cosine(a, b []float32) float32 {
+// Cosine is the cosine similarity of two vectors; 0 for vectors of
+// different lengths or a zero vector.
+func Cosine(a, b []float32) float32 {
 	if len(a) != len(b) {
 		return 0
 	}

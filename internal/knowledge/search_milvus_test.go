@@ -106,7 +106,7 @@ func TestHitsCarryTheirSimilarityToTheQuery(t *testing.T) {
 	}
 	for _, h := range search(t, store, embedder, deploy.EmbeddedText(), everyone...) {
 		want, _ := embedder.Embed(context.Background(), []string{deploy.EmbeddedText(), h.EmbeddedText(), h.TitlePath()})
-		text, title := cosine(want[0], want[1]), cosine(want[0], want[2])
+		text, title := Cosine(want[0], want[1]), Cosine(want[0], want[2])
 		if d := h.Similarity - max(text, title); d > 1e-4 || d < -1e-4 {
 			t.Errorf("%s: similarity %.4f, want the closer of text %.4f and title %.4f", h.Source, h.Similarity, text, title)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -163,7 +164,7 @@ func (r *Runner) scoreUnits(ctx context.Context, question string, units []unit) 
 		if total > 0 {
 			lexical /= total
 		}
-		units[i].score = cosine(vectors[0], vectors[i+1]) + lexical
+		units[i].score = float64(knowledge.Cosine(vectors[0], vectors[i+1])) + lexical
 	}
 	return nil
 }
@@ -234,17 +235,4 @@ func (r *Runner) chooseUnits(units []unit, fragments []retrieval.Fragment, budge
 		return a.index - b.index
 	})
 	return chosen
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -61,7 +62,7 @@ func (r *Runner) checkGrounding(ctx context.Context, answer string, packing Pack
 		best, bestScore := -1, 0.0
 		words := retrieval.ContentWords(sentence)
 		for j, u := range units {
-			score := (cosine(vectors[i], vectors[len(sentences)+j]) + overlap(words, u.text)) / 2
+			score := (float64(knowledge.Cosine(vectors[i], vectors[len(sentences)+j])) + overlap(words, u.text)) / 2
 			if best < 0 || score > bestScore {
 				best, bestScore = j, score
 			}

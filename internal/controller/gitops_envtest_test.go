@@ -147,4 +147,10 @@ func TestGitOpsToolsReadEachKindsHealth(t *testing.T) {
 	stale := route.DeepCopy()
 	stale.Generation++
 	check(stale, "QueryRoute", status.InProgressStatus, "Progressing")
+	staleStore := store.DeepCopy()
+	staleStore.Generation++
+	check(staleStore, "KnowledgeStore", status.InProgressStatus, "Progressing")
+	stalePrompt := prompt.DeepCopy()
+	stalePrompt.Generation++
+	check(stalePrompt, "PlatformPrompt", status.InProgressStatus, "Progressing")
 }

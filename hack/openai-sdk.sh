@@ -6,15 +6,6 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$root/bin/openai-sdk"
-req="$root/hack/openai-sdk/requirements.txt"
-stamp="$(sha256sum "$req" | cut -c1-16)"
-
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$stamp" ]; then
-  echo "openai-sdk: installing into bin/openai-sdk" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2
-  echo "$stamp" > "$venv/.stamp"
-fi
-echo "$venv/bin/python"
+. "$root/hack/lib/venv.sh"
+venv_install openai-sdk "$root/hack/openai-sdk/requirements.txt" bin/python
+echo "$root/bin/openai-sdk/bin/python"

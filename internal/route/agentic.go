@@ -77,7 +77,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	arguments, _ := json.Marshal(map[string]string{"query": question})
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
-	packing := packFragments(r.Prompt, r.FlaggedFragments, results[0].Intent, in.Messages, final, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	packing := r.pack(ctx, in, results[0].Intent, final)
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {
 		return true, st.delta(r.Prompt.NotFound)

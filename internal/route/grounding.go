@@ -35,7 +35,7 @@ var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b
 // share of sentences supported (nil when the answer has none to check).
 func (r *Runner) checkGrounding(ctx context.Context, answer string, packing Packing, st *turnState) (*float64, error) {
 	var sentences []string
-	for _, s := range answerUnits([]retrieval.Fragment{{Text: markerPattern.ReplaceAllStringFunc(answer, keepMarker)}}) {
+	for _, s := range answerUnits([]retrieval.Fragment{{Text: answer}}) {
 		sentences = append(sentences, s.text)
 	}
 	units := answerUnits(packing.Packed)
@@ -90,9 +90,6 @@ func (r *Runner) checkGrounding(ctx context.Context, answer string, packing Pack
 	ratio := float64(supported) / float64(len(sentences))
 	return &ratio, nil
 }
-
-// keepMarker leaves a marker in place (sentence splitting ignores it).
-func keepMarker(m string) string { return m }
 
 func unitTexts(units []unit) []string {
 	out := make([]string, len(units))

@@ -75,17 +75,7 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
 	results = append(results[:len(results):len(results)], res)
 
-	var all []retrieval.Fragment
-	seen := map[string]bool{}
-	for _, res := range results {
-		for _, f := range res.Fragments {
-			if !seen[f.ID] {
-				seen[f.ID] = true
-				all = append(all, f)
-			}
-		}
-	}
-	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	packing := r.pack(ctx, in, intent, uniqueFragments(results))
 	r.emitRetrievals(results[len(results)-1:], packing, st)
 	return calls, results, packing, nil
 }

@@ -194,6 +194,13 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, Packing{}, err
 	}
+	packing := r.pack(ctx, in, intent, uniqueFragments(results))
+	r.emitRetrievals(results, packing, st)
+	return results, packing, nil
+}
+
+// uniqueFragments are the fragments of results, each once, in order.
+func uniqueFragments(results []retrieval.Retrieval) []retrieval.Fragment {
 	var all []retrieval.Fragment
 	seen := map[string]bool{}
 	for _, res := range results {
@@ -204,12 +211,17 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 			}
 		}
 	}
+	return all
+}
+
+// pack lays fragments out for the answering call under the route's
+// window and flagged-fragment policy.
+func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, fragments []retrieval.Fragment) Packing {
 	_, span := startSpan(ctx, "ragroute.pack")
-	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, all, r.ContextTokens, r.AnswerReserve, r.Tokens)
+	defer span.End()
+	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, fragments, r.ContextTokens, r.AnswerReserve, r.Tokens)
 	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)))
-	span.End()
-	r.emitRetrievals(results, packing, st)
-	return results, packing, nil
+	return packing
 }
 
 // answer is the answering call: the tool results appended (calls past

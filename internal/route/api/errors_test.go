@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -192,21 +191,7 @@ func TestFacadeStreamKeepsAliveWhileTheModelThinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stream.Close()
-	var content strings.Builder
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(chunk.Choices) > 0 {
-			content.WriteString(chunk.Choices[0].Delta.Content)
-		}
-	}
-	if content.String() != "Hello." {
-		t.Errorf("the SDK read %q", content.String())
+	if content := streamedContent(t, stream); content != "Hello." {
+		t.Errorf("the SDK read %q", content)
 	}
 }

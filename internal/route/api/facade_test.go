@@ -43,22 +43,8 @@ func TestOpenAIFacade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var content strings.Builder
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(chunk.Choices) > 0 {
-			content.WriteString(chunk.Choices[0].Delta.Content)
-		}
-	}
-	stream.Close()
-	if content.String() != "Lower waves go first [S1]." {
-		t.Errorf("streamed %q", content.String())
+	if content := streamedContent(t, stream); content != "Lower waves go first [S1]." {
+		t.Errorf("streamed %q", content)
 	}
 
 	// Citations travel in the "ragroute" extension field.
@@ -74,6 +60,26 @@ func TestOpenAIFacade(t *testing.T) {
 	// So does the grounding check.
 	if g := body.Ragroute.Grounding; len(g) != 1 || g[0].Sentence != "Lower waves go first [S1]." || body.Ragroute.GroundedRatio == nil {
 		t.Errorf("extension grounding %+v, ratio %v", g, body.Ragroute.GroundedRatio)
+	}
+}
+
+// streamedContent reads an SDK stream to its end and closes it: the
+// answer's text.
+func streamedContent(t *testing.T, stream *openai.ChatCompletionStream) string {
+	t.Helper()
+	defer stream.Close()
+	var content strings.Builder
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return content.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunk.Choices) > 0 {
+			content.WriteString(chunk.Choices[0].Delta.Content)
+		}
 	}
 }
 

@@ -62,6 +62,7 @@ build: manifests generate vet ## Build bin/ragroute.
 test: manifests generate vet testbed ## Run all tests against a real kube-apiserver, etcd and Milvus Lite (installs them on first run).
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
+	RAGROUTE_CHROMIUM="$$(hack/chromium.sh)" \
 	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_HELM="$(HELM)" \
@@ -103,6 +104,10 @@ testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-
 .PHONY: eval
 eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDING_BASE_URL/EMBEDDING_MODEL for another embedder).
 	hack/eval.sh
+
+.PHONY: eval-answers
+eval-answers: ## Answer quality per answer mode: the questions end to end through the route's turn with the local SmolLM2 (EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_ANSWERS_LIMIT, EVAL_ANSWERS_MODES, EVAL_ANSWERS_JSON), plus the grounding threshold curve.
+	hack/eval-answers.sh
 
 .PHONY: compare
 compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS, COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).

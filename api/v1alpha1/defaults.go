@@ -33,6 +33,14 @@ const (
 	DefaultProxySecretHeader = "X-Ragroute-Proxy-Secret"
 )
 
+// The grounding check (QueryRoute.spec.answer.grounding); the route
+// runtime's own defaults (route.Default*) are the same numbers,
+// TestGroundingDefaultsMatchTheAPI keeps them so.
+const (
+	DefaultGroundingThreshold = 0.55
+	DefaultFallbackBelow      = 0.5
+)
+
 // Turn limits (QueryRoute.spec.limits); the route runtime's own defaults
 // (api.DefaultLimits) are the same numbers, TestTurnLimitDefaultsMatchTheAPI
 // keeps them so.

@@ -9,7 +9,8 @@ import (
 // QueryRouteSpec assigns a chat model, a KnowledgeStore and a PlatformPrompt
 // to a served route, with its context budget and retrieval settings.
 // +kubebuilder:validation:XValidation:rule="self.window.answerReserveTokens < self.window.contextTokens",message="window.answerReserveTokens must be less than window.contextTokens",fieldPath=".window.answerReserveTokens",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="!has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens",fieldPath=".model.maxTokens",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="has(self.model) || (has(self.answer) && self.answer.mode == 'extractive' && self.mode != 'agentic')",message="model is required unless answer.mode is extractive (and mode is not agentic): a route without a model searches every question and quotes the fragments",fieldPath=".model",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.model) || !has(self.model.maxTokens) || self.model.maxTokens <= self.window.answerReserveTokens",message="model.maxTokens must not exceed window.answerReserveTokens",fieldPath=".model.maxTokens",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.autoscaling) || self.autoscaling.maxReplicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="autoscaling above one replica needs turns.backend redis, so any replica can stream any turn",fieldPath=".autoscaling.maxReplicas",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || (has(self.turns) && self.turns.backend == 'redis')",message="more than one replica needs turns.backend redis, so any replica can stream any turn",fieldPath=".replicas",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="(!has(self.turns) || self.turns.backend != 'redis') && (!has(self.cache) || self.cache.backend != 'redis') || has(self.redis)",message="redis must be set when cache.backend or turns.backend is redis",fieldPath=".redis",reason=FieldValueRequired
@@ -24,8 +25,11 @@ type QueryRouteSpec struct {
 	PlatformPromptRef LocalObjectRef `json:"platformPromptRef"`
 
 	// Model is the chat model that decides to search and writes the answer.
-	// +required
-	Model ChatModel `json:"model"`
+	// Optional only with answer.mode extractive: a route without a model
+	// searches every question (searchPolicy always) and quotes the
+	// fragments, with no model call at all.
+	// +optional
+	Model *ChatModel `json:"model,omitempty"`
 
 	// WebSearch offers the model a web_search tool next to search_knowledge.
 	// +optional
@@ -78,6 +82,11 @@ type QueryRouteSpec struct {
 	// Unset: no CORS headers, browsers refuse cross-origin calls.
 	// +optional
 	CORS *RouteCORS `json:"cors,omitempty"`
+
+	// UI is the route's web page (GET /): ask, and watch the answer stream
+	// with its sources. On unless ui.enabled is false.
+	// +optional
+	UI *RouteUI `json:"ui,omitempty"`
 
 	// Auth says how a request's identity is established. Requests without
 	// an identity are refused; there is no unfiltered search.
@@ -132,10 +141,70 @@ const (
 // AnswerSettings say who writes the answer.
 type AnswerSettings struct {
 	// Mode is generative (default) or extractive. With extractive and
-	// model.searchPolicy always, a turn makes no chat model call.
+	// model.searchPolicy always (or no model), a turn makes no chat model
+	// call.
 	// +optional
 	// +kubebuilder:default=generative
 	Mode AnswerMode `json:"mode,omitempty"`
+
+	// Grounding checks the model's answer, sentence by sentence, against
+	// the packed fragments, and says what the client is shown.
+	// +optional
+	Grounding *GroundingSettings `json:"grounding,omitempty"`
+}
+
+// GroundingPolicy is what the route does with answer sentences the packed
+// fragments do not support.
+// +kubebuilder:validation:Enum=annotate;strip;fallback
+type GroundingPolicy string
+
+// Grounding policies.
+const (
+	// GroundingAnnotate streams the answer as written and reports each
+	// sentence's support in grounding events.
+	GroundingAnnotate GroundingPolicy = "annotate"
+	// GroundingStrip shows each sentence once checked, and only if
+	// supported.
+	GroundingStrip GroundingPolicy = "strip"
+	// GroundingFallback holds the answer until it is checked and replaces
+	// it with the extractive answer when its grounded ratio is below
+	// fallbackBelow.
+	GroundingFallback GroundingPolicy = "fallback"
+)
+
+// GroundingSettings tune the grounding check.
+type GroundingSettings struct {
+	// Policy is annotate (default), strip or fallback.
+	// +optional
+	// +kubebuilder:default=annotate
+	Policy GroundingPolicy `json:"policy,omitempty"`
+
+	// SupportThreshold is the support a sentence needs: the mean of its
+	// best embedding similarity to a fragment sentence and the share of
+	// its content words that sentence holds (default 0.55, calibrated
+	// with all-MiniLM-L6-v2; see docs/eval.md). A sentence whose numbers,
+	// flags, paths or URLs no fragment holds is unsupported whatever its
+	// score.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	SupportThreshold *float64 `json:"supportThreshold,omitempty"`
+
+	// FallbackBelow is the share of supported sentences under which the
+	// fallback policy replaces the answer (default 0.5).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	FallbackBelow *float64 `json:"fallbackBelow,omitempty"`
+}
+
+// RouteUI switches the route's web page.
+type RouteUI struct {
+	// Enabled serves the page at GET /. It calls the same API with the
+	// same identity, so it never widens what a user may see.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // RouteCORS are the browser origins a route answers.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -23,5 +24,14 @@ func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
 	d := retrieval.DefaultDiversity()
 	if d.MaxPerDocument != v1alpha1.DefaultMaxPerDocument || d.Margin != v1alpha1.DefaultDiversityMargin {
 		t.Errorf("diversity %+v, API %d within %g", d, v1alpha1.DefaultMaxPerDocument, v1alpha1.DefaultDiversityMargin)
+	}
+}
+
+// The operator renders the API's grounding defaults; the runtime falls back
+// to its own when a config leaves them at zero. They must agree.
+func TestGroundingDefaultsMatchTheAPI(t *testing.T) {
+	if route.DefaultGroundingThreshold != v1alpha1.DefaultGroundingThreshold || route.DefaultFallbackBelow != v1alpha1.DefaultFallbackBelow {
+		t.Errorf("route: threshold %g, fallback below %g; API: %g, %g", route.DefaultGroundingThreshold, route.DefaultFallbackBelow,
+			v1alpha1.DefaultGroundingThreshold, v1alpha1.DefaultFallbackBelow)
 	}
 }

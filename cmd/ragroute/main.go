@@ -5,6 +5,7 @@
 //	ingest    one ingestion run: sources → chunks → embeddings → Milvus
 //	serve     serve one route's query API from its rendered config
 //	eval      measure retrieval quality of chunking and search ablations
+//	eval-answers  score whole answers: grounding, citations, not-found, latency
 package main
 
 import (
@@ -36,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(args[1:], stderr)
 	case "eval":
 		return runEval(args[1:], stdout, stderr)
+	case "eval-answers":
+		return runEvalAnswers(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -58,6 +61,7 @@ Commands:
   ingest    ingest Markdown sources into Milvus (--config ingest.json)
   serve     serve a route's query API (--config route.json)
   eval      measure retrieval on a corpus and questions (make eval)
+  eval-answers  run the questions through the route's turn with a chat model and score the answers (make eval-answers)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

@@ -20,6 +20,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
+	"github.com/ragroute/ragroute/internal/route/ui"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -49,6 +50,11 @@ func unsupported(cfg podconfig.RouteConfig) error {
 	}
 	if m := cfg.Answer.Mode; m != "" && m != "generative" && m != route.AnswerExtractive {
 		errs = append(errs, fmt.Errorf("answer.mode %q: want generative or extractive", m))
+	}
+	switch cfg.Answer.Grounding.Policy {
+	case "", route.GroundingAnnotate, route.GroundingStrip, route.GroundingFallback:
+	default:
+		errs = append(errs, fmt.Errorf("answer.grounding.policy %q: want annotate, strip or fallback", cfg.Answer.Grounding.Policy))
 	}
 	if cfg.Mode != podconfig.ModeSingleRound && cfg.Mode != podconfig.ModeAgentic {
 		errs = append(errs, fmt.Errorf("mode %q: want singleRound or agentic", cfg.Mode))
@@ -83,44 +89,60 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	}
 	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
 	searcher := newSearcher(cfg, store, env, rdb, rt.generation, logger)
-	chat := newChat(cfg.Model, env)
+	var chat *model.Chat
+	var modelHealth func(ctx context.Context) error
+	if cfg.Model.BaseURL != "" {
+		chat = newChat(cfg.Model, env)
+		// The model is shared by every replica: its health is a metric,
+		// not readiness, so a blip does not empty the Service.
+		modelHealth = func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) }
+	}
 	runner := &route.Runner{
-		Chat: chat, Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
+		Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 		FlaggedFragments:     route.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
 		Mode:                 cfg.Mode,
 		AnswerMode:           cfg.Answer.Mode,
-		Research:             cfg.Retrieval.Research,
-		ResearchBelow:        cfg.Retrieval.ResearchBelow,
-		Logger:               logger,
+		Grounding: route.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
+			FallbackBelow: cfg.Answer.Grounding.FallbackBelow},
+		Research:      cfg.Retrieval.Research,
+		ResearchBelow: cfg.Retrieval.ResearchBelow,
+		Logger:        logger,
+	}
+	if chat != nil {
+		runner.Chat = chat // never a typed nil: Runner checks for no model
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
 	rt.server = &api.Server{
-		Runner:   runner,
-		Searcher: searcher,
-		Log:      newTurnLog(cfg, rdb, env, &rt.open),
-		Auth:     auth,
-		Limits:   routeLimits(cfg.Limits),
-		Logger:   logger,
-		Ready:    func(ctx context.Context) error { return aliasServed(ctx, store) },
-		// The model is shared by every replica: its health is a metric,
-		// not readiness, so a blip does not empty the Service.
-		ModelHealth:        func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) },
+		Runner:             runner,
+		Searcher:           searcher,
+		Log:                newTurnLog(cfg, rdb, env, &rt.open),
+		Auth:               auth,
+		Limits:             routeLimits(cfg.Limits),
+		Logger:             logger,
+		Ready:              func(ctx context.Context) error { return aliasServed(ctx, store) },
+		ModelHealth:        modelHealth,
 		UpstreamRetries:    upstreamRetries(chat, searcher),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
+	}
+	if cfg.UI.Enabled {
+		rt.server.Page = ui.Handler()
 	}
 	return rt, nil
 }
 
 // upstreamRetries reads the retry counts of the route's model clients.
 func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher) map[string]func() int64 {
-	retries := map[string]func() int64{"chat": chat.Retries}
+	retries := map[string]func() int64{}
+	if chat != nil {
+		retries["chat"] = chat.Retries
+	}
 	if counter, ok := searcher.Embedder.(model.RetryCounter); ok {
 		retries["embedder"] = counter.Retries
 	}

@@ -95,9 +95,21 @@ type (
 		Intent  string   `json:"intent"`
 		Sources []source `json:"sources"`
 	}
+	groundingEvent struct {
+		Sentence string   `json:"sentence"`
+		Status   string   `json:"status"`
+		Marker   string   `json:"marker"`
+		Score    float64  `json:"score"`
+		Invented []string `json:"invented"`
+		Withheld bool     `json:"withheld"`
+	}
 	completedEvent struct {
-		NotFound bool             `json:"not_found"`
-		Timings  map[string]int64 `json:"timings_ms"`
+		NotFound      bool             `json:"not_found"`
+		Timings       map[string]int64 `json:"timings_ms"`
+		GroundedRatio *float64         `json:"grounded_ratio"`
+		Withheld      int              `json:"withheld_sentences"`
+		LinksRemoved  int              `json:"links_removed"`
+		Replaced      bool             `json:"answer_replaced"`
 	}
 	errorEvent struct {
 		Code    string `json:"code"`
@@ -111,6 +123,7 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 	scanner.Buffer(make([]byte, 64*1024), 1<<20)
 	var event string
 	var sources []source
+	var grounding []groundingEvent
 	cited := map[string]bool{}
 	for scanner.Scan() {
 		line := scanner.Text()
@@ -135,18 +148,18 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
 			sources = append(sources, r.Sources...)
 		case "grounding":
-			var g struct {
-				Sentence, Status string
-				Invented         []string
+			var g groundingEvent
+			if err := json.Unmarshal(data, &g); err != nil {
+				return fmt.Errorf("grounding event: %w", err)
 			}
-			_ = json.Unmarshal(data, &g)
-			if g.Status == "unsupported" {
-				fmt.Fprintf(out, "\n    (unsupported by the fragments: %q", g.Sentence)
-				if len(g.Invented) > 0 {
-					fmt.Fprintf(out, "; invented: %s", strings.Join(g.Invented, ", "))
-				}
-				fmt.Fprint(out, ")")
+			grounding = append(grounding, g)
+		case "answer.replaced":
+			var r struct {
+				GroundedRatio float64 `json:"grounded_ratio"`
+				Reason        string  `json:"reason"`
 			}
+			_ = json.Unmarshal(data, &r)
+			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", r.Reason, r.GroundedRatio)
 		case "tool.call", "finalize.forced", "research":
 			var h struct {
 				Name, Status, Reason, Rephrased string
@@ -181,6 +194,7 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 				return fmt.Errorf("completion event: %w", err)
 			}
 			fmt.Fprintln(out)
+			printGrounding(out, grounding, c)
 			printSources(out, sources, cited, c)
 			return nil
 		case "error":
@@ -193,6 +207,43 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 		return err
 	}
 	return fmt.Errorf("the stream ended without turn.completed")
+}
+
+// printGrounding prints each checked sentence of the model's answer with
+// its support: the fragment that supports it, or why none does, and
+// whether the client was shown it.
+func printGrounding(out io.Writer, grounding []groundingEvent, c completedEvent) {
+	if len(grounding) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "    grounding of the model's sentences:")
+	for _, g := range grounding {
+		mark := "✔ [" + g.Marker + "]"
+		if g.Status != "supported" {
+			mark = "✗ unsupported"
+		}
+		note := ""
+		if len(g.Invented) > 0 {
+			note += "; invented: " + strings.Join(g.Invented, ", ")
+		}
+		if g.Withheld {
+			note += "; withheld"
+		}
+		fmt.Fprintf(out, "      %s %.2f %q%s\n", mark, g.Score, shorten(g.Sentence, 90), note)
+	}
+	summary := "    grounded ratio " + "n/a"
+	if c.GroundedRatio != nil {
+		summary = fmt.Sprintf("    grounded ratio %.2f", *c.GroundedRatio)
+	}
+	fmt.Fprintf(out, "%s; %d withheld; %d links removed; replaced: %t\n", summary, c.Withheld, c.LinksRemoved, c.Replaced)
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func printSources(out io.Writer, sources []source, cited map[string]bool, c completedEvent) {

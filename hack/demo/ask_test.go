@@ -26,12 +26,20 @@ event: delta
 data: {"text":"and choose Roll back [S1]."}
 
 id: 5
+event: grounding
+data: {"index":0,"sentence":"Open the History tab and choose Roll back [S1].","status":"supported","marker":"S1","score":0.71}
+
+id: 6
+event: grounding
+data: {"index":1,"sentence":"Then run heroku rollback v12.","status":"unsupported","score":0.2,"invented":["v12"],"withheld":true}
+
+id: 7
 event: citation
 data: {"marker":"S1","title":"Deploy console","source_uri":"ops/deploy-console.md"}
 
-id: 6
+id: 8
 event: turn.completed
-data: {"not_found":false,"timings_ms":{"total":120,"model_answer":100}}
+data: {"not_found":false,"timings_ms":{"total":120,"model_answer":100},"grounded_ratio":0.5,"withheld_sentences":1}
 
 `
 
@@ -46,6 +54,9 @@ func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
 		"✔ [S1] Deploy console › Roll back a release  ops/deploy-console.md", // top heading = title, shown once
 		"image: https://docs.acme.example/img/rollback.png",
 		"   [S2] VPN › Connect screen  handbook/vpn.md", // retrieved, not cited
+		`✔ [S1] 0.71 "Open the History tab and choose Roll back [S1]."`,
+		`✗ unsupported 0.20 "Then run heroku rollback v12."; invented: v12; withheld`,
+		"grounded ratio 0.50; 1 withheld; 0 links removed; replaced: false",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

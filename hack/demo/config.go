@@ -22,6 +22,10 @@ type config struct {
 	// mode is the sample route's mode (DEMO_MODE): singleRound as the
 	// sample says, or agentic.
 	mode string
+	// answerMode (DEMO_ANSWER: generative or extractive) and grounding
+	// (DEMO_GROUNDING: annotate, strip or fallback) override the sample
+	// route's spec.answer.
+	answerMode, grounding string
 }
 
 func configFromEnv() (config, error) {
@@ -30,15 +34,23 @@ func configFromEnv() (config, error) {
 		return config{}, err
 	}
 	cfg := config{
-		root:      root,
-		work:      filepath.Join(root, "bin", "demo"),
-		assets:    os.Getenv("KUBEBUILDER_ASSETS"),
-		ragroute:  filepath.Join(root, "bin", "ragroute"),
-		models:    filepath.Join(root, "hack", "models.sh"),
-		stay:      os.Getenv("DEMO_STAY") != "",
-		chatURL:   os.Getenv("DEMO_CHAT_URL"),
-		chatModel: os.Getenv("DEMO_CHAT_MODEL"),
-		mode:      os.Getenv("DEMO_MODE"),
+		root:       root,
+		work:       filepath.Join(root, "bin", "demo"),
+		assets:     os.Getenv("KUBEBUILDER_ASSETS"),
+		ragroute:   filepath.Join(root, "bin", "ragroute"),
+		models:     filepath.Join(root, "hack", "models.sh"),
+		stay:       os.Getenv("DEMO_STAY") != "",
+		chatURL:    os.Getenv("DEMO_CHAT_URL"),
+		chatModel:  os.Getenv("DEMO_CHAT_MODEL"),
+		mode:       os.Getenv("DEMO_MODE"),
+		answerMode: os.Getenv("DEMO_ANSWER"),
+		grounding:  os.Getenv("DEMO_GROUNDING"),
+	}
+	if cfg.answerMode != "" && cfg.answerMode != "generative" && cfg.answerMode != "extractive" {
+		return config{}, fmt.Errorf("DEMO_ANSWER=%q: want generative or extractive", cfg.answerMode)
+	}
+	if cfg.grounding != "" && cfg.grounding != "annotate" && cfg.grounding != "strip" && cfg.grounding != "fallback" {
+		return config{}, fmt.Errorf("DEMO_GROUNDING=%q: want annotate, strip or fallback", cfg.grounding)
 	}
 	if cfg.mode != "" && cfg.mode != "singleRound" && cfg.mode != "agentic" {
 		return config{}, fmt.Errorf("DEMO_MODE=%q: want singleRound or agentic", cfg.mode)

@@ -27,6 +27,8 @@ type demo struct {
 
 	chatURL, embedURL, milvusURI, routeURL string
 	applied                                samples
+	// pageURL is the route's page behind the demo's sign-in proxy (page.go).
+	pageURL string
 }
 
 func newDemo(cfg config) *demo { return &demo{cfg: cfg, start: time.Now()} }
@@ -52,6 +54,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"the ingestion Job the operator created, run here as a process", d.runIngestion},
 		{"the route Deployment the operator rendered, run here as a process", d.runRoute},
 		{"questions, asked as two users", d.askQuestions},
+		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}
 	for i, s := range steps {
 		fmt.Printf("\n==> [%5.1fs] %d/%d %s\n", time.Since(d.start).Seconds(), i+1, len(steps), s.title)
@@ -72,6 +75,7 @@ func (d *demo) run(ctx context.Context) error {
 		"  curl -N %s-H 'X-Forwarded-User: alice' -H 'X-Forwarded-Groups: staff' %s/v1/chat/completions \\\n"+
 		"    -d '{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"How are claims under 50 EUR approved?\"}]}'\n",
 		filepath.Join(d.cfg.work, "kubeconfig"), namespace, proxyHeader, d.routeURL)
+	fmt.Printf("  open %s in a browser: the route's page, as alice or bob (demo identities)\n", d.pageURL)
 	<-ctx.Done()
 	return nil
 }

@@ -119,8 +119,16 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 				return err
 			}
 		}
-		if d.cfg.mode != "" {
-			if err := replace(obj, d.cfg.mode, "spec", "mode"); err != nil {
+		overrides := []struct {
+			value string
+			field []string
+		}{{d.cfg.mode, []string{"spec", "mode"}}, {d.cfg.answerMode, []string{"spec", "answer", "mode"}},
+			{d.cfg.grounding, []string{"spec", "answer", "grounding", "policy"}}}
+		for _, o := range overrides {
+			if o.value == "" {
+				continue
+			}
+			if err := replace(obj, o.value, o.field...); err != nil {
 				return err
 			}
 		}

@@ -49,16 +49,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 			Embedding: renderEmbedding(store),
 			Search:    renderSearch(store.Search),
 		},
-		Model: podconfig.ChatModel{
-			BaseURL:              spec.Model.BaseURL,
-			Name:                 spec.Model.Name,
-			APIKeyEnv:            envFor(spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey),
-			Temperature:          orDefault(spec.Model.Temperature, v1alpha1.DefaultTemperature),
-			MaxTokens:            spec.Model.MaxTokens,
-			SearchPolicy:         podconfig.SearchPolicy(cmp.Or(spec.Model.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
-			MaxToolCallsPerRound: cmp.Or(spec.Model.MaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls),
-			IdleTimeout:          durationOr(spec.Model.IdleTimeout, podconfig.Duration(v1alpha1.DefaultModelIdleTimeout)),
-		},
+		Model: renderModel(spec.Model),
 		Window: podconfig.Window{
 			ContextTokens:       spec.Window.ContextTokens,
 			AnswerReserveTokens: spec.Window.AnswerReserveTokens,
@@ -72,10 +63,8 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
 		Auth:      renderAuth(spec.Auth),
 	}
-	cfg.Answer.Mode = string(v1alpha1.AnswerGenerative)
-	if a := spec.Answer; a != nil && a.Mode != "" {
-		cfg.Answer.Mode = string(a.Mode)
-	}
+	cfg.Answer = renderAnswer(spec.Answer)
+	cfg.UI.Enabled = spec.UI == nil || spec.UI.Enabled == nil || *spec.UI.Enabled
 	if c := spec.CORS; c != nil {
 		cfg.Server.CORSAllowedOrigins = c.AllowedOrigins
 	}
@@ -86,6 +75,39 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		cfg.Redis = &podconfig.Redis{Address: r.Address, DB: r.DB, PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword)}
 	}
 	return cfg
+}
+
+// renderModel is the chat model; a route without one (extractive
+// answers) searches every question.
+func renderModel(m *v1alpha1.ChatModel) podconfig.ChatModel {
+	if m == nil {
+		return podconfig.ChatModel{SearchPolicy: podconfig.SearchAlways}
+	}
+	return podconfig.ChatModel{
+		BaseURL:              m.BaseURL,
+		Name:                 m.Name,
+		APIKeyEnv:            envFor(m.APIKeySecretRef, podconfig.EnvModelAPIKey),
+		Temperature:          orDefault(m.Temperature, v1alpha1.DefaultTemperature),
+		MaxTokens:            m.MaxTokens,
+		SearchPolicy:         podconfig.SearchPolicy(cmp.Or(m.SearchPolicy, v1alpha1.SearchPolicyModelDecides)),
+		MaxToolCallsPerRound: cmp.Or(m.MaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls),
+		IdleTimeout:          durationOr(m.IdleTimeout, podconfig.Duration(v1alpha1.DefaultModelIdleTimeout)),
+	}
+}
+
+func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
+	out := podconfig.Answer{Mode: string(v1alpha1.AnswerGenerative), Grounding: podconfig.Grounding{Policy: string(v1alpha1.GroundingAnnotate),
+		SupportThreshold: v1alpha1.DefaultGroundingThreshold, FallbackBelow: v1alpha1.DefaultFallbackBelow}}
+	if a == nil {
+		return out
+	}
+	out.Mode = cmp.Or(string(a.Mode), out.Mode)
+	if g := a.Grounding; g != nil {
+		out.Grounding.Policy = cmp.Or(string(g.Policy), out.Grounding.Policy)
+		out.Grounding.SupportThreshold = orDefault(g.SupportThreshold, out.Grounding.SupportThreshold)
+		out.Grounding.FallbackBelow = orDefault(g.FallbackBelow, out.Grounding.FallbackBelow)
+	}
+	return out
 }
 
 func renderSearch(s *v1alpha1.SearchSettings) podconfig.Search {

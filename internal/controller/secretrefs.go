@@ -47,8 +47,8 @@ func storeSecretNames(spec *v1alpha1.KnowledgeStoreSpec) []string {
 // (its store's keys come from storeSecretKeys).
 func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	var uses []secretUse
-	if ref := spec.Model.APIKeySecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *ref, podconfig.EnvModelAPIKey})
+	if spec.Model != nil && spec.Model.APIKeySecretRef != nil {
+		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey})
 	}
 	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey})

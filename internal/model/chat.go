@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"sort"
 	"sync/atomic"
@@ -130,6 +129,10 @@ func NewChat(cfg ChatConfig) *Chat {
 	return c
 }
 
+// greedyTemperature stands for temperature 0: logits divided by it stay
+// finite in float32, and sampling is as good as greedy.
+const greedyTemperature = 1e-4
+
 // sampling is the call's temperature and answer limit: the configured
 // ones, lowered (never raised) by gen.
 func (c *Chat) sampling(gen Generation) (float32, int) {
@@ -141,8 +144,10 @@ func (c *Chat) sampling(gen Generation) (float32, int) {
 		temperature = *t
 		if temperature == 0 {
 			// go-openai omits a zero temperature (the server's default
-			// would apply): the smallest positive one is greedy too.
-			return math.SmallestNonzeroFloat32, maxTokens
+			// would apply). A tiny positive one is greedy too, but not the
+			// smallest float: llama.cpp divides the logits by it, and
+			// 1e-45 overflows them into noise.
+			return greedyTemperature, maxTokens
 		}
 	}
 	return float32(temperature), maxTokens

@@ -35,6 +35,13 @@ type RouteConfig struct {
 	// Answer is who writes the answer.
 	Answer Answer `json:"answer"`
 	Auth   Auth   `json:"auth"`
+	// UI is the route's own web page at GET /.
+	UI UI `json:"ui"`
+}
+
+// UI switches the route's web page.
+type UI struct {
+	Enabled bool `json:"enabled"`
 }
 
 // RouteRef names the QueryRoute a config was rendered from.
@@ -44,9 +51,20 @@ type RouteRef struct {
 }
 
 // Answer says who writes the answer: "generative" (the chat model) or
-// "extractive" (the route quotes the fragments).
+// "extractive" (the route quotes the fragments), and how the model's
+// answer is checked.
 type Answer struct {
-	Mode string `json:"mode"`
+	Mode      string    `json:"mode"`
+	Grounding Grounding `json:"grounding"`
+}
+
+// Grounding is the answer's grounding check: its policy (annotate, strip
+// or fallback), the support a sentence needs, and the grounded ratio
+// under which fallback replaces the answer.
+type Grounding struct {
+	Policy           string  `json:"policy"`
+	SupportThreshold float64 `json:"supportThreshold"`
+	FallbackBelow    float64 `json:"fallbackBelow"`
 }
 
 // Server is where the query API listens.
@@ -230,8 +248,12 @@ func (c RouteConfig) Validate() error {
 	if c.Store.Milvus.URI == "" || c.Store.Milvus.Collection == "" {
 		errs = append(errs, errors.New("store.milvus.uri and store.milvus.collection are required"))
 	}
-	if c.Model.BaseURL == "" || c.Model.Name == "" {
-		errs = append(errs, errors.New("model.baseURL and model.name are required"))
+	switch {
+	case c.Model.BaseURL != "" && c.Model.Name != "":
+	case c.Model.BaseURL != "" || c.Model.Name != "":
+		errs = append(errs, errors.New("model.baseURL and model.name go together"))
+	case c.Answer.Mode != "extractive" || c.Model.SearchPolicy != SearchAlways || c.Mode == ModeAgentic:
+		errs = append(errs, errors.New("model.baseURL and model.name are required unless answer.mode is extractive with searchPolicy always in singleRound mode"))
 	}
 	if c.Window.AnswerReserveTokens >= c.Window.ContextTokens {
 		errs = append(errs, fmt.Errorf("window.answerReserveTokens (%d) must be less than window.contextTokens (%d)",

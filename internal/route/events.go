@@ -19,6 +19,10 @@ const (
 	// EventGrounding: how one sentence of the answer is supported.
 	EventGrounding = "grounding"
 
+	// EventAnswerReplaced: the model's answer was not shown; the
+	// extractive answer that follows replaces it (grounding fallback).
+	EventAnswerReplaced = "answer.replaced"
+
 	// EventResearch: a search that found nothing was rephrased and run
 	// once more before the not-found answer.
 	EventResearch = "research"
@@ -172,6 +176,16 @@ type Grounding struct {
 	// UnsupportedMarkers are markers the model wrote that this sentence's
 	// support does not come from.
 	UnsupportedMarkers []string `json:"unsupported_markers,omitempty"`
+	// Withheld: the sentence was not shown (grounding policy strip).
+	Withheld bool `json:"withheld,omitempty"`
+}
+
+// AnswerReplaced is the payload of answer.replaced.
+type AnswerReplaced struct {
+	// GroundedRatio is the share of the model's sentences supported.
+	GroundedRatio float64 `json:"grounded_ratio"`
+	// Reason is why: "below fallbackBelow" or "every sentence withheld".
+	Reason string `json:"reason"`
 }
 
 // TurnCompleted is the payload of turn.completed.
@@ -185,6 +199,14 @@ type TurnCompleted struct {
 	// GroundedRatio is the share of the model's answer sentences the
 	// packed fragments support (absent when no answer was checked).
 	GroundedRatio *float64 `json:"grounded_ratio,omitempty"`
+	// Withheld counts the answer's sentences the strip policy withheld.
+	Withheld int `json:"withheld_sentences,omitempty"`
+	// LinksRemoved counts links and URLs removed from the answer because
+	// no packed fragment or the platform prompt holds them.
+	LinksRemoved int `json:"links_removed,omitempty"`
+	// AnswerReplaced: the model's answer was replaced by the extractive
+	// one (grounding fallback).
+	AnswerReplaced bool `json:"answer_replaced,omitempty"`
 }
 
 // Usage counts the chat model's tokens over a turn.

@@ -77,7 +77,9 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 }
 
 // answerUnits splits the fragments into what an answer may quote: list
-// items and code blocks whole, prose by sentence.
+// items and code blocks whole, prose by sentence. Markdown wraps lines
+// anywhere, so a paragraph's lines (and a list item's continuation lines)
+// are joined before sentences are cut.
 func answerUnits(fragments []retrieval.Fragment) []unit {
 	var out []unit
 	for fi, f := range fragments {
@@ -88,11 +90,24 @@ func answerUnits(fragments []retrieval.Fragment) []unit {
 				n++
 			}
 		}
+		var prose, item []string // the paragraph or list item being read
+		endBlock := func() {
+			if len(item) > 0 {
+				add(strings.Join(item, " "))
+			}
+			for _, sentence := range splitSentences(strings.Join(prose, " ")) {
+				add(sentence)
+			}
+			prose, item = nil, nil
+		}
 		inCode, code := false, ""
 		for _, line := range strings.Split(f.Text, "\n") {
 			trimmed := strings.TrimSpace(line)
 			switch {
 			case strings.HasPrefix(trimmed, "```"):
+				if !inCode {
+					endBlock()
+				}
 				code += line + "\n"
 				if inCode {
 					add(code)
@@ -101,16 +116,18 @@ func answerUnits(fragments []retrieval.Fragment) []unit {
 				inCode = !inCode
 			case inCode:
 				code += line + "\n"
-			case strings.HasPrefix(trimmed, "#"):
-				// headings are in the citation label
+			case trimmed == "", strings.HasPrefix(trimmed, "#"):
+				endBlock() // headings are in the citation label
 			case isListItem(trimmed):
-				add(trimmed)
+				endBlock()
+				item = []string{trimmed}
+			case len(item) > 0:
+				item = append(item, trimmed) // the item goes on
 			default:
-				for _, sentence := range splitSentences(trimmed) {
-					add(sentence)
-				}
+				prose = append(prose, trimmed)
 			}
 		}
+		endBlock()
 		add(code) // an unclosed block
 	}
 	return out

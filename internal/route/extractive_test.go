@@ -83,3 +83,19 @@ func TestExtractiveScreenAnswerLeadsWithThePathAndImage(t *testing.T) {
 		t.Errorf("answer:\n%s", answer)
 	}
 }
+
+// Markdown wraps lines anywhere: a sentence over several lines, and a list
+// item with a continuation line, are each one unit, never a line's piece.
+func TestAnswerUnitsJoinWrappedLines(t *testing.T) {
+	text := "Every expense claim goes through two approvals: first\nthe team lead's approval. A claim that is\nrejected goes back to you.\n\n" +
+		"- Open **Claims › New claim** and fill in\n  the amount.\n- Submit it.\n```\nclaims submit\n```\n"
+	var got []string
+	for _, u := range answerUnits([]retrieval.Fragment{{Text: text}}) {
+		got = append(got, u.text)
+	}
+	want := []string{"Every expense claim goes through two approvals: first the team lead's approval.", "A claim that is rejected goes back to you.",
+		"- Open **Claims › New claim** and fill in the amount.", "- Submit it.", "```\nclaims submit\n```"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("units\n%q\nwant\n%q", got, want)
+	}
+}

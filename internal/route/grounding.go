@@ -2,6 +2,7 @@ package route
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -9,19 +10,59 @@ import (
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
-// The grounding check: once the model's answer is complete, each of its
-// sentences is scored against the packed fragments' sentences, and the
-// turn reports which are supported, by which fragment. A sentence whose
-// numbers, flags, paths or URLs appear in no fragment is unsupported
-// whatever its wording: an invented command must not pass on similarity.
-// A supported sentence without a marker gets its supporting fragment's
-// citation, inferred.
+// The grounding check: each sentence of the model's answer is scored
+// against the packed fragments' sentences, and the turn reports which are
+// supported, by which fragment. A sentence whose numbers, flags, paths or
+// URLs appear in no fragment is unsupported whatever its wording: an
+// invented command must not pass on similarity. A supported sentence
+// without a marker gets its supporting fragment's citation, inferred.
+// The policy (grounding_gate.go) decides what the client is shown.
 
-// DefaultGroundingThreshold is the support a sentence needs: the mean of
-// its best embedding similarity to a fragment sentence and the share of
-// its content words that sentence holds. Not yet calibrated on real
-// models (the scripted tests use a hashing embedder).
-const DefaultGroundingThreshold = 0.45
+// Grounding policies.
+const (
+	// GroundingAnnotate streams the answer as written and reports each
+	// sentence's support (the default).
+	GroundingAnnotate = "annotate"
+	// GroundingStrip shows only supported sentences, each once checked.
+	GroundingStrip = "strip"
+	// GroundingFallback holds the answer until it is checked and replaces
+	// it with the extractive answer when too little of it is supported.
+	GroundingFallback = "fallback"
+)
+
+// Defaults of GroundingSettings, calibrated on the dev questions with the
+// local all-MiniLM-L6-v2 (docs/eval.md, "Answer-level evaluation").
+const (
+	DefaultGroundingThreshold = 0.55
+	DefaultFallbackBelow      = 0.5
+)
+
+// GroundingSettings are a route's answer.grounding.
+type GroundingSettings struct {
+	// Policy is annotate (also when empty), strip or fallback.
+	Policy string
+	// Threshold is the support a sentence needs: the mean of its best
+	// embedding similarity to a fragment sentence and the share of its
+	// content words that sentence holds. 0: DefaultGroundingThreshold.
+	Threshold float64
+	// FallbackBelow is the grounded ratio under which fallback replaces
+	// the answer. 0: DefaultFallbackBelow.
+	FallbackBelow float64
+}
+
+func (g GroundingSettings) threshold() float64 {
+	if g.Threshold > 0 {
+		return g.Threshold
+	}
+	return DefaultGroundingThreshold
+}
+
+func (g GroundingSettings) fallbackBelow() float64 {
+	if g.FallbackBelow > 0 {
+		return g.FallbackBelow
+	}
+	return DefaultFallbackBelow
+}
 
 // maxGroundingUnits bounds the fragment sentences embedded per turn.
 const maxGroundingUnits = 256
@@ -30,65 +71,104 @@ const maxGroundingUnits = 256
 // flags, paths, URLs, dotted or snake_case names.
 var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b[\w.-]*\d[\w.-]*\b|\b\w+[_./]\w[\w./-]*\b)`)
 
-// checkGrounding scores the answer's sentences against packing and emits
-// a grounding event per sentence, inferred citations, and returns the
-// share of sentences supported (nil when the answer has none to check).
-func (r *Runner) checkGrounding(ctx context.Context, answer string, packing Packing, st *turnState) (*float64, error) {
-	var sentences []string
-	for _, s := range answerUnits([]retrieval.Fragment{{Text: answer}}) {
-		sentences = append(sentences, s.text)
-	}
-	units := answerUnits(packing.Packed)
-	if len(sentences) == 0 || len(units) == 0 {
-		return nil, nil
-	}
+// supportScorer scores sentences against one turn's packed fragments. The
+// fragments' sentences are embedded once, on first use.
+type supportScorer struct {
+	embedder  knowledge.Embedder
+	fragments []retrieval.Fragment
+	units     []unit
+	unitWords []map[string]bool
+	vectors   [][]float32
+	packed    string // lower-cased, for invented identifiers
+	threshold float64
+}
+
+func newSupportScorer(embedder knowledge.Embedder, fragments []retrieval.Fragment, threshold float64) *supportScorer {
+	units := answerUnits(fragments)
 	units = units[:min(len(units), maxGroundingUnits)]
-	texts := append(append([]string{}, sentences...), unitTexts(units)...)
-	vectors, err := r.Searcher.Embedder.Embed(ctx, texts)
+	words := make([]map[string]bool, len(units))
+	for i, u := range units {
+		words[i] = wordSet(u.text)
+	}
+	return &supportScorer{embedder: embedder, fragments: fragments, units: units, unitWords: words,
+		packed: strings.ToLower(packedText(fragments)), threshold: threshold}
+}
+
+// prepare embeds the fragments' sentences, unless done.
+func (s *supportScorer) prepare(ctx context.Context) error {
+	if s.vectors != nil || len(s.units) == 0 {
+		return nil
+	}
+	vectors, err := s.embedder.Embed(ctx, unitTexts(s.units))
 	if err != nil {
-		return nil, &ToolError{Tool: "grounding", Err: err}
+		return &ToolError{Tool: "grounding", Err: fmt.Errorf("embed the fragments' sentences: %w", err)}
 	}
-	packed := strings.ToLower(packedText(packing.Packed))
-	cited := map[string]bool{}
-	for _, m := range markerPattern.FindAllStringSubmatch(answer, -1) {
-		cited[m[1]] = true
+	s.vectors = vectors
+	return nil
+}
+
+// score judges sentences in one embeddings call. Index is left to the
+// caller.
+func (s *supportScorer) score(ctx context.Context, sentences []string) ([]Grounding, error) {
+	out := make([]Grounding, len(sentences))
+	if len(sentences) == 0 {
+		return out, nil
 	}
-	threshold := r.GroundingThreshold
-	if threshold <= 0 {
-		threshold = DefaultGroundingThreshold
+	if err := s.prepare(ctx); err != nil {
+		return nil, err
 	}
-	supported := 0
+	var vectors [][]float32
+	if len(s.units) > 0 {
+		var err error
+		if vectors, err = s.embedder.Embed(ctx, sentences); err != nil {
+			return nil, &ToolError{Tool: "grounding", Err: fmt.Errorf("embed the answer's sentences: %w", err)}
+		}
+	}
 	for i, sentence := range sentences {
-		best, bestScore := -1, 0.0
+		var vector [][]float32
+		if len(vectors) > 0 {
+			vector = vectors[i : i+1]
+		}
+		out[i] = s.judge(sentence, vector)
+	}
+	return out, nil
+}
+
+// judge scores one sentence whose embedding is vector[0] (none: no
+// fragment sentence to support it).
+func (s *supportScorer) judge(sentence string, vector [][]float32) Grounding {
+	g := Grounding{Sentence: sentence, Status: GroundingUnsupported, Invented: inventedIdentifiers(sentence, s.packed)}
+	best, bestScore := -1, 0.0
+	if len(vector) == 1 {
 		words := retrieval.ContentWords(sentence)
-		for j, u := range units {
-			score := (float64(knowledge.Cosine(vectors[i], vectors[len(sentences)+j])) + overlap(words, u.text)) / 2
+		for j := range s.units {
+			score := (float64(knowledge.Cosine(vector[0], s.vectors[j])) + overlap(words, s.unitWords[j])) / 2
 			if best < 0 || score > bestScore {
 				best, bestScore = j, score
 			}
 		}
-		g := Grounding{Index: i, Sentence: sentence, Score: bestScore, Status: GroundingUnsupported}
-		fragment := packing.Packed[units[best].fragment]
-		missing := inventedIdentifiers(sentence, packed)
-		if bestScore >= threshold && len(missing) == 0 {
-			g.Status, g.Marker = GroundingSupported, fragment.Marker
-			supported++
-		}
-		g.Invented = missing
-		for _, m := range markerPattern.FindAllStringSubmatch(sentence, -1) {
-			if g.Status != GroundingSupported || m[1] != fragment.Marker {
-				g.UnsupportedMarkers = append(g.UnsupportedMarkers, m[1])
-			}
-		}
-		st.emit(Event{Type: EventGrounding, Data: g})
-		if g.Status == GroundingSupported && !markerPattern.MatchString(sentence) && !cited[fragment.Marker] {
-			cited[fragment.Marker] = true
-			st.emit(Event{Type: EventCitation, Data: Citation{Marker: fragment.Marker, Title: fragment.Title,
-				SourceURI: fragment.SourceURI, Heading: fragment.HeadingPath, Inferred: true}})
+	}
+	g.Score = bestScore
+	marker := ""
+	if best >= 0 {
+		marker = s.fragments[s.units[best].fragment].Marker
+		if bestScore >= s.threshold && len(g.Invented) == 0 {
+			g.Status, g.Marker = GroundingSupported, marker
 		}
 	}
-	ratio := float64(supported) / float64(len(sentences))
-	return &ratio, nil
+	for _, m := range markerPattern.FindAllStringSubmatch(sentence, -1) {
+		if g.Status != GroundingSupported || m[1] != marker {
+			g.UnsupportedMarkers = append(g.UnsupportedMarkers, m[1])
+		}
+	}
+	return g
+}
+
+// ScoreSupport judges sentences against fragments as a route's grounding
+// check does with the default threshold (for calibration: `ragroute
+// eval-answers --grounding-curve`).
+func ScoreSupport(ctx context.Context, embedder knowledge.Embedder, sentences []string, fragments []retrieval.Fragment) ([]Grounding, error) {
+	return newSupportScorer(embedder, fragments, DefaultGroundingThreshold).score(ctx, sentences)
 }
 
 func unitTexts(units []unit) []string {
@@ -107,14 +187,18 @@ func packedText(fragments []retrieval.Fragment) string {
 	return b.String()
 }
 
-// overlap is the share of words that text holds.
-func overlap(words []string, text string) float64 {
+func wordSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range retrieval.ContentWords(text) {
+		set[w] = true
+	}
+	return set
+}
+
+// overlap is the share of words that have holds.
+func overlap(words []string, have map[string]bool) float64 {
 	if len(words) == 0 {
 		return 0
-	}
-	have := map[string]bool{}
-	for _, w := range retrieval.ContentWords(text) {
-		have[w] = true
 	}
 	n := 0
 	for _, w := range words {
@@ -129,11 +213,35 @@ func overlap(words []string, text string) float64 {
 // (lower-cased) does not hold; markers do not count.
 func inventedIdentifiers(sentence, packed string) []string {
 	var out []string
-	for _, id := range identifierPattern.FindAllString(markerPattern.ReplaceAllString(sentence, ""), -1) {
-		id = strings.TrimRight(id, ".,;:!?)")
-		if id != "" && !strings.Contains(packed, strings.ToLower(id)) {
+	for _, id := range identifiers(sentence) {
+		if !strings.Contains(packed, strings.ToLower(id)) {
 			out = append(out, id)
 		}
+	}
+	return out
+}
+
+var (
+	leadingListMarker = regexp.MustCompile(`^\s*(?:[-*]|\d+[.)])\s+`)
+	// wordPair is "enable/disable", "e.g": prose, not an identifier.
+	wordPair = regexp.MustCompile(`^(?:[A-Za-z]+/[A-Za-z]+|[A-Za-z]\.[A-Za-z])$`)
+)
+
+// identifiers are what of a sentence must be copied, not paraphrased. A
+// flag starts a word ("command-line" holds none), a list item's number is
+// not one, and a pair of words joined by a slash is prose.
+func identifiers(sentence string) []string {
+	text := markerPattern.ReplaceAllString(leadingListMarker.ReplaceAllString(sentence, ""), "")
+	var out []string
+	for _, at := range identifierPattern.FindAllStringIndex(text, -1) {
+		id := strings.TrimRight(text[at[0]:at[1]], ".,;:!?)")
+		if id == "" || wordPair.MatchString(id) {
+			continue
+		}
+		if id[0] == '-' && at[0] > 0 && !strings.ContainsRune(" \t\n(`\"'=", rune(text[at[0]-1])) {
+			continue
+		}
+		out = append(out, id)
 	}
 	return out
 }

@@ -74,6 +74,8 @@ type linkGuard struct {
 	allowed allowedLinks
 	emit    func(string) error
 	pending string
+	// removed counts the links and URLs replaced.
+	removed int
 }
 
 func newLinkGuard(allowed allowedLinks, emit func(string) error) *linkGuard {
@@ -101,6 +103,9 @@ func (g *linkGuard) drain(final bool) error {
 		n, replacement, complete := g.judge(g.pending, final)
 		if !complete {
 			return g.send(out.String())
+		}
+		if replacement != g.pending[:n] {
+			g.removed++
 		}
 		out.WriteString(replacement)
 		g.pending = g.pending[n:]

@@ -23,6 +23,8 @@ type ChatModel interface {
 
 // Runner runs turns: the chat model gets ONE round of tools, then answers.
 type Runner struct {
+	// Chat is the chat model; nil only for a route without one (extractive
+	// answers, searchPolicy always).
 	Chat     ChatModel
 	Searcher *retrieval.Searcher
 	// WebSearch, when set, is offered as web_search next to search_knowledge.
@@ -46,9 +48,9 @@ type Runner struct {
 	// Mode is singleRound (one round of tools, the default) or agentic
 	// (the multi-round research harness, agentic.go).
 	Mode podconfig.Mode
-	// GroundingThreshold is the support an answer sentence needs
-	// (grounding.go); 0: DefaultGroundingThreshold.
-	GroundingThreshold float64
+	// Grounding is what the grounding check does with the model's answer
+	// (grounding.go); its zero value annotates with the default threshold.
+	Grounding GroundingSettings
 	// AnswerMode is generative (the chat model writes the answer, the
 	// default) or AnswerExtractive (the route quotes the fragments,
 	// extractive.go).
@@ -86,6 +88,11 @@ type turnState struct {
 	gen model.Generation
 	// groundedRatio is the grounding check's summary.
 	groundedRatio *float64
+	// withheld counts sentences the strip policy withheld, linksRemoved
+	// the links the link guard removed; replaced says the fallback
+	// replaced the answer.
+	withheld, linksRemoved int
+	replaced               bool
 }
 
 // Run plays one turn, emitting its events; the last is turn.completed or
@@ -116,7 +123,7 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	}
 	st.timings["total"] = time.Since(start)
 	emit(Event{Type: EventTurnCompleted, Data: TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
-		GroundedRatio: st.groundedRatio}})
+		GroundedRatio: st.groundedRatio, Withheld: st.withheld, LinksRemoved: st.linksRemoved, AnswerReplaced: st.replaced}})
 }
 
 // run is decide → retrieve → answer.
@@ -149,7 +156,11 @@ func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Int
 	if r.AnswerMode == AnswerExtractive {
 		return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, st)
 	}
-	return r.answer(ctx, in.Messages, calls, results, packing, st)
+	notFound, replace, err := r.answer(ctx, in.Messages, calls, results, packing, st)
+	if err != nil || !replace {
+		return notFound, err
+	}
+	return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, st)
 }
 
 // decide is the round's tool calls. The model is offered the tools and
@@ -227,7 +238,8 @@ func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent
 // answer is the answering call: the tool results appended (calls past
 // the cap answered "not run"), no tools offered, fence markers the model
 // echoes scrubbed from the stream, and the citations the answer used.
-func (r *Runner) answer(ctx context.Context, history []model.Message, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing, st *turnState) (notFound bool, err error) {
+func (r *Runner) answer(ctx context.Context, history []model.Message, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing,
+	st *turnState) (notFound, replace bool, err error) {
 	messages := withSystem(packing.System, history)
 	messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: calls})
 	for i, call := range calls {
@@ -247,7 +259,7 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 	ctx, span := startSpan(ctx, "ragroute.model.answer", attribute.Int("ragroute.fragments", len(packing.Packed)))
 	first := true
 	var shown strings.Builder // the answer as the client reads it
-	guard := newLinkGuard(packing.Links, func(text string) error {
+	show := func(text string) error {
 		if first {
 			first = false
 			span.AddEvent("first token")
@@ -255,10 +267,12 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 		}
 		shown.WriteString(text)
 		return st.delta(text)
-	})
+	}
+	scorer := newSupportScorer(r.Searcher.Embedder, packing.Packed, r.Grounding.threshold())
+	gate := newGroundingGate(ctx, r.Grounding.Policy, r.Prompt.NotFound, scorer, show, func(g Grounding) { st.emit(Event{Type: EventGrounding, Data: g}) })
+	guard := newLinkGuard(packing.Links, gate.write)
 	scrub := newFenceScrubber(packing.Fence, guard.write)
 	reply, err := r.Chat.Stream(ctx, messages, nil, st.gen, scrub.write)
-	endSpan(span, err)
 	st.timings["model_answer"] = time.Since(t)
 	st.add(reply.Usage)
 	if err == nil {
@@ -268,22 +282,26 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 		err = guard.flush()
 	}
 	if err != nil {
-		return false, err
+		gate.abandon()
+		endSpan(span, err)
+		return false, false, err
+	}
+	err = gate.finish()
+	endSpan(span, err)
+	st.linksRemoved = guard.removed
+	if err != nil {
+		return false, false, err
 	}
 	if strings.TrimSpace(reply.Content) == "" {
 		// A model that asks for tools again gets no second round; with no
 		// text of its own, the honest answer is the not-found wording.
-		return true, st.delta(r.Prompt.NotFound)
+		return true, false, st.delta(r.Prompt.NotFound)
 	}
-	r.emitCitations(shown.String(), packing.Packed, st)
 	if strings.TrimSpace(reply.Content) == strings.TrimSpace(r.Prompt.NotFound) {
-		return true, nil
+		return true, false, gate.release()
 	}
-	// The answer has streamed: a failed check costs its report, not the turn.
-	if st.groundedRatio, err = r.checkGrounding(ctx, shown.String(), packing, st); err != nil && r.Logger != nil {
-		r.Logger.Warn("grounding check failed", "error", err)
-	}
-	return false, nil
+	replace, err = r.settle(gate, packing, &shown, st)
+	return false, replace, err
 }
 
 // withSystem is the conversation under a system message.
@@ -311,6 +329,9 @@ func (r *Runner) condense(ctx context.Context, messages []model.Message, st *tur
 // writeQuery asks the model for a search query in one short call without
 // tools (stage names its span and timing); fallback when it gives none.
 func (r *Runner) writeQuery(ctx context.Context, stage, system, user, fallback string, st *turnState) (string, error) {
+	if r.Chat == nil {
+		return fallback, nil // a route without a model searches as asked
+	}
 	t := time.Now()
 	ctx, span := startSpan(ctx, "ragroute.model."+stage)
 	reply, err := r.Chat.Stream(ctx, []model.Message{

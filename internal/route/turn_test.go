@@ -290,8 +290,8 @@ func TestToolCallsPastTheRoundCapAreNotRun(t *testing.T) {
 		t.Fatalf("events %+v", events)
 	}
 	// Two chat calls (decide, answer), one embedding per search run and
-	// one for the grounding check.
-	if embeds := w.Models.Requests.Load() - before - 3; embeds != route.DefaultMaxToolCallsPerRound {
+	// two for the grounding check (the fragments' sentences, the answer's).
+	if embeds := w.Models.Requests.Load() - before - 4; embeds != route.DefaultMaxToolCallsPerRound {
 		t.Errorf("%d searches embedded, want the cap, %d", embeds, route.DefaultMaxToolCallsPerRound)
 	}
 	if got := routetest.AnswerOf(events); got != "Lower waves are applied first [S1]." {

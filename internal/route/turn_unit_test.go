@@ -273,7 +273,7 @@ func TestUnitToolCallsPerRoundAreCappedAndTheRestAnsweredNotRun(t *testing.T) {
 		t.Errorf("turn.completed %+v", done)
 	}
 	calls, maxInFlight := embedder.counts()
-	calls-- // the grounding check's one embedding call
+	calls -= 2 // the grounding check's calls: the fragments' sentences, the answer's
 	if calls != route.DefaultMaxToolCallsPerRound || len(w.index.searches()) != route.DefaultMaxToolCallsPerRound {
 		t.Errorf("%d embeds, %d index searches; want the cap, %d", calls, len(w.index.searches()), route.DefaultMaxToolCallsPerRound)
 	}
@@ -316,7 +316,7 @@ func TestUnitRaisedToolCallCapStillBoundsParallelism(t *testing.T) {
 
 	completed(t, events)
 	calls, maxInFlight := embedder.counts()
-	if calls--; calls != 10 { // less the grounding check's call
+	if calls -= 2; calls != 10 { // less the grounding check's two calls
 		t.Errorf("%d searches run, want the route's cap of 10", calls)
 	}
 	if maxInFlight > route.ToolCallParallelism || maxInFlight < 2 {

@@ -92,7 +92,7 @@ func newRoute(ns, name, store, prompt string) *v1alpha1.QueryRoute {
 		Spec: v1alpha1.QueryRouteSpec{
 			KnowledgeStoreRef: v1alpha1.LocalObjectRef{Name: store},
 			PlatformPromptRef: v1alpha1.LocalObjectRef{Name: prompt},
-			Model: v1alpha1.ChatModel{
+			Model: &v1alpha1.ChatModel{
 				BaseURL:   "http://llm.models.svc/v1",
 				Name:      "llama-3.1-8b-instruct",
 				MaxTokens: 320,

@@ -33,6 +33,12 @@ type extension struct {
 	// share supported (grounding.go).
 	Grounding     []route.Grounding `json:"grounding,omitempty"`
 	GroundedRatio *float64          `json:"grounded_ratio,omitempty"`
+	// AnswerReplaced: the model's answer fell short of the grounding
+	// policy and the content is the extractive answer instead.
+	AnswerReplaced bool `json:"answer_replaced,omitempty"`
+	// WithheldSentences and LinksRemoved count what was not shown.
+	WithheldSentences int `json:"withheld_sentences,omitempty"`
+	LinksRemoved      int `json:"links_removed,omitempty"`
 }
 
 // harnessStep is one event of an agentic turn's research.
@@ -71,6 +77,7 @@ func (c *collector) add(ev route.Event) {
 		c.ext.Grounding = append(c.ext.Grounding, d)
 	case route.TurnCompleted:
 		c.usage, c.ext.NotFound, c.ext.GroundedRatio = d.Usage, d.NotFound, d.GroundedRatio
+		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved
 	case route.TurnError:
 		c.err = &d
 	}

@@ -109,6 +109,8 @@ func TestCompletionSamplingIsClampedToTheRoute(t *testing.T) {
 	}{
 		{`"max_tokens":100,"temperature":0.1,"stop":"END"`, 100, 0.1, "END", "", ""},
 		{`"max_completion_tokens":5000,"temperature":1.5,"stop":["A","B"]`, 300, 0.5, "A,B", "", ""}, // never raised
+		// Greedy, as a tiny temperature that llama.cpp's sampler survives.
+		{`"temperature":0`, 300, 0.0001, "", "", ""},
 		{`"n":2`, 0, 0, "", "400", "n"},
 		{`"temperature":3`, 0, 0, "", "400", "temperature"},
 		{`"stop":["a","b","c","d","e"]`, 0, 0, "", "400", "stop"},

@@ -82,6 +82,9 @@ type Server struct {
 	UpstreamRetries map[string]func() int64
 	// ModelID is the model name /v1/models lists (the route's name).
 	ModelID string
+	// Page, when set, serves the route's web page at GET / (and its
+	// assets); nil: no page.
+	Page http.Handler
 	// CORSAllowedOrigins are the browser origins answered with CORS
 	// headers (cors.go); none: no CORS.
 	CORSAllowedOrigins []string
@@ -122,6 +125,10 @@ func (s *Server) Handler(ctx context.Context) http.Handler {
 		mux.Handle(pattern, s.metrics.instrument(path, handler))
 	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	if s.Page != nil {
+		mux.Handle("GET /{$}", s.metrics.instrument("/", s.Page))
+		mux.Handle("GET /ui/", s.metrics.instrument("/ui/", s.Page))
+	}
 	if s.ModelHealth != nil {
 		go s.watchModel(ctx)
 	}

@@ -118,7 +118,7 @@ func TestSubmitThenStreamAndResume(t *testing.T) {
 			types = append(types, ev.typ)
 		}
 	}
-	if got := strings.Join(types, ","); got != "turn.started,tool.call,retrieval,delta,citation,grounding,turn.completed" {
+	if got := strings.Join(types, ","); got != "turn.started,tool.call,retrieval,delta,grounding,citation,turn.completed" {
 		t.Errorf("event sequence %s", got)
 	}
 	var done route.TurnCompleted

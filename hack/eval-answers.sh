@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make eval-answers: runs `ragroute eval-answers` on EVAL_CORPUS /
+# EVAL_QUESTIONS: every question as a whole turn through the route's turn
+# code, per answer mode, with a real chat model, against a Milvus Lite on a
+# free loopback port; also prints the grounding threshold's calibration
+# curve. The embedder is the local all-MiniLM-L6-v2 unless EMBEDDER or
+# EMBEDDING_BASE_URL name another (as for make eval); the chat model is the
+# local SmolLM2-135M-Instruct (hack/models.sh) unless EVAL_CHAT_URL and
+# EVAL_CHAT_MODEL name any OpenAI-compatible one (its key in
+# RAGROUTE_MODEL_API_KEY). EVAL_ANSWERS_LIMIT runs the first N questions,
+# EVAL_ANSWERS_MODES a comma list of modes (generative, generative+strip,
+# fallback, extractive), EVAL_ANSWERS_CONCURRENCY turns at once (default
+# 1: llama.cpp serves one), EVAL_ANSWERS_JSON writes the report;
+# EVAL_ANSWERS_ARGS passes more flags (e.g. --threshold 0.5). Vectors are
+# cached as for make eval (EVAL_VECTOR_CACHE). Everything started here is
+# stopped by its PID on exit.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+: "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
+: "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
+: "${EVAL_VECTOR_CACHE=$root/bin/eval-cache}"
+prog=eval-answers
+# shellcheck source=lib/services.sh
+. "$root/hack/lib/services.sh"
+start_embedder
+if [ -z "${EVAL_CHAT_URL:-}" ]; then
+  "$root/hack/models.sh" install
+  chat_port="$(free_port)"
+  "$root/hack/models.sh" run chat "$chat_port" >"$data/chat.log" 2>&1 &
+  pids+=($!)
+  wait_port "$chat_port" "${pids[-1]}" chat "http://127.0.0.1:$chat_port/health"
+  EVAL_CHAT_URL="http://127.0.0.1:$chat_port/v1" EVAL_CHAT_MODEL=smollm2-135m-instruct
+  log "chat SmolLM2-135M-Instruct (llama.cpp, local) on :$chat_port"
+fi
+: "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
+start_milvus
+ragroute=(go run "$root/cmd/ragroute")
+[ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
+args=()
+[ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || args+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
+[ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || args+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
+[ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || args+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
+[ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
+[ -z "${EVAL_ANSWERS_LIMIT:-}" ] || args+=(--limit "$EVAL_ANSWERS_LIMIT")
+[ -z "${EVAL_ANSWERS_MODES:-}" ] || args+=(--modes "$EVAL_ANSWERS_MODES")
+[ -z "${EVAL_ANSWERS_CONCURRENCY:-}" ] || args+=(--concurrency "$EVAL_ANSWERS_CONCURRENCY")
+[ -z "${EVAL_ANSWERS_JSON:-}" ] || args+=(--json "$EVAL_ANSWERS_JSON")
+# shellcheck disable=SC2206 # extra flags split on spaces, on purpose
+[ -z "${EVAL_ANSWERS_ARGS:-}" ] || args+=($EVAL_ANSWERS_ARGS)
+"${ragroute[@]}" eval-answers --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
+  --milvus-uri "http://127.0.0.1:$milvus_port" --embedding-base-url "$EMBEDDING_BASE_URL" \
+  --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" \
+  --chat-base-url "$EVAL_CHAT_URL" --chat-model "$EVAL_CHAT_MODEL" --grounding-curve "${args[@]}"

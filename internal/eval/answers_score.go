@@ -1,0 +1,333 @@
+package eval
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route"
+)
+
+// Scoring of whole turns, from their events alone: pure, so each figure
+// is table-tested without a model or a store.
+
+// timedEvent is a turn's event with when it was emitted, counted from the
+// turn's start.
+type timedEvent struct {
+	route.Event
+	At time.Duration
+}
+
+// turnOutcome is one question's turn in one mode, digested from its
+// events.
+type turnOutcome struct {
+	Question Question
+	Mode     string
+	// Shown is the answer as the client reads it: every delta, in order.
+	Shown string
+	// TTFT is when the first delta came; negative when none did.
+	TTFT  time.Duration
+	Total time.Duration
+	// Cited are the markers the turn cited, explicit and inferred, each
+	// once, in order.
+	Cited []string
+	// Sources are the packed fragments by marker, as retrieval reported
+	// them; Cut marks those the budget cut.
+	Sources map[string]route.RetrievalSource
+	Cut     map[string]bool
+	// Completed is turn.completed's payload; nil when the turn failed.
+	Completed  *route.TurnCompleted
+	Groundings []route.Grounding
+	Err        string
+	// Units are what each packed fragment holds, by marker (filled from
+	// the fragments the searches returned), and Allowed the texts whose
+	// URLs the answer may render: the packed fragments' and the platform
+	// prompt.
+	Units   map[string]Unit
+	Allowed []string
+	// Checked is the grounded ratio the evaluation measured itself with
+	// the route's scorer (extractive answers, which the route does not
+	// check); nil when not measured.
+	Checked *float64
+}
+
+// answered reports whether the turn completed with an answer (not the
+// not-found wording).
+func (o turnOutcome) answered() bool { return o.Completed != nil && !o.Completed.NotFound }
+
+// digest reads a turn's events.
+func digest(q Question, mode string, events []timedEvent, total time.Duration) turnOutcome {
+	o := turnOutcome{Question: q, Mode: mode, TTFT: -1, Total: total,
+		Sources: map[string]route.RetrievalSource{}, Cut: map[string]bool{}}
+	var shown strings.Builder
+	cited := map[string]bool{}
+	for _, e := range events {
+		switch data := e.Data.(type) {
+		case route.Delta:
+			if o.TTFT < 0 {
+				o.TTFT = e.At
+			}
+			shown.WriteString(data.Text)
+		case route.RetrievalReport:
+			for _, s := range data.Sources {
+				o.Sources[s.Marker] = s
+			}
+			for _, d := range data.Dropped {
+				if d.Cut {
+					o.Cut[d.Marker] = true
+				}
+			}
+		case route.Citation:
+			if !cited[data.Marker] {
+				cited[data.Marker] = true
+				o.Cited = append(o.Cited, data.Marker)
+			}
+		case route.Grounding:
+			o.Groundings = append(o.Groundings, data)
+		case route.TurnCompleted:
+			o.Completed = &data
+		case route.TurnError:
+			o.Err = data.Code + ": " + data.Message
+		}
+	}
+	o.Shown = shown.String()
+	return o
+}
+
+// citedHits counts the turn's cited markers and those whose fragment
+// holds the question's gold section. A fragment the budget cut is judged
+// by its heading path only: the model saw part of its text.
+func citedHits(o turnOutcome, gold goldSections) (cited, hits int) {
+	for _, m := range o.Cited {
+		u, ok := o.Units[m]
+		if !ok {
+			if s, found := o.Sources[m]; found {
+				u = Unit{HeadingPath: s.HeadingPath}
+			}
+		}
+		cited++
+		if o.Cut[m] {
+			u.Text = ""
+		}
+		if gold.hit(u, o.Question) {
+			hits++
+		}
+	}
+	return cited, hits
+}
+
+// urlPattern finds absolute URLs in prose and Markdown targets.
+var urlPattern = regexp.MustCompile("(?:https?|ftp)://[^\\s<>\"'`)\\]]+")
+
+// urlKey is a URL as compared: without its fragment, trailing
+// punctuation and trailing slash, as the route's link guard compares.
+func urlKey(u string) string {
+	u = strings.TrimRight(u, ".,;:!?*_")
+	if at := strings.IndexByte(u, '#'); at >= 0 {
+		u = u[:at]
+	}
+	return strings.TrimRight(u, "/")
+}
+
+// unsupportedURLs are the URLs of shown that none of allowed holds, each
+// once.
+func unsupportedURLs(shown string, allowed []string) []string {
+	have := map[string]bool{}
+	for _, text := range allowed {
+		for _, u := range urlPattern.FindAllString(text, -1) {
+			have[urlKey(u)] = true
+		}
+		// A source URI may be the whole text (a fragment's source).
+		have[urlKey(strings.TrimSpace(text))] = true
+	}
+	var out []string
+	for _, u := range urlPattern.FindAllString(shown, -1) {
+		if k := urlKey(u); !have[k] && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ModeFigures are one mode's answer-level figures.
+type ModeFigures struct {
+	Mode         string `json:"mode"`
+	Turns        int    `json:"turns"`
+	Errors       int    `json:"errors"`
+	Answered     int    `json:"answered"`
+	Answerable   int    `json:"answerable"`
+	Unanswerable int    `json:"unanswerable"`
+	// GroundedRatio is the mean grounded ratio over the answered turns
+	// that have one (nil: none); GroundedBy says who measured it: the
+	// route (turn.completed) or this evaluation with the route's scorer.
+	GroundedRatio *float64 `json:"grounded_ratio"`
+	GroundedTurns int      `json:"grounded_turns"`
+	GroundedBy    string   `json:"grounded_by,omitempty"`
+	// Citation precision: the share of cited markers (answerable
+	// questions) whose fragment holds the gold section; recall: the share
+	// of answerable questions whose gold section is cited.
+	CitedMarkers      int      `json:"cited_markers"`
+	CitationPrecision *float64 `json:"citation_precision"`
+	CitationRecall    float64  `json:"citation_recall"`
+	// UnsupportedURLTurns counts answers that show a URL no packed
+	// fragment or the platform prompt holds; LinksRemoved sums what the
+	// route's link guard removed.
+	UnsupportedURLTurns int `json:"unsupported_url_turns"`
+	LinksRemoved        int `json:"links_removed"`
+	// NotFound is the share of unanswerable questions answered with the
+	// not-found wording; FalseNotFound the share of answerable ones.
+	NotFound      float64 `json:"notfound_unanswerable"`
+	FalseNotFound float64 `json:"notfound_answerable"`
+	// Replaced is the share of answered turns whose answer the fallback
+	// replaced; Withheld counts the sentences strip withheld, of
+	// Sentences checked.
+	Replaced  float64 `json:"replaced"`
+	Withheld  int     `json:"withheld_sentences"`
+	Sentences int     `json:"checked_sentences"`
+	// Time to the first delta over answered turns, and the whole turn.
+	TTFTP50  float64 `json:"ttft_p50_ms"`
+	TTFTP90  float64 `json:"ttft_p90_ms"`
+	TotalP50 float64 `json:"total_p50_ms"`
+}
+
+// Who measured a mode's grounded ratio.
+const (
+	groundedByRoute = "route"
+	groundedByEval  = "eval (route.ScoreSupport)"
+)
+
+// figures scores one mode's turns.
+func figures(mode string, outcomes []turnOutcome, gold goldSections) ModeFigures {
+	f := ModeFigures{Mode: mode, Turns: len(outcomes)}
+	var ratios []float64
+	var ttft, total []time.Duration
+	var answerable, unanswerable, notFound, falseNotFound, recalled, hits, replaced int
+	for _, o := range outcomes {
+		if o.Completed == nil {
+			f.Errors++
+			continue
+		}
+		c := o.Completed
+		total = append(total, o.Total)
+		f.LinksRemoved += c.LinksRemoved
+		f.Withheld += c.Withheld
+		f.Sentences += len(o.Groundings)
+		if o.Question.Answerable() {
+			answerable++
+			if c.NotFound {
+				falseNotFound++
+			}
+			n, h := citedHits(o, gold)
+			f.CitedMarkers += n
+			hits += h
+			if h > 0 {
+				recalled++
+			}
+		} else {
+			unanswerable++
+			if c.NotFound {
+				notFound++
+			}
+		}
+		if c.NotFound {
+			continue
+		}
+		f.Answered++
+		if c.AnswerReplaced {
+			replaced++
+		}
+		if o.TTFT >= 0 {
+			ttft = append(ttft, o.TTFT)
+		}
+		switch {
+		case c.GroundedRatio != nil:
+			ratios = append(ratios, *c.GroundedRatio)
+			f.GroundedBy = groundedByRoute
+		case o.Checked != nil:
+			ratios = append(ratios, *o.Checked)
+			if f.GroundedBy == "" {
+				f.GroundedBy = groundedByEval
+			}
+		}
+		if len(unsupportedURLs(o.Shown, o.Allowed)) > 0 {
+			f.UnsupportedURLTurns++
+		}
+	}
+	f.Answerable, f.Unanswerable = answerable, unanswerable
+	if len(ratios) > 0 {
+		m := mean(ratios)
+		f.GroundedRatio, f.GroundedTurns = &m, len(ratios)
+	}
+	if f.CitedMarkers > 0 {
+		p := float64(hits) / float64(f.CitedMarkers)
+		f.CitationPrecision = &p
+	}
+	f.CitationRecall = share(recalled, answerable)
+	f.NotFound, f.FalseNotFound = share(notFound, unanswerable), share(falseNotFound, answerable)
+	f.Replaced = share(replaced, f.Answered)
+	f.TTFTP50, f.TTFTP90 = percentileMillis(ttft, 0.5), percentileMillis(ttft, 0.9)
+	f.TotalP50 = percentileMillis(total, 0.5)
+	return f
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// percentileMillis is the nearest-rank p-th percentile in milliseconds
+// (0 for none).
+func percentileMillis(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(ds)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	rank := int(math.Ceil(p*float64(len(sorted)))) - 1
+	rank = max(0, min(rank, len(sorted)-1))
+	return float64(sorted[rank].Microseconds()) / 1000
+}
+
+// RatioBin counts answers whose grounded ratio is in [From, To) (the last
+// bin includes 1), and those of them that cite the gold section.
+type RatioBin struct {
+	From      float64 `json:"from"`
+	To        float64 `json:"to"`
+	Answers   int     `json:"answers"`
+	GoldCited int     `json:"gold_cited"`
+}
+
+// ratioHistogram bins the answered turns' grounded ratios by quarter:
+// what a fallbackBelow at each edge would replace.
+func ratioHistogram(outcomes []turnOutcome, gold goldSections) []RatioBin {
+	bins := []RatioBin{{From: 0, To: 0.25}, {From: 0.25, To: 0.5}, {From: 0.5, To: 0.75}, {From: 0.75, To: 1}}
+	found := false
+	for _, o := range outcomes {
+		if !o.answered() || o.Completed.GroundedRatio == nil {
+			continue
+		}
+		found = true
+		i := min(int(*o.Completed.GroundedRatio*4), len(bins)-1)
+		bins[i].Answers++
+		if _, hits := citedHits(o, gold); hits > 0 {
+			bins[i].GoldCited++
+		}
+	}
+	if !found {
+		return nil
+	}
+	return bins
+}

@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// htmlSinks are the ways a script could turn text into markup or code,
+// and the storage that would outlive the tab.
+var htmlSinks = regexp.MustCompile(`\b(?:innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|Function\(|setHTML|localStorage\.)`)
+
+func get(t *testing.T, h http.Handler, path string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestPageAndAssetsUnderStrictCSP: the page and each asset come with
+// their content type and the strict policy; the policy admits no inline
+// script or style and no HTML sinks.
+func TestPageAndAssetsUnderStrictCSP(t *testing.T) {
+	h := Handler()
+	for path, contentType := range map[string]string{
+		"/":               "text/html; charset=utf-8",
+		"/ui/page.js":     "text/javascript; charset=utf-8",
+		"/ui/markdown.js": "text/javascript; charset=utf-8",
+		"/ui/sse.js":      "text/javascript; charset=utf-8",
+		"/ui/page.css":    "text/css; charset=utf-8",
+		"/ui/icon.svg":    "image/svg+xml",
+		"/ui/identity.js": "text/javascript; charset=utf-8",
+		"/ui/turn.js":     "text/javascript; charset=utf-8",
+	} {
+		rec := get(t, h, path)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != contentType {
+			t.Errorf("GET %s: %d %q, want 200 %q", path, rec.Code, rec.Header().Get("Content-Type"), contentType)
+		}
+		csp := rec.Header().Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'none'", "script-src 'self';", "style-src 'self';", "connect-src 'self';",
+			"frame-ancestors 'none'", "require-trusted-types-for 'script'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("GET %s: policy %q lacks %q", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe") || strings.Contains(csp, "data:") {
+			t.Errorf("GET %s: policy %q admits inline code or data: URLs", path, csp)
+		}
+		if rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: no nosniff", path)
+		}
+	}
+}
+
+// TestOnlyThePageIsServed: nothing but the embedded files, one address
+// for the page, no directory listing, no demo identities (only the
+// demo's proxy offers those), no escape from the page folder.
+func TestOnlyThePageIsServed(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/ui/", "/ui/index.html", "/ui/nope.js", "/ui/demo-identities.json", "/ui/../handler.go",
+		"/ui/page", "/favicon.ico", "/handler.go"} {
+		if rec := get(t, h, path); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, rec.Code)
+		}
+	}
+}
+
+// TestAssetsRevalidate: a browser's revalidation costs no body.
+func TestAssetsRevalidate(t *testing.T) {
+	h := Handler()
+	first := get(t, h, "/ui/page.js")
+	etag := first.Header().Get("ETag")
+	if etag == "" || first.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("no ETag or not revalidated: %v", first.Header())
+	}
+	if again := get(t, h, "/ui/page.js", "If-None-Match", etag); again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+		t.Errorf("revalidation: %d with %d bytes, want 304 and none", again.Code, again.Body.Len())
+	}
+}
+
+// TestEmbeddedPage: the page is small, self-contained and inert: under
+// 100 KB in all, every file it loads is embedded, nothing comes from
+// another host, nothing is inline, and no script writes HTML.
+func TestEmbeddedPage(t *testing.T) {
+	page, err := fs.Sub(files, "page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets, err := load(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, a := range assets {
+		total += len(a.body)
+	}
+	if total >= 100*1024 {
+		t.Errorf("the page weighs %d bytes, want < 100 KB", total)
+	}
+	t.Logf("page weight: %d bytes in %d files", total, len(assets))
+	entries, _ := fs.ReadDir(page, ".")
+	if len(entries) != len(assets) {
+		t.Errorf("%d files in page/, %d served: a file of a kind not served", len(entries), len(assets))
+	}
+
+	html := string(assets["index.html"].body)
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`<script(?:\s[^>]*)?>[^<]+</script>`), // inline script
+		regexp.MustCompile(`<style`),
+		regexp.MustCompile(`\sstyle=`),
+		regexp.MustCompile(`\son[a-z]+=`), // inline handlers
+		regexp.MustCompile(`(?:src|href)="(?:https?:)?//`),
+	} {
+		if bad.MatchString(html) {
+			t.Errorf("index.html has %s", bad)
+		}
+	}
+	refs := regexp.MustCompile(`(?:src|href)="ui/([^"]+)"`).FindAllStringSubmatch(html, -1)
+	for name, a := range assets {
+		if !strings.HasSuffix(name, ".js") {
+			continue
+		}
+		refs = append(refs, regexp.MustCompile(`from '\./([^']+)'`).FindAllStringSubmatch(string(a.body), -1)...)
+		if sink := htmlSinks.FindString(string(a.body)); sink != "" {
+			t.Errorf("%s uses %s", name, sink)
+		}
+	}
+	if len(refs) < 5 {
+		t.Fatalf("found %d references to the page's files; the pattern is out of date", len(refs))
+	}
+	for _, ref := range refs {
+		if _, ok := assets[ref[1]]; !ok {
+			t.Errorf("the page loads %s, which is not embedded", ref[1])
+		}
+	}
+}

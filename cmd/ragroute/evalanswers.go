@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -24,15 +23,7 @@ import (
 func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute eval-answers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	corpus := fs.String("corpus", "test/eval/corpus/argocd", "folder of Markdown documents")
-	questions := fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines")
-	milvusURI := fs.String("milvus-uri", "", "Milvus (or Milvus Lite) to build the evaluation collections in")
-	baseURL := fs.String("embedding-base-url", "", "OpenAI-compatible embeddings endpoint")
-	modelName := fs.String("embedding-model", "", "embedding model name")
-	dims := fs.Int("dimensions", 384, "embedding dimensions")
-	maxInput := fs.Int("max-input-tokens", 256, "cut embedder inputs to this many tokens, as the model does (0: no limit)")
-	queryPrefix := fs.String("query-prefix", "", "the store's spec.embedding.queryPrefix")
-	documentPrefix := fs.String("document-prefix", "", "the store's spec.embedding.documentPrefix")
+	in := addCorpusFlags(fs)
 	chatURL := fs.String("chat-base-url", "", "OpenAI-compatible chat endpoint (not needed for --modes extractive or --curve-only)")
 	chatModel := fs.String("chat-model", "", "chat model name")
 	modes := fs.String("modes", strings.Join(eval.AnswerModes(), ","), "answer modes to run, comma-separated: "+strings.Join(eval.AnswerModes(), ", "))
@@ -42,19 +33,14 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	contextTokens := fs.Int("context-tokens", 2048, "the route's window.contextTokens")
 	answerReserve := fs.Int("answer-reserve", 512, "the route's window.answerReserveTokens (and the answer's max tokens)")
 	// Near-greedy: the generative modes then get (nearly) the same answer
-	// and differ by what their policy shows. Not 0: a zero is left out of
-	// the request (the server's default applies), and a zero asked per
-	// turn goes out as the smallest positive float, which llama.cpp
-	// samples as noise.
+	// and differ by what their policy shows. Not 0: a configured zero is
+	// left out of the request, and the server's default applies.
 	temperature := fs.Float64("temperature", 0.01, "the chat model's sampling temperature")
 	threshold := fs.Float64("threshold", 0, "answer.grounding.threshold (0: the route's default)")
 	fallbackBelow := fs.Float64("fallback-below", 0, "answer.grounding.fallbackBelow (0: the route's default)")
 	curve := fs.Bool("grounding-curve", false, "also print the grounding threshold's calibration curve")
 	curveOnly := fs.Bool("curve-only", false, "only the calibration curve: no chat model")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
-	vectorCache := fs.String("vector-cache", "", "keep embedded vectors in this folder between runs, per embedder")
-	similarityFloor := fs.Float64("similarity-floor", 0.2, "the route's retrieval.similarityFloor")
-	strictFloor := fs.Float64("strict-floor", 0.35, "the route's retrieval.strictFloor")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -65,31 +51,21 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	needsChat := !*curveOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != eval.ModeExtractive })
-	if *milvusURI == "" || *baseURL == "" || *modelName == "" || (needsChat && (*chatURL == "" || *chatModel == "")) {
+	if in.missing() || (needsChat && (*chatURL == "" || *chatModel == "")) {
 		fmt.Fprintln(stderr, "ragroute eval-answers: --milvus-uri, --embedding-base-url, --embedding-model (and --chat-base-url, --chat-model for the generative modes) are required")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	client, err := connectMilvus(ctx, podconfig.Milvus{URI: *milvusURI}, os.Getenv)
+	client, err := in.connect(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-answers:", err)
 		return 1
 	}
 	defer client.Close(context.WithoutCancel(ctx))
-	embedding := podconfig.Embedding{BaseURL: *baseURL, Model: *modelName, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
-		Dimensions: int32(*dims), MaxInputTokens: int32(*maxInput), QueryPrefix: *queryPrefix, DocumentPrefix: *documentPrefix}
 	env := environment(os.Getenv)
 	opts := eval.AnswersOptions{
-		Options: eval.Options{
-			Corpus: *corpus, Questions: *questions,
-			Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *dims) },
-			Embedder:      newDocumentEmbedder(embedding, env, batchEmbedTimeout),
-			QueryEmbedder: newQueryEmbedder(embedding, env, queryEmbedTimeout),
-			// As `ragroute eval` names it, so both share the vector cache.
-			Fingerprint:     fmt.Sprintf("%s/%d/%d/%q/%q", *modelName, *dims, *maxInput, *queryPrefix, *documentPrefix),
-			SimilarityFloor: *similarityFloor, StrictFloor: *strictFloor, Progress: stderr, VectorCache: *vectorCache,
-		},
+		Options:   in.options(client),
 		ChatModel: *chatModel, Modes: modeList, Limit: *limit, Turns: *concurrency, TurnTimeout: *turnTimeout,
 		ContextTokens: *contextTokens, AnswerReserve: *answerReserve, Threshold: *threshold, FallbackBelow: *fallbackBelow,
 		Curve: *curve, CurveOnly: *curveOnly,
@@ -101,6 +77,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 			// longer than the route's default idle minute.
 			IdleTimeout: podconfig.Duration(*turnTimeout)}, env)
 	}
+	opts.Progress = stderr
 	report, err := eval.RunAnswers(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-answers:", err)

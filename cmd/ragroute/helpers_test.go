@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,4 +123,36 @@ func pruneRoute(ctx context.Context, t *testing.T) (podconfig.RouteConfig, *test
 		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
 			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
 	}, models
+}
+
+// askPruneLast asks pruneRoute's question as ann (group staff) through
+// the trusted proxy, with extra headers on the submit, and returns the
+// turn's whole event stream.
+func askPruneLast(t *testing.T, base string, extra map[string]string) string {
+	t.Helper()
+	identity := map[string]string{"X-User": "ann", "X-Groups": "staff", "X-Proxy-Secret": "s3cret"}
+	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+	for k, v := range identity {
+		req.Header.Set(k, v)
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %v %v", resp, err)
+	}
+	var submitted struct {
+		StreamURL string `json:"stream_url"`
+	}
+	decodeJSON(t, resp.Body, &submitted)
+	events, _ := http.NewRequest("GET", base+submitted.StreamURL, nil)
+	for k, v := range identity {
+		events.Header.Set(k, v)
+	}
+	stream, err := http.DefaultClient.Do(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readAll(t, stream.Body)
 }

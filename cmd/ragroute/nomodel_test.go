@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -28,26 +27,7 @@ func TestServeWithoutAModelQuotesTheFragments(t *testing.T) {
 	defer stop()
 	waitOK(t, base+"/readyz")
 
-	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
-	req.Header.Set("X-User", "ann")
-	req.Header.Set("X-Groups", "staff")
-	req.Header.Set("X-Proxy-Secret", "s3cret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("submit: %v %v", resp, err)
-	}
-	var submitted struct {
-		StreamURL string `json:"stream_url"`
-	}
-	decodeJSON(t, resp.Body, &submitted)
-	req, _ = http.NewRequest("GET", base+submitted.StreamURL, nil)
-	req.Header.Set("X-User", "ann")
-	req.Header.Set("X-Proxy-Secret", "s3cret")
-	stream, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := readAll(t, stream.Body)
+	body := askPruneLast(t, base, nil)
 	if !strings.Contains(body, `"text":"\u003e `) && !strings.Contains(body, `"text":"> `) || !strings.Contains(body, "event: citation") ||
 		!strings.Contains(body, "event: turn.completed") {
 		t.Fatalf("stream:\n%s", body)

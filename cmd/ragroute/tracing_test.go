@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -63,28 +62,7 @@ func TestTurnIsTraced(t *testing.T) {
 	waitOK(t, base+"/readyz")
 
 	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
-	for k, v := range map[string]string{"X-User": "ann", "X-Groups": "staff", "X-Proxy-Secret": "s3cret",
-		"Traceparent": "00-" + traceID + "-" + callerSpan + "-01"} {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("submit: %v %v", resp, err)
-	}
-	var submitted struct {
-		StreamURL string `json:"stream_url"`
-	}
-	decodeJSON(t, resp.Body, &submitted)
-	events, _ := http.NewRequest("GET", base+submitted.StreamURL, nil)
-	for k, v := range map[string]string{"X-User": "ann", "X-Groups": "staff", "X-Proxy-Secret": "s3cret"} {
-		events.Header.Set(k, v)
-	}
-	stream, err := http.DefaultClient.Do(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body := readAll(t, stream.Body); !strings.Contains(body, "event: turn.completed") {
+	if body := askPruneLast(t, base, map[string]string{"Traceparent": "00-" + traceID + "-" + callerSpan + "-01"}); !strings.Contains(body, "event: turn.completed") {
 		t.Fatalf("stream:\n%s", body)
 	}
 	stop() // flushes the spans

@@ -48,6 +48,11 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 			lead += fmt.Sprintf("![%s](%s)\n", best.Title, img)
 		}
 		lead += "\n"
+		// The screenshot led; quoting it again would show it twice.
+		units = slices.DeleteFunc(units, func(u unit) bool {
+			m := markdownTarget.FindStringSubmatch(u.text)
+			return strings.HasPrefix(u.text, "![") && m != nil && slices.Contains(best.ImageURLs, m[1])
+		})
 	}
 	chosen := r.chooseUnits(units, packing.Packed, r.answerBudget()-r.Tokens.Count(lead))
 	if len(chosen) == 0 {

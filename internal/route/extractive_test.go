@@ -44,7 +44,7 @@ var (
 			"A wave starts only when the previous one is healthy.\n\n- Annotate a resource with its wave number.\n- The default wave is zero."}
 	panelFragment = retrieval.Fragment{ID: "p", Title: "Sync Panel", HeadingPath: []string{"Sync Panel", "Open it"}, SourceURI: "ui.md", Kind: "screen",
 		ImageURLs: []string{"https://docs.acme.example/img/sync-panel.png"},
-		Text:      "Click the **Sync** button in the toolbar to open the sync panel. Then click **Synchronize**."}
+		Text:      "Click the **Sync** button in the toolbar to open the sync panel. Then click **Synchronize**.\n\n![Sync panel open](https://docs.acme.example/img/sync-panel.png)"}
 )
 
 func TestExtractiveAnswerQuotesAndCitesTheFragments(t *testing.T) {
@@ -81,6 +81,9 @@ func TestExtractiveScreenAnswerLeadsWithThePathAndImage(t *testing.T) {
 	want := "**Sync Panel › Open it** [S2]\n![Sync Panel](https://docs.acme.example/img/sync-panel.png)\n"
 	if !strings.HasPrefix(answer, want) || !strings.Contains(answer, "> Click the **Sync** button in the toolbar") {
 		t.Errorf("answer:\n%s", answer)
+	}
+	if n := strings.Count(answer, "sync-panel.png"); n != 1 {
+		t.Errorf("the screenshot is shown %d times, want once:\n%s", n, answer)
 	}
 }
 

@@ -51,14 +51,9 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$sta
 fi
 
 start_embedder
-# The same prefixes and input cut on both sides.
-shared=()
-[ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || shared+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
-[ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || shared+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
-[ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || shared+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
-
 start_milvus
 port="$milvus_port"
+eval_command # the same prefixes and input cut on both sides: embedder_flags
 
 # The peer's collections (llamaindex_*) and ragroute's own do not collide.
 log "LlamaIndex: ingesting and retrieving (three configurations)"
@@ -67,16 +62,11 @@ log "LlamaIndex: ingesting and retrieving (three configurations)"
 GRPC_VERBOSITY="${GRPC_VERBOSITY:-NONE}" "$venv/bin/python" "$root/hack/compare/llamaindex_retrieve.py" \
   --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" --milvus-uri "http://127.0.0.1:$port" \
   --embedding-base-url "$EMBEDDING_BASE_URL" --embedding-model "$EMBEDDING_MODEL" \
-  --dimensions "${EMBEDDING_DIM:-384}" "${shared[@]}" --out "$data/peer.json"
+  --dimensions "${EMBEDDING_DIM:-384}" "${embedder_flags[@]}" --out "$data/peer.json"
 if [ -n "${COMPARE_JSON:-}" ]; then
   cp "$data/peer.json" "$COMPARE_JSON"
   log "LlamaIndex results written to $COMPARE_JSON"
 fi
 [ -z "${COMPARE_PEER_ONLY:-}" ] || exit 0
 
-ragroute=(go run "$root/cmd/ragroute")
-[ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
-"${ragroute[@]}" eval --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
-  --milvus-uri "http://127.0.0.1:$port" --embedding-base-url "$EMBEDDING_BASE_URL" \
-  --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" "${shared[@]}" \
-  --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"}
+"${ragroute[@]}" eval "${corpus_flags[@]}" --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"}

@@ -34,12 +34,8 @@ if [ -z "${EVAL_CHAT_URL:-}" ]; then
 fi
 : "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
 start_milvus
-ragroute=(go run "$root/cmd/ragroute")
-[ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
+eval_command
 args=()
-[ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || args+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
-[ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || args+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
-[ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || args+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_ANSWERS_LIMIT:-}" ] || args+=(--limit "$EVAL_ANSWERS_LIMIT")
 [ -z "${EVAL_ANSWERS_MODES:-}" ] || args+=(--modes "$EVAL_ANSWERS_MODES")
@@ -47,7 +43,5 @@ args=()
 [ -z "${EVAL_ANSWERS_JSON:-}" ] || args+=(--json "$EVAL_ANSWERS_JSON")
 # shellcheck disable=SC2206 # extra flags split on spaces, on purpose
 [ -z "${EVAL_ANSWERS_ARGS:-}" ] || args+=($EVAL_ANSWERS_ARGS)
-"${ragroute[@]}" eval-answers --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
-  --milvus-uri "http://127.0.0.1:$milvus_port" --embedding-base-url "$EMBEDDING_BASE_URL" \
-  --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" \
-  --chat-base-url "$EVAL_CHAT_URL" --chat-model "$EVAL_CHAT_MODEL" --grounding-curve "${args[@]}"
+"${ragroute[@]}" eval-answers "${corpus_flags[@]}" --chat-base-url "$EVAL_CHAT_URL" --chat-model "$EVAL_CHAT_MODEL" \
+  --grounding-curve "${args[@]}"

@@ -21,15 +21,8 @@ prog=eval
 . "$root/hack/lib/services.sh"
 start_embedder
 start_milvus
-port="$milvus_port"
-ragroute=(go run "$root/cmd/ragroute")
-[ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
+eval_command
 args=()
-[ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || args+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
-[ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || args+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
-[ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || args+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_JSON:-}" ] || args+=(--json "$EVAL_JSON")
-"${ragroute[@]}" eval --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" \
-  --milvus-uri "http://127.0.0.1:$port" --embedding-base-url "$EMBEDDING_BASE_URL" \
-  --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}" "${args[@]}"
+"${ragroute[@]}" eval "${corpus_flags[@]}" "${args[@]}"

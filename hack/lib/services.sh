@@ -85,3 +85,20 @@ start_milvus() {
   pids+=($!)
   wait_port "$milvus_port" "${pids[-1]}" milvus
 }
+
+# eval_command sets what every evaluation runs with, once start_embedder
+# and start_milvus have: ragroute (`go run`, or RAGROUTE_BIN), embedder_flags
+# (EMBEDDING_QUERY_PREFIX, EMBEDDING_DOCUMENT_PREFIX, EVAL_MAX_INPUT_TOKENS,
+# which a peer gets too) and corpus_flags (the corpus, the questions, Milvus
+# and the embedder, embedder_flags included).
+eval_command() {
+  ragroute=(go run "$root/cmd/ragroute")
+  [ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
+  embedder_flags=()
+  [ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || embedder_flags+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
+  [ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || embedder_flags+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
+  [ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || embedder_flags+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
+  corpus_flags=(--corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" --milvus-uri "http://127.0.0.1:$milvus_port"
+    --embedding-base-url "$EMBEDDING_BASE_URL" --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}"
+    "${embedder_flags[@]}")
+}

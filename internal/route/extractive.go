@@ -28,14 +28,17 @@ type unit struct {
 }
 
 // extract streams the extractive answer to the question from packing.
-func (r *Runner) extract(ctx context.Context, question string, intent retrieval.Intent, packing Packing, st *turnState) (notFound bool, err error) {
+// embedded, when it holds a vector for every unit of packing (the
+// grounding check's, for a replaced answer), spares embedding them again.
+func (r *Runner) extract(ctx context.Context, question string, intent retrieval.Intent, packing Packing, embedded [][]float32,
+	st *turnState) (notFound bool, err error) {
 	t := time.Now()
 	defer func() { st.timings["extract"] = time.Since(t) }()
 	units := answerUnits(packing.Packed)
 	if len(units) == 0 {
 		return true, st.delta(r.Prompt.NotFound)
 	}
-	if err := r.scoreUnits(ctx, question, units); err != nil {
+	if err := r.scoreUnits(ctx, question, units, embedded); err != nil {
 		return false, err
 	}
 	lead := ""
@@ -150,14 +153,19 @@ func isListItem(line string) bool {
 // (the store's embedder, one batched call) plus the share of the
 // question's content words it holds, weighted by how rare each is among
 // the units (BM25's idf, on the packed text).
-func (r *Runner) scoreUnits(ctx context.Context, question string, units []unit) error {
+func (r *Runner) scoreUnits(ctx context.Context, question string, units []unit, embedded [][]float32) error {
 	texts := []string{question}
-	for _, u := range units {
-		texts = append(texts, u.text)
+	if len(embedded) != len(units) {
+		for _, u := range units {
+			texts = append(texts, u.text)
+		}
 	}
 	vectors, err := r.Searcher.Embedder.Embed(ctx, texts)
 	if err != nil {
 		return &ToolError{Tool: "extract", Err: fmt.Errorf("embed the answer's candidates: %w", err)}
+	}
+	if len(vectors) == 1 {
+		vectors = append(vectors, embedded...)
 	}
 	words := retrieval.ContentWords(question)
 	df := map[string]int{}

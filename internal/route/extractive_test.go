@@ -32,7 +32,7 @@ func extractOnly(t *testing.T, question string, reserve int, fragments ...retrie
 			cited = append(cited, d.Marker)
 		}
 	}}
-	if _, err := r.extract(context.Background(), question, retrieval.ClassifyIntent(question), packing, st); err != nil {
+	if _, err := r.extract(context.Background(), question, retrieval.ClassifyIntent(question), packing, nil, st); err != nil {
 		t.Fatal(err)
 	}
 	return answer.String(), cited

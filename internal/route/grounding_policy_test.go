@@ -1,11 +1,14 @@
 package route_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
@@ -58,6 +61,8 @@ func TestAnnotateShowsEverySentenceAndReportsEach(t *testing.T) {
 func TestFallbackReplacesAPoorlyGroundedAnswerWithTheExtractiveOne(t *testing.T) {
 	invented := "Run heroku create to deploy the waves. Then git clone https://github.com/test-team/app and push [S1]."
 	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", invented)), route.GroundingFallback)
+	texts := &textCounter{Embedder: w.runner.Searcher.Embedder, seen: map[string]int{}}
+	w.runner.Searcher.Embedder = texts
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	answer := routetest.AnswerOf(events)
@@ -71,6 +76,27 @@ func TestFallbackReplacesAPoorlyGroundedAnswerWithTheExtractiveOne(t *testing.T)
 	if done := completed(t, events); !done.AnswerReplaced || done.NotFound {
 		t.Errorf("completed %+v", done)
 	}
+	// The check embedded the fragments' sentences; the extractive answer
+	// reuses them.
+	if n := texts.seen["Sync waves order the resources of an application during a sync: lower waves are applied first, and a wave starts only when the previous one is healthy."]; n != 1 {
+		t.Errorf("a fragment sentence was embedded %d times, want once", n)
+	}
+}
+
+// textCounter counts how often each text is embedded.
+type textCounter struct {
+	knowledge.Embedder
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (c *textCounter) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.mu.Lock()
+	for _, text := range texts {
+		c.seen[text]++
+	}
+	c.mu.Unlock()
+	return c.Embedder.Embed(ctx, texts)
 }
 
 // fallback shows a well grounded answer as written, once checked.

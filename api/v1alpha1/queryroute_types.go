@@ -473,8 +473,9 @@ type RetrievalSettings struct {
 
 	// Diversity bounds the fragments of one document in a turn: a
 	// document's best fragment always enters; a further one only when its
-	// similarity is within margin of that best, up to maxPerDocument.
-	// Default 3 within 0.05.
+	// similarity is within margin of that best, up to maxPerDocument, or
+	// when the document dominates the candidates. Default 3 within 0.05,
+	// dominance 0.4.
 	// +optional
 	Diversity *DiversitySettings `json:"diversity,omitempty"`
 }
@@ -507,6 +508,15 @@ type DiversitySettings struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	Margin *float64 `json:"margin,omitempty"`
+
+	// Dominance is the share of the best ten candidates that makes a
+	// document the question's subject: its sections then enter by rank,
+	// past margin and maxPerDocument (0.4: four of the ten). 0 turns the
+	// rule off. Default 0.4.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	Dominance *float64 `json:"dominance,omitempty"`
 }
 
 // RerankMode orders candidates.

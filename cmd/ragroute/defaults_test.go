@@ -22,8 +22,8 @@ func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
 		}
 	}
 	d := retrieval.DefaultDiversity()
-	if d.MaxPerDocument != v1alpha1.DefaultMaxPerDocument || d.Margin != v1alpha1.DefaultDiversityMargin {
-		t.Errorf("diversity %+v, API %d within %g", d, v1alpha1.DefaultMaxPerDocument, v1alpha1.DefaultDiversityMargin)
+	if d.MaxPerDocument != v1alpha1.DefaultMaxPerDocument || d.Margin != v1alpha1.DefaultDiversityMargin || d.Dominance != v1alpha1.DefaultDominance {
+		t.Errorf("diversity %+v, API %d within %g, dominance %g", d, v1alpha1.DefaultMaxPerDocument, v1alpha1.DefaultDiversityMargin, v1alpha1.DefaultDominance)
 	}
 }
 

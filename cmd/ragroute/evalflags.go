@@ -63,8 +63,10 @@ func (c corpusFlags) options(client *milvusclient.Client) eval.Options {
 		Embedder:      newDocumentEmbedder(embedding, env, batchEmbedTimeout),
 		QueryEmbedder: newQueryEmbedder(embedding, env, queryEmbedTimeout),
 		// Not the store's fingerprint: that names the endpoint, and eval's
-		// embedder listens on a new port every run.
-		Fingerprint:     fmt.Sprintf("%s/%d/%d/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
+		// embedder listens on a new port every run. "cut2": the input cut
+		// reserves the two special tokens, so vectors cached by the earlier
+		// cut are not reused.
+		Fingerprint:     fmt.Sprintf("%s/%d/%d/cut2/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
 		SimilarityFloor: *c.similarityFloor, StrictFloor: *c.strictFloor, VectorCache: *c.vectorCache,
 	}
 }

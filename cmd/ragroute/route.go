@@ -178,7 +178,7 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 			SimilarityFloor: cfg.Retrieval.SimilarityFloor, StrictFloor: cfg.Retrieval.StrictFloor,
 			MaxFragments: int(cfg.Retrieval.MaxFragments), Weights: weights, MinConfidence: cfg.Retrieval.MinConfidence,
 			Diversity: retrieval.Diversity{MaxPerDocument: int(cfg.Retrieval.Diversity.MaxPerDocument),
-				Margin: cfg.Retrieval.Diversity.Margin},
+				Margin: cfg.Retrieval.Diversity.Margin, Dominance: cfg.Retrieval.Diversity.Dominance},
 		},
 		Generation: gen.Load,
 		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),

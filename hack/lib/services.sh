@@ -33,22 +33,33 @@ stop_started() {
 }
 trap stop_started EXIT
 
-# start_embedder starts the embedder EMBEDDER names (minilm, the default, or
-# e5) unless EMBEDDING_BASE_URL names one, and sets EMBEDDING_BASE_URL,
-# EMBEDDING_MODEL, EMBEDDING_DIM and, for e5, its prefixes and input cut.
+# start_llama_embedder MODEL_RUN ALIAS starts one of hack/models.sh's
+# embedders unless EMBEDDING_BASE_URL names one.
+start_llama_embedder() {
+  [ -z "${EMBEDDING_BASE_URL:-}" ] || return 0
+  local port
+  "$root/hack/models.sh" install
+  port="$(free_port)"
+  "$root/hack/models.sh" run "$1" "$port" >"$data/embedder.log" 2>&1 &
+  pids+=($!)
+  wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
+  EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL="$2" EMBEDDING_DIM=384
+  log "embedder $2 (llama.cpp, local) on :$port"
+}
+
+# start_embedder starts the embedder EMBEDDER names (minilm, the default,
+# bge or e5) unless EMBEDDING_BASE_URL names one, and sets
+# EMBEDDING_BASE_URL, EMBEDDING_MODEL, EMBEDDING_DIM and, for bge and e5,
+# their prefixes and input cut.
 start_embedder() {
   local port
   case "${EMBEDDER:-minilm}" in
-  minilm)
-    if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
-      "$root/hack/models.sh" install
-      port="$(free_port)"
-      "$root/hack/models.sh" run embed "$port" >"$data/embedder.log" 2>&1 &
-      pids+=($!)
-      wait_port "$port" "${pids[-1]}" embedder "http://127.0.0.1:$port/health"
-      EMBEDDING_BASE_URL="http://127.0.0.1:$port/v1" EMBEDDING_MODEL=all-MiniLM-L6-v2 EMBEDDING_DIM=384
-      log "embedder all-MiniLM-L6-v2 (llama.cpp, local) on :$port"
-    fi
+  minilm) start_llama_embedder embed all-MiniLM-L6-v2 ;;
+  bge)
+    start_llama_embedder bge bge-small-en-v1.5
+    # bge's retrieval instruction for questions (documents go bare); it
+    # was trained on 512-token inputs, [CLS] and [SEP] included.
+    : "${EMBEDDING_QUERY_PREFIX=Represent this sentence for searching relevant passages: }" "${EVAL_MAX_INPUT_TOKENS:=512}"
     ;;
   e5)
     if [ -z "${EMBEDDING_BASE_URL:-}" ]; then
@@ -71,7 +82,7 @@ start_embedder() {
     # would fit 90% of them.
     : "${EVAL_MAX_INPUT_TOKENS:=512}"
     ;;
-  *) log "EMBEDDER is minilm (the default) or e5, not '$EMBEDDER'"; exit 2 ;;
+  *) log "EMBEDDER is minilm (the default), bge or e5, not '$EMBEDDER'"; exit 2 ;;
   esac
   : "${EMBEDDING_MODEL:?set EMBEDDING_MODEL with EMBEDDING_BASE_URL}"
 }

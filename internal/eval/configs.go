@@ -16,6 +16,7 @@ const (
 	RouteV1       = "route-v1"
 	RouteMargin   = "route-v1+margin"
 	RouteScreen   = "route-v1+margin+best-first"
+	RouteWeights  = "route-v1+margin+best-first+weights"
 	RouteDefault  = "route"
 	RouteWeighted = "route-weighted"
 	defaultRRFK   = 60
@@ -33,8 +34,8 @@ type config struct {
 // configs are the ablations, baseline first, then the route body with
 // its rules switched on one at a time: v1 (equal weights, one fragment per
 // document, screen fragments first), the diversity margin, the best
-// candidate kept first for screen questions, then the default weights,
-// which is the route as it ships.
+// candidate kept first for screen questions, the default weights, then a
+// dominant document's sections let in, which is the route as it ships.
 func (r *run) configs() []config {
 	dense := []knowledge.Primitive{knowledge.TextDense}
 	equal := map[knowledge.Primitive]float64{}
@@ -45,8 +46,11 @@ func (r *run) configs() []config {
 	v1.Diversity, v1.ScreenFirst = retrieval.Diversity{}, true
 	margin := v1
 	margin.Diversity = retrieval.DefaultDiversity()
+	margin.Diversity.Dominance = 0
 	screen := margin
 	screen.ScreenFirst = false
+	weights := r.routeSettings(nil)
+	weights.Diversity.Dominance = 0
 	return []config{
 		r.storeConfig(FixedDense, r.fixed, dense),
 		r.storeConfig(TreeDense, r.tree, dense),
@@ -54,6 +58,7 @@ func (r *run) configs() []config {
 		r.routeConfig(RouteV1, v1),
 		r.routeConfig(RouteMargin, margin),
 		r.routeConfig(RouteScreen, screen),
+		r.routeConfig(RouteWeights, weights),
 		r.routeConfig(RouteDefault, r.routeSettings(nil)),
 	}
 }

@@ -91,7 +91,7 @@ func TestEvalOnTheDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", Table(report))
-	if report.Questions != 16 || len(report.Configs) != 8 || report.Baseline != FixedDense || report.Best != RouteDefault {
+	if report.Questions != 16 || len(report.Configs) != 9 || report.Baseline != FixedDense || report.Best != RouteDefault {
 		t.Fatalf("report %+v", report)
 	}
 	for name, m := range report.Configs {

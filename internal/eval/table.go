@@ -11,7 +11,11 @@ import (
 // Table renders a report for a terminal.
 func Table(r Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-30s %6s %6s %6s %6s %7s %6s %8s %6s %6s %6s %6s %7s\n", "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10",
+	width := 30 // the longest name sets the column
+	for _, name := range r.Order {
+		width = max(width, len(name))
+	}
+	fmt.Fprintf(&b, "%-*s %6s %6s %6s %6s %7s %6s %8s %6s %6s %6s %6s %7s\n", width, "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10",
 		"fileR5", "notfound", "R@1kt", "R@2kt", "R@4kt", "intent", "p50 ms")
 	for _, name := range r.Order {
 		m := r.Configs[name]
@@ -26,7 +30,7 @@ func Table(r Report) string {
 		if m.P50Millis > 0 {
 			p50 = fmt.Sprintf("%.1f", m.P50Millis)
 		}
-		fmt.Fprintf(&b, "%-30s %6.3f %6.3f %6.3f %6.3f %7.3f %6.3f %8.3f %6.3f %6.3f %6.3f %6.3f %7s%s\n", name,
+		fmt.Fprintf(&b, "%-*s %6.3f %6.3f %6.3f %6.3f %7.3f %6.3f %8.3f %6.3f %6.3f %6.3f %6.3f %7s%s\n", width, name,
 			m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.FileRecall5, m.NotFoundRate,
 			m.RecallAtTokens[1000], m.RecallAtTokens[2000], m.RecallAtTokens[4000], m.IntentAccuracy, p50, mark)
 	}

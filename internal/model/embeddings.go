@@ -19,10 +19,12 @@ type EmbeddingsConfig struct {
 	Model      string
 	APIKey     string
 	Dimensions int
-	// MaxInputTokens, when set, cuts each input to that many BERT
-	// WordPiece tokens (the count the chunker keeps chunks under) before
-	// sending it, as sentence-transformers does: servers such as llama.cpp
-	// refuse longer inputs instead, and a long question must not fail a turn.
+	// MaxInputTokens, when set, is the model's input limit, its special
+	// tokens included: each input is cut (in BERT WordPiece tokens, the
+	// count the chunker keeps chunks under, tokenize.InputCounter) to fit
+	// it before it is sent, as sentence-transformers does. Servers such as
+	// llama.cpp refuse longer inputs instead, and a long question must not
+	// fail a turn.
 	MaxInputTokens int
 	// Timeout bounds one request, its retries included.
 	Timeout time.Duration
@@ -39,7 +41,7 @@ var ErrDimensions = errors.New("wrong dimensions")
 type Embeddings struct {
 	client *openai.Client
 	cfg    EmbeddingsConfig
-	tokens tokenize.Counter // set when inputs are cut
+	tokens tokenize.InputCounter // set when inputs are cut
 	// retries counts the requests retried (429, 503, refused or reset).
 	retries atomic.Int64
 }
@@ -59,7 +61,7 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	oc.HTTPClient = &http.Client{Transport: cfg.Retry.Transport(nil, &e.retries)}
 	e.client = openai.NewClientWithConfig(oc)
 	if cfg.MaxInputTokens > 0 {
-		e.tokens = tokenize.NewBERTUncased()
+		e.tokens = tokenize.NewInputCounter()
 	}
 	return e
 }
@@ -74,7 +76,7 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 	if e.cfg.MaxInputTokens > 0 {
 		inputs = make([]string, len(texts))
 		for i, t := range texts {
-			inputs[i] = tokenize.Truncate(e.tokens, t, e.cfg.MaxInputTokens)
+			inputs[i] = tokenize.Truncate(e.tokens, t, max(e.tokens.ContentBudget(e.cfg.MaxInputTokens, ""), 1))
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)

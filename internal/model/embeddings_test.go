@@ -47,7 +47,8 @@ func TestEmbeddingsCutInputsAtTheModelsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := &testenv.HashEmbedder{Dim: 16}
-	cut := tokenize.Truncate(tokenize.NewBERTUncased(), long, 256)
+	// 256 with [CLS] and [SEP]: 254 of the text.
+	cut := tokenize.Truncate(tokenize.NewBERTUncased(), long, 256-tokenize.SpecialTokens)
 	want, _ := hash.Embed(context.Background(), []string{cut, "short question"})
 	whole, _ := hash.Embed(context.Background(), []string{long})
 	if !slices.Equal(got[0], want[0]) || slices.Equal(got[0], whole[0]) {
@@ -55,5 +56,28 @@ func TestEmbeddingsCutInputsAtTheModelsLimit(t *testing.T) {
 	}
 	if !slices.Equal(got[1], want[1]) {
 		t.Error("an input within the limit was changed")
+	}
+}
+
+// A word over BERT's 100-character limit is one [UNK] to BERT but many
+// pieces to llama.cpp, which then refused the input as too long (a
+// 512-token cut of a page with SSH host keys reached 645 tokens there).
+// The cut counts such a word one token per character.
+func TestEmbeddingsCutCountsOverlongWordsByCharacter(t *testing.T) {
+	server := testenv.StartModelServer(16)
+	defer server.Close()
+	key := "AAAAB3NzaC1yc2EAAAADAQABAAABgQC" + strings.Repeat("x7Qp2Lw9", 40) // 351 characters
+	text := "Known hosts: " + key + " github.com " + key + " gitlab.com"
+	e := NewEmbeddings(EmbeddingsConfig{BaseURL: server.BaseURL(), Model: "m", Dimensions: 16, MaxInputTokens: 512})
+	got, err := e.Embed(context.Background(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tokenize.NewBERTUncased().Count(text); n > 100 {
+		t.Fatalf("BERT counts %d tokens; the test needs a text BERT thinks is short", n)
+	}
+	want, _ := (&testenv.HashEmbedder{Dim: 16}).Embed(context.Background(), []string{"Known hosts: " + key + " github.com"})
+	if !slices.Equal(got[0], want[0]) {
+		t.Error("the input was not cut before the second key (an upper bound of 512 tokens for any server)")
 	}
 }

@@ -20,7 +20,7 @@ type prefixed struct {
 	// budget is how many tokens of each text fit behind the prefix; 0
 	// means no limit.
 	budget int
-	tokens tokenize.Counter
+	tokens tokenize.InputCounter
 	// err says why nothing fits behind the prefix.
 	err error
 }
@@ -40,11 +40,11 @@ func WithPrefix(inner Embedder, prefix string, maxInputTokens int) Embedder {
 	}
 	p := &prefixed{inner: inner, prefix: prefix}
 	if maxInputTokens > 0 {
-		p.tokens = tokenize.NewBERTUncased()
-		used := p.tokens.Count(prefix)
-		p.budget = maxInputTokens - used
+		p.tokens = tokenize.NewInputCounter()
+		p.budget = p.tokens.ContentBudget(maxInputTokens, prefix)
 		if p.budget < 1 {
-			p.err = fmt.Errorf("input prefix %q takes %d tokens, leaving nothing of the embedder's %d-token input", prefix, used, maxInputTokens)
+			p.err = fmt.Errorf("input prefix %q takes %d tokens, leaving nothing of the embedder's %d-token input",
+				prefix, p.tokens.Count(prefix), maxInputTokens)
 		}
 	}
 	return p

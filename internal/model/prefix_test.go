@@ -46,10 +46,11 @@ func TestWithPrefixCutLeavesRoomForThePrefix(t *testing.T) {
 	if !strings.HasPrefix(got, prefix) {
 		t.Fatalf("the cut lost the prefix: %q", got)
 	}
-	if n := counter.Count(got); n > limit || n < limit-8 {
-		t.Errorf("prefix + cut text is %d tokens, want at most %d and not much less", n, limit)
+	// The model adds [CLS] and [SEP]: its limit counts them.
+	if n := counter.Count(got) + tokenize.SpecialTokens; n > limit || n < limit-8 {
+		t.Errorf("prefix + cut text is %d tokens with the special tokens, want at most %d and not much less", n, limit)
 	}
-	if want := prefix + tokenize.Truncate(counter, long, limit-counter.Count(prefix)); got != want {
+	if want := prefix + tokenize.Truncate(counter, long, limit-tokenize.SpecialTokens-counter.Count(prefix)); got != want {
 		t.Errorf("cut text\n%q\nwant\n%q", got, want)
 	}
 	if inner.texts[1] != prefix+"short question" {
@@ -65,7 +66,7 @@ func TestWithPrefixCutLeavesRoomForThePrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := "query: " + tokenize.Truncate(counter, long, limit-counter.Count("query: "))
+	sent := "query: " + tokenize.Truncate(counter, long, limit-tokenize.SpecialTokens-counter.Count("query: "))
 	want, _ := (&testenv.HashEmbedder{Dim: 16}).Embed(context.Background(), []string{sent})
 	if !slices.Equal(vectors[0], want[0]) {
 		t.Error("the server did not receive the prefix and the text cut to fit behind it")

@@ -152,6 +152,8 @@ type Retrieval struct {
 type Diversity struct {
 	MaxPerDocument int32   `json:"maxPerDocument"`
 	Margin         float64 `json:"margin"`
+	// Dominance 0 (a config from before the rule) turns it off.
+	Dominance float64 `json:"dominance,omitempty"`
 }
 
 // Rerank chooses the reranker.

@@ -25,3 +25,18 @@ func TestTruncateKeepsTheFirstTokensUpToTheLimit(t *testing.T) {
 		t.Error("limit 0 means no limit")
 	}
 }
+
+func TestInputCounterIsBERTsCountButForOverlongWords(t *testing.T) {
+	c, bert := NewInputCounter(), NewBERTUncased()
+	prose := "Rolling updates replace pods one at a time, keeping the service up."
+	if c.Count(prose) != bert.Count(prose) {
+		t.Errorf("prose: %d tokens, BERT counts %d", c.Count(prose), bert.Count(prose))
+	}
+	key := strings.Repeat("q7", 60) // 120 characters: one [UNK] to BERT
+	if got := c.Count("key " + key); got != 1+120 {
+		t.Errorf("an overlong word counts %d with the word before it, want 121", got)
+	}
+	if got := c.ContentBudget(512, "query: "); got != 512-SpecialTokens-bert.Count("query: ") {
+		t.Errorf("budget behind a prefix: %d", got)
+	}
+}

@@ -16,13 +16,27 @@ type Diversity struct {
 	Margin float64
 	// MaxPerDocument caps the fragments of one document; 0 means 1.
 	MaxPerDocument int
+	// Dominance, when set, is the share of the first dominanceWindow
+	// candidates that makes a document the question's subject: its
+	// further fragments enter by rank alone, without margin or cap. When
+	// the fusion ranks four of one document's sections among its best ten,
+	// the answer is somewhere in that document, and the margin would
+	// otherwise trade its sections for weaker documents' best.
+	Dominance float64
 }
+
+// dominanceWindow is how many of the first candidates (split sections
+// counted once) Dominance looks at: the ten a search usually keeps, fixed
+// so that a route keeping three fragments does not see every document as
+// dominant.
+const dominanceWindow = 10
 
 // apply keeps fragments by the rule, in their order. Parts of one split
 // section count once: reassembly hands the model the whole section for
 // any of them.
 func (d Diversity) apply(fragments []Fragment) []Fragment {
 	limit := max(d.MaxPerDocument, 1)
+	dominant := d.dominant(fragments)
 	best := map[string]float64{}
 	kept := map[string]int{}
 	sections := map[string]bool{}
@@ -34,6 +48,7 @@ func (d Diversity) apply(fragments []Fragment) []Fragment {
 			continue
 		case !seen:
 			best[f.DocID] = f.Score
+		case dominant[f.DocID]:
 		case kept[f.DocID] >= limit || f.Score < top-d.Margin:
 			continue
 		}
@@ -44,13 +59,42 @@ func (d Diversity) apply(fragments []Fragment) []Fragment {
 	return out
 }
 
-// DefaultDiversity is the route's rule unless it says otherwise: up to
-// three fragments of a document, each within 0.05 of the document's best.
-func DefaultDiversity() Diversity { return Diversity{Margin: 0.05, MaxPerDocument: 3} }
+// dominant names the documents holding at least the Dominance share of
+// the first dominanceWindow fragments, each split section counted once.
+func (d Diversity) dominant(fragments []Fragment) map[string]bool {
+	out := map[string]bool{}
+	if d.Dominance <= 0 {
+		return out
+	}
+	sections := map[string]bool{}
+	count := map[string]int{}
+	seen := 0
+	for _, f := range fragments {
+		if seen == dominanceWindow {
+			break
+		}
+		if sections[f.section()] {
+			continue
+		}
+		sections[f.section()] = true
+		count[f.DocID]++
+		seen++
+	}
+	for doc, n := range count {
+		if float64(n) >= d.Dominance*dominanceWindow {
+			out[doc] = true
+		}
+	}
+	return out
+}
 
-// DefaultWeights are the fusion weights of a store that names none: the
-// text vectors embed each chunk's title path, so the title primitives
-// mostly repeat them and weigh a quarter.
+// DefaultDiversity is the route's rule unless it says otherwise: up to
+// three fragments of a document, each within 0.05 of the document's best,
+// except for a document holding four of the best ten candidates.
+func DefaultDiversity() Diversity { return Diversity{Margin: 0.05, MaxPerDocument: 3, Dominance: 0.4} }
+
+// DefaultWeights are the fusion weights of a store that names none
+// (v1alpha1.DefaultSearchWeights says why).
 func DefaultWeights() map[knowledge.Primitive]float64 {
-	return map[knowledge.Primitive]float64{knowledge.TextDense: 1, knowledge.TextSparse: 1, knowledge.TitleDense: 0.25, knowledge.TitleSparse: 0.25}
+	return map[knowledge.Primitive]float64{knowledge.TextDense: 1, knowledge.TextSparse: 0.5, knowledge.TitleDense: 0, knowledge.TitleSparse: 0}
 }

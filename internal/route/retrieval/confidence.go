@@ -119,7 +119,13 @@ func distinctiveTerms(query string) []string {
 }
 
 // namesSomething reports whether a word looks like a name or identifier.
+// A number ("200 apps", "90 seconds") and a pair of plain words
+// ("health/sync", "enable/disable") are prose: the documents say them in
+// other words or not at all, so they are not missing the way a name is.
 func namesSomething(word string, sentenceStart bool) bool {
+	if isNumber(word) || isWordPair(word) {
+		return false
+	}
 	upper, inner := 0, false
 	for i, r := range word {
 		switch {
@@ -133,6 +139,23 @@ func namesSomething(word string, sentenceStart bool) bool {
 		}
 	}
 	return inner || (upper == 1 && !sentenceStart)
+}
+
+func isNumber(word string) bool {
+	return strings.Trim(word, "0123456789.,") == ""
+}
+
+func isWordPair(word string) bool {
+	parts := strings.Split(word, "/")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" || strings.TrimFunc(part, func(r rune) bool { return r >= 'a' && r <= 'z' }) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // stem cuts common English endings, so `backs` finds `backup` and

@@ -19,6 +19,11 @@ func TestDistinctiveTermsAreNamesNotWords(t *testing.T) {
 		{"Why does argocd-repo-server ignore ghcr.io and REDIS_CREDS_DIR_PATH?", []string{"argocd-repo-server", "ghcr.io", "redis_creds_dir_path"}},
 		{"Is the restartPolicy of Dex's pods Always?", []string{"restartpolicy", "dex"}},
 		{"My flaky deployment keeps dragging the health down. Why?", nil},
+		// Numbers and pairs of plain words are prose; versions, API groups
+		// and paths stay names.
+		{"Every commit regenerates all 200 apps within 1.5 minutes.", nil},
+		{"Where is the health/sync badge, and can I enable/disable it?", nil},
+		{"Does apps/v1 work with v2.0 and argoproj/argo-cd?", []string{"apps/v1", "v2.0", "argoproj/argo-cd"}},
 	}
 	for _, tc := range cases {
 		if got := distinctiveTerms(tc.query); !slices.Equal(got, tc.want) {

@@ -1,6 +1,10 @@
 package retrieval
 
-import "github.com/ragroute/ragroute/internal/knowledge"
+import (
+	"math"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
 
 // Diversity is how many fragments of one document a search keeps. The best
 // fragment of each document always enters, in order; a further fragment of
@@ -80,8 +84,10 @@ func (d Diversity) dominant(fragments []Fragment) map[string]bool {
 		count[f.DocID]++
 		seen++
 	}
+	// Rounded up, and with room for float error: 0.3 of ten is three.
+	need := int(math.Ceil(d.Dominance*dominanceWindow - 1e-9))
 	for doc, n := range count {
-		if float64(n) >= d.Dominance*dominanceWindow {
+		if n >= need {
 			out[doc] = true
 		}
 	}

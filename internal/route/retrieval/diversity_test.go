@@ -75,4 +75,10 @@ func TestDiversityLetsADominantDocumentsSectionsIn(t *testing.T) {
 	if want := "a1 b1 c1 d1 e1 f1"; got(strict) != want {
 		t.Errorf("dominance 0.5: %s, want %s", got(strict), want)
 	}
+	// 0.3 of ten is three (0.3 × 10 is a hair over 3 in floating point).
+	loose := DefaultDiversity()
+	loose.Dominance = 0.3
+	if want := "a1 b1 a2 c1 a3 d1 b2 a4 e1 b3 f1 a5 b4"; got(loose) != want {
+		t.Errorf("dominance 0.3: %s, want %s (a and b both dominate)", got(loose), want)
+	}
 }

@@ -102,7 +102,7 @@ testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-
 	hack/kube-apiserver-1.30.sh >/dev/null
 
 .PHONY: eval
-eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDING_BASE_URL/EMBEDDING_MODEL for another embedder).
+eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDER=bge or e5 for the other local embedders, EMBEDDING_BASE_URL/EMBEDDING_MODEL for any other).
 	hack/eval.sh
 
 .PHONY: eval-answers

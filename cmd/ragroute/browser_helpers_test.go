@@ -557,6 +557,20 @@ func (tb *tab) ask(question string) {
 	tb.do("type the question", 10*time.Second, chromedp.Focus(chromedp.ID("q")), chromedp.KeyEvent(question), chromedp.KeyEvent("\r"))
 }
 
+// load opens the page at url and waits for its question box.
+func (tb *tab) load(url string) {
+	tb.t.Helper()
+	tb.do("load the page", 15*time.Second, chromedp.Navigate(url+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+}
+
+// wantDone waits for turn n and stops the test unless it finished well.
+func (tb *tab) wantDone(n int, limit time.Duration) {
+	tb.t.Helper()
+	if state := tb.turnDone(n, limit); state != "done" {
+		tb.t.Fatalf("turn %d ended %s\n%s", n, state, tb.dump())
+	}
+}
+
 // turnDone waits until turn n has finished, well or not.
 func (tb *tab) turnDone(n int, limit time.Duration) string {
 	tb.t.Helper()

@@ -64,7 +64,7 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("a cited answer streams with its sources", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(alice+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(alice)
 		// The page, its script and style are small.
 		weight := evalJS[float64](tb, `(() => {
 			const own = performance.getEntriesByType("resource").filter((e) => new URL(e.name).pathname.startsWith("/ui/"));
@@ -99,9 +99,7 @@ func TestBrowserPage(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		if state := tb.turnDone(1, 5*time.Second); state != "done" {
-			t.Fatalf("turn 1 ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 5*time.Second)
 		answer := evalJS[string](tb, `document.querySelector("#turn-1 .answer").textContent`)
 		if len(partial) < 2 || !strings.HasPrefix(answer, partial[0]) || len(partial[0]) >= len(answer) {
 			t.Errorf("the answer did not stream: seen %q before the final %q", partial, answer)
@@ -158,9 +156,7 @@ func TestBrowserPage(t *testing.T) {
 
 		// A follow-up carries the conversation; New conversation drops it.
 		tb.ask("And how often should I do that?")
-		if state := tb.turnDone(2, 15*time.Second); state != "done" {
-			t.Fatalf("turn 2 ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(2, 15*time.Second)
 		asked := answerRequests(models)
 		if got := transcript(asked[len(asked)-1]); len(got) != 3 || !strings.Contains(got[0], "calibrate a widget") ||
 			!strings.Contains(got[1], "Calibration") || !strings.Contains(got[2], "how often") {
@@ -182,11 +178,9 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("not found shows the platform's wording", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(alice+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(alice)
 		tb.ask("Who do I escalate a pager alert to?")
-		if state := tb.turnDone(1, 20*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 20*time.Second)
 		got := evalJS[[]string](tb, `[document.querySelector("#turn-1 .answer").textContent,
 			String(document.querySelector("#turn-1").classList.contains("not-found")),
 			String(document.querySelectorAll("#sources-1 .source").length)]`)
@@ -198,7 +192,7 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("fragment and answer HTML stays text", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(alice+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(alice)
 		tb.ask("How do I calibrate a widget?")
 		tb.turnDone(1, 20*time.Second)
 		tb.do("start a new conversation", 5*time.Second, chromedp.Focus(chromedp.ID("new")), chromedp.KeyEvent("\r"))
@@ -206,9 +200,7 @@ func TestBrowserPage(t *testing.T) {
 			t.Errorf("New conversation left %d turns or source lists", n)
 		}
 		tb.ask("How do I set up a gadget?")
-		if state := tb.turnDone(2, 20*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(2, 20*time.Second)
 		asked := answerRequests(models)
 		if got := transcript(asked[len(asked)-1]); len(got) != 1 {
 			t.Errorf("after New conversation the model got %q, want the new question alone", got)
@@ -237,11 +229,9 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("another user sees only their own sources", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(bob+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(bob)
 		tb.ask("How do I calibrate a widget?")
-		if state := tb.turnDone(1, 20*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 20*time.Second)
 		sources := evalJS[[]string](tb, `[...document.querySelectorAll("#sources-1 .source .source-title")].map((s) => s.textContent)`)
 		if !slices.Contains(sources, "Rack widgets › Rack widget calibration") {
 			t.Errorf("bob's sources %q: want his Rack widgets › Rack widget calibration", sources)
@@ -263,11 +253,9 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("a dropped stream resumes without loss or repeats", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(aliceCut+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(aliceCut)
 		tb.ask("Tell me about widgets in detail")
-		if state := tb.turnDone(1, 25*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 25*time.Second)
 		// A clean end delivers every event before it; a cut connection
 		// may lose the last ones it carried (the browser drops what the
 		// page had not read yet), so the page resumes after the last
@@ -304,9 +292,7 @@ func TestBrowserPage(t *testing.T) {
 		tb.do("pick bob", 5*time.Second, chromedp.SetValue(chromedp.ID("demo-identity"), "bob"),
 			chromedp.Evaluate[chromedp.Void](`document.querySelector("#demo-identity").dispatchEvent(new Event("change"))`))
 		tb.ask("How do I calibrate a widget?")
-		if state := tb.turnDone(1, 20*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 20*time.Second)
 		if first := evalJS[string](tb, `document.querySelector("#sources-1 .source-title")?.textContent ?? ""`); !strings.HasPrefix(first, "Rack widgets") {
 			t.Errorf("asked as bob, the first source is %q, want his Rack widgets", first)
 		}
@@ -316,7 +302,7 @@ func TestBrowserPage(t *testing.T) {
 	t.Run("a JWT route takes a pasted token", func(t *testing.T) {
 		jwtRoute, token := serveJWTRoute(ctx, t, cfg)
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(jwtRoute+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(jwtRoute)
 		tb.ask("How do I calibrate a widget?")
 		if state := tb.turnDone(1, 10*time.Second); state != "error" {
 			t.Fatalf("without a token the turn ended %s, want error", state)
@@ -361,11 +347,9 @@ func TestBrowserPage(t *testing.T) {
 		waitOK(t, base+"/readyz")
 		page := signInProxy(t, base, always(proxyUser{"alice", "staff"}), nil)
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(page+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(page)
 		tb.ask("How do I calibrate a widget?")
-		if state := tb.turnDone(1, 20*time.Second); state != "done" {
-			t.Fatalf("turn ended %s\n%s", state, tb.dump())
-		}
+		tb.wantDone(1, 20*time.Second)
 		got := evalJS[map[string]string](tb, `(() => {
 			const r = document.querySelector("#turn-1 .activity details");
 			return {summary: r?.querySelector("summary").textContent ?? "", open: String(r?.open),
@@ -383,7 +367,7 @@ func TestBrowserPage(t *testing.T) {
 
 	t.Run("the Markdown renderer builds only safe elements", func(t *testing.T) {
 		tb := newTab(browser, t)
-		tb.do("load the page", 15*time.Second, chromedp.Navigate(alice+"/"), chromedp.WaitVisible(chromedp.ID("q")))
+		tb.load(alice)
 		for _, c := range markdownCases {
 			got := evalJS[string](tb, fmt.Sprintf(`import(new URL("ui/markdown.js", document.baseURI).href).then(({renderMarkdown}) => {
 				const d = document.createElement("div");

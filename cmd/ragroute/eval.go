@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -50,8 +49,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, eval.Explain(report.Misses))
 	}
 	if *jsonOut != "" {
-		data, _ := json.MarshalIndent(report, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+		if err := writeReport(*jsonOut, report); err != nil {
 			fmt.Fprintln(stderr, "ragroute eval:", err)
 			return 1
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -86,11 +85,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprint(stdout, eval.AnswersTable(report))
 	fmt.Fprintf(stdout, "run time %s\n", time.Duration(report.Seconds*float64(time.Second)).Round(time.Second))
 	if *jsonOut != "" {
-		data, err := json.MarshalIndent(report, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
+		if err := writeReport(*jsonOut, report); err != nil {
 			fmt.Fprintln(stderr, "ragroute eval-answers:", err)
 			return 1
 		}

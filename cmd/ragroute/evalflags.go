@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -69,4 +70,13 @@ func (c corpusFlags) options(client *milvusclient.Client) eval.Options {
 		Fingerprint:     fmt.Sprintf("%s/%d/%d/cut2/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
 		SimilarityFloor: *c.similarityFloor, StrictFloor: *c.strictFloor, VectorCache: *c.vectorCache,
 	}
+}
+
+// writeReport writes an evaluation's report as indented JSON to path.
+func writeReport(path string, report any) error {
+	data, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the report: %w", err)
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

@@ -24,14 +24,14 @@ type InputCounter struct {
 // vocabulary.
 func NewInputCounter() InputCounter { return InputCounter{bert: NewBERTUncased()} }
 
-// Count implements Counter.
+// Count implements Counter. BERT's count of the whole text, corrected
+// for the rare overlong words: WordPiece counts add up across whitespace,
+// so only those are counted again.
 func (c InputCounter) Count(text string) int {
-	n := 0
-	for _, word := range strings.FieldsFunc(text, unicode.IsSpace) {
+	n := c.bert.Count(text)
+	for word := range strings.FieldsFuncSeq(text, unicode.IsSpace) {
 		if runes := utf8.RuneCountInString(word); runes > maxWordRunes {
-			n += runes
-		} else {
-			n += c.bert.Count(word)
+			n += runes - c.bert.Count(word)
 		}
 	}
 	return n

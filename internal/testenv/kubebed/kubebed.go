@@ -47,6 +47,23 @@ type Options struct {
 	// ControllerManager tunes kube-controller-manager; its Controllers
 	// default to testenv.WorkloadControllers.
 	ControllerManager testenv.ControllerManagerOptions
+	// APIServerGOGC is the API server's GOGC (0: Go's default, 100). The
+	// bed shares its cores with what runs on it, and under load the API
+	// server spends a third of its CPU collecting garbage; a higher value
+	// trades its memory for that CPU.
+	APIServerGOGC int
+	// EtcdInMemory keeps etcd's data under /dev/shm (where there is one):
+	// etcd 3.4 (Debian's) has no --unsafe-no-fsync, and a disk's fsync
+	// per write sets the pace of every write the bed serves.
+	EtcdInMemory bool
+}
+
+// sharedMemory is the tmpfs Linux mounts for every machine.
+const sharedMemory = "/dev/shm"
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // Bed is a running control plane with simulated nodes.
@@ -58,6 +75,7 @@ type Bed struct {
 	// AuditLogPath is the API server's audit log (when Options.AuditUsers).
 	AuditLogPath string
 	dir          string
+	etcdDir      string
 	procs        []*testenv.Process
 }
 
@@ -95,6 +113,17 @@ func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
 		Append("feature-gates", "WatchList=false").
 		// envtest's /24 holds 254 Services; a route has one.
 		Set("service-cluster-ip-range", "10.96.0.0/16")
+	if opts.EtcdInMemory && isDir(sharedMemory) {
+		if b.etcdDir, err = os.MkdirTemp(sharedMemory, "kubebed-etcd-"); err != nil {
+			return nil, fmt.Errorf("etcd's data folder in memory: %w", err)
+		}
+		b.Env.ControlPlane.Etcd = &envtest.Etcd{DataDir: b.etcdDir}
+	}
+	if opts.APIServerGOGC > 0 {
+		if err := b.tuneAPIServerGC(assets, opts.APIServerGOGC); err != nil {
+			return nil, err
+		}
+	}
 	if len(opts.AuditUsers) > 0 {
 		if err := b.configureAudit(opts.AuditUsers); err != nil {
 			return nil, err
@@ -273,6 +302,19 @@ func (b *Bed) createNodes(ctx context.Context, n int) error {
 	}
 }
 
+// tuneAPIServerGC runs the API server through a script that sets its
+// GOGC: envtest starts it with the test's own environment. The script
+// execs, so the API server keeps the PID envtest stops.
+func (b *Bed) tuneAPIServerGC(assets string, gogc int) error {
+	script := filepath.Join(b.dir, "kube-apiserver.sh")
+	body := fmt.Sprintf("#!/bin/sh\nGOGC=%d exec '%s' \"$@\"\n", gogc, filepath.Join(assets, "kube-apiserver"))
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		return fmt.Errorf("write the API server's start script: %w", err)
+	}
+	b.Env.ControlPlane.GetAPIServer().Path = script
+	return nil
+}
+
 // Stop stops kwok, the scheduler, the controller manager, then the API
 // server and etcd.
 func (b *Bed) Stop() {
@@ -283,5 +325,9 @@ func (b *Bed) Stop() {
 	if b.Env != nil {
 		_ = b.Env.Stop()
 		b.Env = nil
+	}
+	if b.etcdDir != "" {
+		_ = os.RemoveAll(b.etcdDir)
+		b.etcdDir = ""
 	}
 }

@@ -436,12 +436,14 @@ type RetrievalSettings struct {
 	// answer into the not-found wording, without a model call. The
 	// search's confidence score is the best candidate's similarity in
 	// sigmas over the embedder's background (status.background of the
-	// KnowledgeStore), less 1 when dense and lexical search share none of
-	// their best ten and less 0.5 when a name in the question (`Velero`,
-	// `AnalysisTemplate`) is in no candidate; below minConfidence, not
-	// found. Unset: off. `make eval` prints what each value would do on a
-	// question set (about 3.25 on the Argo CD docs with MiniLM). Needs a
-	// recorded background; until one exists it does not apply.
+	// KnowledgeStore), plus 8 times its lead over the next nine
+	// candidates in the same sigmas, less 1 when dense and lexical search
+	// share none of their best ten and less 0.5 when a name in the
+	// question (`Velero`, `AnalysisTemplate`) is in no candidate; below
+	// minConfidence, not found. Unset: off. `make eval` prints what each
+	// value would do on a question set (about 5.25 on the Argo CD docs
+	// with MiniLM). Needs a recorded background; until one exists it does
+	// not apply.
 	// +optional
 	// +kubebuilder:validation:Minimum=-5
 	// +kubebuilder:validation:Maximum=20

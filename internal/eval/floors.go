@@ -118,7 +118,9 @@ func (r *run) notFoundCurves(route []outcome) []Curve {
 			value: func(i int) float64 { return r.sigmas(route[i].confidence.Similarity) }}, hitAt5),
 		r.sweep(signal{name: "the agreement of dense and lexical search", thresholds: steps(0, 0.6, 0.1),
 			value: func(i int) float64 { return route[i].confidence.Agreement }}, hitAt5),
-		r.sweep(signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(0, 5, 0.25),
+		r.sweep(signal{name: "the best candidate's lead over the next nine, in sigmas", thresholds: steps(0, 1.2, 0.1),
+			value: func(i int) float64 { return r.inSigmas(route[i].confidence.Standout) }}, hitAt5),
+		r.sweep(signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(2, 8, 0.25),
 			value: func(i int) float64 { return deref(route[i].confidence.Score) }}, hitAt5),
 	}
 }
@@ -126,10 +128,16 @@ func (r *run) notFoundCurves(route []outcome) []Curve {
 // sigmas expresses a similarity in standard deviations over the
 // embedder's background.
 func (r *run) sigmas(similarity float64) float64 {
+	return r.inSigmas(similarity - r.background.Mean)
+}
+
+// inSigmas expresses a difference of similarities in the background's
+// standard deviations.
+func (r *run) inSigmas(difference float64) float64 {
 	if r.background.StdDev == 0 {
 		return 0
 	}
-	return (similarity - r.background.Mean) / r.background.StdDev
+	return difference / r.background.StdDev
 }
 
 func deref(v *float64) float64 {

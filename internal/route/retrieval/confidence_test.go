@@ -48,16 +48,44 @@ func TestConfidenceScoresTheBestCandidateOverTheBackground(t *testing.T) {
 		t.Error("a score without a background")
 	}
 	c = c.scored(knowledge.Background{Mean: 0.2, StdDev: 0.1})
-	// 4.2 sigmas, less 1 for no agreement and 0.5 for missing names.
-	if math.Abs(*c.Sigmas-4.2) > 1e-6 || math.Abs(*c.Score-2.7) > 1e-6 {
+	// 4.2 sigmas, 8 × 0.7 for standing 0.07 (0.7 sigmas) above the other
+	// candidate, less 1 for no agreement and 0.5 for missing names.
+	if math.Abs(*c.Sigmas-4.2) > 1e-6 || math.Abs(*c.Score-8.3) > 1e-5 {
 		t.Errorf("sigmas %v score %v", *c.Sigmas, *c.Score)
 	}
 	// The same question where both searches agree and names are found.
 	hits[0].Ranks[knowledge.TextSparse] = 2
 	hits[0].Text += " with Velero"
 	c = confidenceOf("How do I configure Velero to back up Argo CD on a schedule?", hits).scored(knowledge.Background{Mean: 0.2, StdDev: 0.1})
-	if c.Agreement != 1 || len(c.Missing) != 0 || math.Abs(*c.Score-4.2) > 1e-6 {
+	if c.Agreement != 1 || len(c.Missing) != 0 || math.Abs(*c.Score-9.8) > 1e-5 {
 		t.Errorf("agreeing: %+v score %v", c, *c.Score)
+	}
+}
+
+func TestStandoutIsTheBestCandidatesLeadOverItsNeighbours(t *testing.T) {
+	withSimilarities := func(similarities ...float32) []knowledge.Hit {
+		hits := make([]knowledge.Hit, len(similarities))
+		for i, s := range similarities {
+			hits[i] = knowledge.Hit{Similarity: s}
+		}
+		return hits
+	}
+	cases := []struct {
+		name string
+		hits []knowledge.Hit
+		want float64
+	}{
+		{"an answer a step above the rest", withSimilarities(0.5, 0.7, 0.5, 0.5), 0.2},
+		{"a gap: all about as close", withSimilarities(0.61, 0.6, 0.6, 0.6), 0.01},
+		// Only the next nine count: the eleventh does not lower the mean.
+		{"nine neighbours", withSimilarities(0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0), 0.4},
+		{"one candidate", withSimilarities(0.8), 0},
+		{"none", nil, 0},
+	}
+	for _, tc := range cases {
+		if got := standout(tc.hits); math.Abs(got-tc.want) > 1e-6 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // cannot tell it; what gives it away is a term of the question that no
 // candidate contains (a tool, a resource kind, a flag the documents never
 // name), dense and lexical search disagreeing on what is relevant, and
-// a best candidate that does not stand out from its neighbours.
+// a best candidate that does not stand out from its neighbors.
 type Confidence struct {
 	// Similarity is the best candidate's cosine similarity to the query.
 	Similarity float64 `json:"similarity"`
@@ -26,7 +26,7 @@ type Confidence struct {
 	// lexical text search also ranks among its best.
 	Agreement float64 `json:"agreement"`
 	// Standout is how far the best candidate's similarity lies above the
-	// mean of the next standoutNeighbours (in cosine). A question the
+	// mean of the next standoutNeighbors (in cosine). A question the
 	// documents answer finds its section a step above the rest; an
 	// on-topic gap finds many sections about the same thing, all about as
 	// close (the query performance predictors of information retrieval,
@@ -36,7 +36,7 @@ type Confidence struct {
 	// background similarity on the store. Score adds Standout, in the same
 	// sigmas and weighted by standoutWeight, and takes one off for no
 	// agreement at all and a half for a missing name: how far the best
-	// candidate stands out from unrelated text and from its neighbours,
+	// candidate stands out from unrelated text and from its neighbors,
 	// discounted for what gives an on-topic gap away. Both are set only
 	// when the serving generation has a background recorded.
 	Sigmas *float64 `json:"sigmas,omitempty"`
@@ -52,16 +52,16 @@ const (
 )
 
 // standoutWeight weighs Standout, in background sigmas, in the score. The
-// best candidate's lead over its neighbours is a small fraction of the
+// best candidate's lead over its neighbors is a small fraction of the
 // background's spread, so it needs a weight to count; 8 was read from the
 // curves of `make eval` on two embedders (5, 8 and 10 tried: 8 separated
 // the unanswerable questions best on both), a coarse choice like the
 // penalties.
 const standoutWeight = 8.0
 
-// standoutNeighbours is how many of the next best candidates Standout
+// standoutNeighbors is how many of the next best candidates Standout
 // compares the best with.
-const standoutNeighbours = 9
+const standoutNeighbors = 9
 
 // scored sets Sigmas and Score from the background.
 func (c Confidence) scored(b knowledge.Background) Confidence {
@@ -115,22 +115,22 @@ func confidenceOf(query string, hits []knowledge.Hit) Confidence {
 }
 
 // standout is the best similarity less the mean of the next
-// standoutNeighbours; 0 for fewer than two candidates.
+// standoutNeighbors; 0 for fewer than two candidates.
 func standout(hits []knowledge.Hit) float64 {
 	similarities := make([]float64, len(hits))
 	for i, h := range hits {
 		similarities[i] = float64(h.Similarity)
 	}
 	slices.SortFunc(similarities, func(a, b float64) int { return cmp.Compare(b, a) })
-	neighbours := similarities[min(1, len(similarities)):min(1+standoutNeighbours, len(similarities))]
-	if len(neighbours) == 0 {
+	neighbors := similarities[min(1, len(similarities)):min(1+standoutNeighbors, len(similarities))]
+	if len(neighbors) == 0 {
 		return 0
 	}
 	sum := 0.0
-	for _, s := range neighbours {
+	for _, s := range neighbors {
 		sum += s
 	}
-	return similarities[0] - sum/float64(len(neighbours))
+	return similarities[0] - sum/float64(len(neighbors))
 }
 
 // distinctiveTerms are the query's words that name something rather than

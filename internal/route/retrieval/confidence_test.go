@@ -62,7 +62,7 @@ func TestConfidenceScoresTheBestCandidateOverTheBackground(t *testing.T) {
 	}
 }
 
-func TestStandoutIsTheBestCandidatesLeadOverItsNeighbours(t *testing.T) {
+func TestStandoutIsTheBestCandidatesLeadOverItsNeighbors(t *testing.T) {
 	withSimilarities := func(similarities ...float32) []knowledge.Hit {
 		hits := make([]knowledge.Hit, len(similarities))
 		for i, s := range similarities {
@@ -78,7 +78,7 @@ func TestStandoutIsTheBestCandidatesLeadOverItsNeighbours(t *testing.T) {
 		{"an answer a step above the rest", withSimilarities(0.5, 0.7, 0.5, 0.5), 0.2},
 		{"a gap: all about as close", withSimilarities(0.61, 0.6, 0.6, 0.6), 0.01},
 		// Only the next nine count: the eleventh does not lower the mean.
-		{"nine neighbours", withSimilarities(0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0), 0.4},
+		{"nine neighbors", withSimilarities(0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0), 0.4},
 		{"one candidate", withSimilarities(0.8), 0},
 		{"none", nil, 0},
 	}

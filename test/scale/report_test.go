@@ -43,6 +43,8 @@ type report struct {
 	LoadAverage [2]string `json:"loadAverage"`
 	// APIServerGOGC is the bed API server's GOGC (0: Go's default).
 	APIServerGOGC int `json:"apiServerGOGC"`
+	// EtcdInMemory: the bed's etcd kept its data under /dev/shm.
+	EtcdInMemory bool `json:"etcdInMemory"`
 }
 
 // loadAverage is the 1-minute load average.
@@ -192,8 +194,8 @@ func (r *report) print(t *testing.T) {
 	fmt.Fprintf(&b, "  writes of the prompt edit: %s\n", r.Edit.Writes)
 	fmt.Fprintf(&b, "  writes of the restart: %s\n", r.Restart.Writes)
 	fmt.Fprintf(&b, "  objects the restart changed: %s\n", sortedCounts(r.Restart.ObjectsChanged))
-	fmt.Fprintf(&b, "  bed: started in %.1f s; a Job completed on kwok in %.1f s; API server GOGC %d; 1-minute load average %s at start, %s at end (2 cores)\n",
-		r.BedSeconds, r.JobCompleteSeconds, r.APIServerGOGC, r.LoadAverage[0], r.LoadAverage[1])
+	fmt.Fprintf(&b, "  bed: started in %.1f s; a Job completed on kwok in %.1f s; API server GOGC %d; etcd in memory: %t; 1-minute load average %s at start, %s at end (2 cores)\n",
+		r.BedSeconds, r.JobCompleteSeconds, r.APIServerGOGC, r.EtcdInMemory, r.LoadAverage[0], r.LoadAverage[1])
 	fmt.Print(b.String())
 	t.Log("\n" + b.String())
 }

@@ -50,7 +50,7 @@ func init() {
 var readyTimeout time.Duration
 
 // apiServerGOGC: the bed's API server is not what is measured, yet on 2
-// cores it competes with the manager for CPU, a third of it its garbage
+// cores it competes with the manager for CPU, up to 40% of it its garbage
 // collection.
 var apiServerGOGC int
 
@@ -102,6 +102,7 @@ func TestOperatorScale(t *testing.T) {
 		t.Fatalf("test bed: %v", err)
 	}
 	t.Cleanup(bed.Stop)
+	rep.EtcdInMemory = bed.EtcdInMemory()
 	// Before the bed stops: the API server waits for open watches (the
 	// test's cache) to end before it exits.
 	t.Cleanup(cancel)

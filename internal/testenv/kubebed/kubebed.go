@@ -49,8 +49,8 @@ type Options struct {
 	ControllerManager testenv.ControllerManagerOptions
 	// APIServerGOGC is the API server's GOGC (0: Go's default, 100). The
 	// bed shares its cores with what runs on it, and under load the API
-	// server spends a third of its CPU collecting garbage; a higher value
-	// trades its memory for that CPU.
+	// server spends up to 40% of its CPU collecting garbage; a higher
+	// value trades its memory for that CPU.
 	APIServerGOGC int
 	// EtcdInMemory keeps etcd's data under /dev/shm (where there is one):
 	// etcd 3.4 (Debian's) has no --unsafe-no-fsync, and a disk's fsync
@@ -301,6 +301,9 @@ func (b *Bed) createNodes(ctx context.Context, n int) error {
 		}
 	}
 }
+
+// EtcdInMemory reports whether etcd keeps its data in memory.
+func (b *Bed) EtcdInMemory() bool { return b.etcdDir != "" }
 
 // tuneAPIServerGC runs the API server through a script that sets its
 // GOGC: envtest starts it with the test's own environment. The script

@@ -54,9 +54,10 @@ const (
 // standoutWeight weighs Standout, in background sigmas, in the score. The
 // best candidate's lead over its neighbors is a small fraction of the
 // background's spread, so it needs a weight to count; 8 was read from the
-// curves of `make eval` on two embedders (5, 8 and 10 tried: 8 separated
-// the unanswerable questions best on both), a coarse choice like the
-// penalties.
+// curves of `make eval` (1 to 16 tried: 8 separated the unanswerable
+// questions best on MiniLM and bge; on multilingual-e5-small, whose
+// similarity over the background separates them better, 1–2 would),
+// a coarse choice like the penalties.
 const standoutWeight = 8.0
 
 // standoutNeighbors is how many of the next best candidates Standout

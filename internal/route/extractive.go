@@ -155,7 +155,8 @@ func isListItem(line string) bool {
 // the units (BM25's idf, on the packed text).
 func (r *Runner) scoreUnits(ctx context.Context, question string, units []unit, embedded [][]float32) error {
 	texts := []string{question}
-	if len(embedded) != len(units) {
+	reuse := len(embedded) == len(units)
+	if !reuse {
 		for _, u := range units {
 			texts = append(texts, u.text)
 		}
@@ -164,8 +165,8 @@ func (r *Runner) scoreUnits(ctx context.Context, question string, units []unit, 
 	if err != nil {
 		return &ToolError{Tool: "extract", Err: fmt.Errorf("embed the answer's candidates: %w", err)}
 	}
-	if len(vectors) == 1 {
-		vectors = append(vectors, embedded...)
+	if reuse {
+		vectors = append(vectors[:1], embedded...)
 	}
 	words := retrieval.ContentWords(question)
 	df := map[string]int{}

@@ -36,8 +36,8 @@ const (
 	CodeInternal = "internal"
 )
 
-// errorMessage is what a client is told for code.
-func errorMessage(code string) string {
+// ErrorMessage is what a client is told for code.
+func ErrorMessage(code string) string {
 	switch code {
 	case CodeModelUnavailable:
 		return "The chat model is unavailable; try again later."
@@ -69,9 +69,9 @@ func (e *ToolError) Error() string { return e.Tool + ": " + e.Err.Error() }
 
 func (e *ToolError) Unwrap() error { return e.Err }
 
-// errorCode classifies a failed turn. The turn's own deadline or
+// ErrorCode classifies a failed turn (or search). The turn's own deadline or
 // cancellation comes first: whatever failed after it is its consequence.
-func errorCode(ctx context.Context, err error) string {
+func ErrorCode(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return CodeTimeout
@@ -106,6 +106,6 @@ func errorCode(ctx context.Context, err error) string {
 // and that code's fixed message, with the turn id to quote to whoever
 // reads the log.
 func turnError(ctx context.Context, turnID string, err error) TurnError {
-	code := errorCode(ctx, err)
-	return TurnError{Code: code, Message: fmt.Sprintf("%s (turn %s)", errorMessage(code), turnID)}
+	code := ErrorCode(ctx, err)
+	return TurnError{Code: code, Message: fmt.Sprintf("%s (turn %s)", ErrorMessage(code), turnID)}
 }

@@ -52,8 +52,9 @@ func (e Event) Final() bool { return e.Type == EventTurnCompleted || e.Type == E
 
 // TurnStarted is the payload of turn.started.
 type TurnStarted struct {
-	TurnID string `json:"turn_id"`
-	Mode   string `json:"mode"`
+	TurnID         string `json:"turn_id"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	Mode           string `json:"mode"`
 }
 
 // ToolCall is the payload of tool.call: a tool the model (or the always

@@ -67,8 +67,12 @@ type Runner struct {
 // TurnInput is one turn: the conversation so far (ending with the user's
 // question) and who asks.
 type TurnInput struct {
-	ID         string
-	Messages   []model.Message
+	ID string
+	// ConversationID is the client's name for the conversation the turn
+	// belongs to ("" when it gave none); turn.started and the turn's span
+	// carry it, so the turns of one conversation can be found together.
+	ConversationID string
+	Messages       []model.Message
 	Principals []string
 	// Generation is what the client asked of the answer's sampling (the
 	// OpenAI facade's max_tokens, temperature, stop); it lowers the
@@ -104,12 +108,13 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	if r.Mode == podconfig.ModeAgentic {
 		mode = string(podconfig.ModeAgentic)
 	}
-	emit(Event{Type: EventTurnStarted, Data: TurnStarted{TurnID: in.ID, Mode: mode}})
+	emit(Event{Type: EventTurnStarted, Data: TurnStarted{TurnID: in.ID, ConversationID: in.ConversationID, Mode: mode}})
 	run := r.run
 	if r.Mode == podconfig.ModeAgentic {
 		run = r.runAgentic
 	}
-	ctx, span := startSpan(ctx, "ragroute.turn", attribute.String("ragroute.turn_id", in.ID), attribute.String("ragroute.mode", mode))
+	ctx, span := startSpan(ctx, "ragroute.turn", attribute.String("ragroute.turn_id", in.ID), attribute.String("ragroute.mode", mode),
+		attribute.String("ragroute.conversation_id", in.ConversationID))
 	notFound, err := run(ctx, in, st)
 	span.SetAttributes(attribute.Bool("ragroute.not_found", notFound))
 	endSpan(span, err)

@@ -73,7 +73,7 @@ type TurnInput struct {
 	// carry it, so the turns of one conversation can be found together.
 	ConversationID string
 	Messages       []model.Message
-	Principals []string
+	Principals     []string
 	// Generation is what the client asked of the answer's sampling (the
 	// OpenAI facade's max_tokens, temperature, stop); it lowers the
 	// route's settings, never raises them.

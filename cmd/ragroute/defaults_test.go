@@ -5,7 +5,7 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -30,8 +30,8 @@ func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
 // The operator renders the API's grounding defaults; the runtime falls back
 // to its own when a config leaves them at zero. They must agree.
 func TestGroundingDefaultsMatchTheAPI(t *testing.T) {
-	if route.DefaultGroundingThreshold != v1alpha1.DefaultGroundingThreshold || route.DefaultFallbackBelow != v1alpha1.DefaultFallbackBelow {
-		t.Errorf("route: threshold %g, fallback below %g; API: %g, %g", route.DefaultGroundingThreshold, route.DefaultFallbackBelow,
+	if answer.DefaultGroundingThreshold != v1alpha1.DefaultGroundingThreshold || answer.DefaultFallbackBelow != v1alpha1.DefaultFallbackBelow {
+		t.Errorf("route: threshold %g, fallback below %g; API: %g, %g", answer.DefaultGroundingThreshold, answer.DefaultFallbackBelow,
 			v1alpha1.DefaultGroundingThreshold, v1alpha1.DefaultFallbackBelow)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -35,39 +36,10 @@ type routeRuntime struct {
 // close releases the route's connections.
 func (rt *routeRuntime) close() { rt.open.close() }
 
-// unsupported lists settings this version of the runtime refuses rather
-// than silently ignores.
-func unsupported(cfg podconfig.RouteConfig) error {
-	var errs []error
-	if (cfg.Cache.Backend == podconfig.BackendRedis || cfg.Turns.Backend == podconfig.BackendRedis) && cfg.Redis == nil {
-		errs = append(errs, errors.New("a redis backend needs redis.address"))
-	}
-	if cfg.Rerank.Mode == podconfig.RerankCrossEncoder && cfg.Rerank.CrossEncoder == nil {
-		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
-	}
-	if cfg.Retrieval.StrictFloorSigmas != nil && cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
-		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
-	}
-	if m := cfg.Answer.Mode; m != "" && m != "generative" && m != route.AnswerExtractive {
-		errs = append(errs, fmt.Errorf("answer.mode %q: want generative or extractive", m))
-	}
-	switch cfg.Answer.Grounding.Policy {
-	case "", route.GroundingAnnotate, route.GroundingStrip, route.GroundingFallback:
-	default:
-		errs = append(errs, fmt.Errorf("answer.grounding.policy %q: want annotate, strip or fallback", cfg.Answer.Grounding.Policy))
-	}
-	if cfg.Mode != podconfig.ModeSingleRound && cfg.Mode != podconfig.ModeAgentic {
-		errs = append(errs, fmt.Errorf("mode %q: want singleRound or agentic", cfg.Mode))
-	}
-	return errors.Join(errs...)
-}
-
 // newRouteRuntime connects to the route's backends and wires its turn and
-// API from cfg. On any error, whatever was opened is closed.
+// API from cfg, a config podconfig.LoadRoute validated. On any error,
+// whatever was opened is closed.
 func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environment, logger *slog.Logger) (_ *routeRuntime, err error) {
-	if err := unsupported(cfg); err != nil {
-		return nil, fmt.Errorf("route %s/%s: %w", cfg.Route.Namespace, cfg.Route.Name, err)
-	}
 	rt := &routeRuntime{}
 	defer func() {
 		if err != nil {
@@ -102,10 +74,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
-		FlaggedFragments:     route.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
+		FlaggedFragments:     podconfig.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
 		Mode:                 cfg.Mode,
 		AnswerMode:           cfg.Answer.Mode,
-		Grounding: route.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
+		Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
 			FallbackBelow: cfg.Answer.Grounding.FallbackBelow},
 		Research:      cfg.Retrieval.Research,
 		ResearchBelow: cfg.Retrieval.ResearchBelow,

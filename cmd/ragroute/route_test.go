@@ -59,16 +59,6 @@ func TestSearcherFloorsFollowTheServingBackground(t *testing.T) {
 	}
 }
 
-func TestRelativeStrictFloorWithACrossEncoderIsRefused(t *testing.T) {
-	four := 4.0
-	cfg := podconfig.RouteConfig{Mode: podconfig.ModeSingleRound,
-		Rerank:    podconfig.Rerank{Mode: podconfig.RerankCrossEncoder, CrossEncoder: &podconfig.CrossEncoder{BaseURL: "http://r/v1", Model: "r"}},
-		Retrieval: podconfig.Retrieval{StrictFloorSigmas: &four}}
-	if err := unsupported(cfg); err == nil || !strings.Contains(err.Error(), "strictFloorSigmas needs rerank.mode rrf") {
-		t.Errorf("unsupported() = %v", err)
-	}
-}
-
 // Every model client the route calls has its retries exported, the
 // embedder behind an input prefix too; a reranker only when one is set.
 func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {

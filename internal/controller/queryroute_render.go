@@ -96,14 +96,14 @@ func renderModel(m *v1alpha1.ChatModel) podconfig.ChatModel {
 }
 
 func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
-	out := podconfig.Answer{Mode: string(v1alpha1.AnswerGenerative), Grounding: podconfig.Grounding{Policy: string(v1alpha1.GroundingAnnotate),
+	out := podconfig.Answer{Mode: podconfig.AnswerMode(v1alpha1.AnswerGenerative), Grounding: podconfig.Grounding{Policy: podconfig.GroundingPolicy(v1alpha1.GroundingAnnotate),
 		SupportThreshold: v1alpha1.DefaultGroundingThreshold, FallbackBelow: v1alpha1.DefaultFallbackBelow}}
 	if a == nil {
 		return out
 	}
-	out.Mode = cmp.Or(string(a.Mode), out.Mode)
+	out.Mode = cmp.Or(podconfig.AnswerMode(a.Mode), out.Mode)
 	if g := a.Grounding; g != nil {
-		out.Grounding.Policy = cmp.Or(string(g.Policy), out.Grounding.Policy)
+		out.Grounding.Policy = cmp.Or(podconfig.GroundingPolicy(g.Policy), out.Grounding.Policy)
 		out.Grounding.SupportThreshold = orDefault(g.SupportThreshold, out.Grounding.SupportThreshold)
 		out.Grounding.FallbackBelow = orDefault(g.FallbackBelow, out.Grounding.FallbackBelow)
 	}
@@ -160,14 +160,14 @@ func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
 		Diversity: podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin,
 			Dominance: v1alpha1.DefaultDominance},
 		Research:         true,
-		FlaggedFragments: string(v1alpha1.FlaggedKeep),
+		FlaggedFragments: podconfig.FlaggedPolicy(v1alpha1.FlaggedKeep),
 	}
 	if r != nil {
 		if r.Research != nil {
 			out.Research = *r.Research
 		}
 		out.ResearchBelow = r.ResearchBelow
-		out.FlaggedFragments = cmp.Or(string(r.FlaggedFragments), out.FlaggedFragments)
+		out.FlaggedFragments = cmp.Or(podconfig.FlaggedPolicy(r.FlaggedFragments), out.FlaggedFragments)
 		// A relative floor keeps the raw default beside it: the floor in
 		// force until the store's background similarity is recorded.
 		out.SimilarityFloor = orDefault(r.SimilarityFloor, out.SimilarityFloor)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -114,10 +115,10 @@ type TurnSummary struct {
 	Withheld       int      `json:"withheld_sentences,omitempty"`
 	// Sentences are the route's grounding events: each checked sentence,
 	// its score and support.
-	Sentences   []route.Grounding `json:"sentences,omitempty"`
-	TTFTMillis  float64           `json:"ttft_ms"`
-	TotalMillis float64           `json:"total_ms"`
-	Error       string            `json:"error,omitempty"`
+	Sentences   []answer.Grounding `json:"sentences,omitempty"`
+	TTFTMillis  float64            `json:"ttft_ms"`
+	TotalMillis float64            `json:"total_ms"`
+	Error       string             `json:"error,omitempty"`
 }
 
 // RunAnswers ingests the corpus as `make eval` does, runs every question
@@ -202,10 +203,10 @@ func answersDefaults(opts AnswersOptions) AnswersOptions {
 		opts.AnswerReserve = 512
 	}
 	if opts.Threshold <= 0 {
-		opts.Threshold = route.DefaultGroundingThreshold
+		opts.Threshold = answer.DefaultGroundingThreshold
 	}
 	if opts.FallbackBelow <= 0 {
-		opts.FallbackBelow = route.DefaultFallbackBelow
+		opts.FallbackBelow = answer.DefaultFallbackBelow
 	}
 	return opts
 }
@@ -252,15 +253,15 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 	for _, mode := range append(AnswerModes(), curveMode) {
 		runner := &route.Runner{Chat: opts.Chat, Searcher: searcher, Prompt: a.prompt, Policy: podconfig.SearchAlways,
 			Tokens: tokens, ContextTokens: opts.ContextTokens, AnswerReserve: opts.AnswerReserve,
-			Grounding: route.GroundingSettings{Policy: route.GroundingAnnotate, Threshold: opts.Threshold,
+			Grounding: answer.GroundingSettings{Policy: podconfig.GroundingAnnotate, Threshold: opts.Threshold,
 				FallbackBelow: opts.FallbackBelow}}
 		switch mode {
 		case ModeStrip:
-			runner.Grounding.Policy = route.GroundingStrip
+			runner.Grounding.Policy = podconfig.GroundingStrip
 		case ModeFallback:
-			runner.Grounding.Policy = route.GroundingFallback
+			runner.Grounding.Policy = podconfig.GroundingFallback
 		case ModeExtractive, curveMode:
-			runner.AnswerMode = route.AnswerExtractive
+			runner.AnswerMode = podconfig.AnswerExtractive
 		}
 		a.runners[mode] = runner
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // The grounding threshold's calibration curve: for each question's packed
 // fragments, three synthetic sentence sets are scored with the route's own
-// scorer (route.ScoreSupport), and each threshold says how many of each
+// scorer (answer.ScoreSupport), and each threshold says how many of each
 // would pass: (a) the fragments' own sentences lightly paraphrased, which
 // should pass; (b) sentences of other documents the question found but did
 // not pack, on topic but unsupported, which should not; (c) supported
@@ -75,7 +75,7 @@ type sentenceSets struct {
 // fragments; questions no mode ran get an extractive turn for it.
 func (a *answersRun) groundingCurve(ctx context.Context, outcomes map[string][]turnOutcome) (GroundingCurve, error) {
 	var curve GroundingCurve
-	var supported, unsupported, invented []route.Grounding
+	var supported, unsupported, invented []answer.Grounding
 	for i, q := range a.questions {
 		fragments := a.packedFor(outcomes, i)
 		if len(fragments) == 0 {
@@ -94,7 +94,7 @@ func (a *answersRun) groundingCurve(ctx context.Context, outcomes map[string][]t
 			continue
 		}
 		scoreCtx, cancel := context.WithTimeout(ctx, a.opts.TurnTimeout)
-		scores, err := route.ScoreSupport(scoreCtx, a.query, all, fragments)
+		scores, err := answer.ScoreSupport(scoreCtx, a.query, all, fragments)
 		cancel()
 		if err != nil {
 			return curve, fmt.Errorf("grounding curve, question %s: %w", q.ID, err)
@@ -108,7 +108,7 @@ func (a *answersRun) groundingCurve(ctx context.Context, outcomes map[string][]t
 }
 
 // curveOf fills the curve from the three sets' scores.
-func curveOf(curve GroundingCurve, supported, unsupported, invented []route.Grounding) GroundingCurve {
+func curveOf(curve GroundingCurve, supported, unsupported, invented []answer.Grounding) GroundingCurve {
 	curve.Supported, curve.Unsupported, curve.Invented = len(supported), len(unsupported), len(invented)
 	flagged := 0
 	for _, g := range invented {
@@ -121,17 +121,17 @@ func curveOf(curve GroundingCurve, supported, unsupported, invented []route.Grou
 		curve.Points = append(curve.Points, GroundingPoint{Threshold: t,
 			Supported: passRate(supported, t), Unsupported: passRate(unsupported, t), Invented: passRate(invented, t)})
 	}
-	curve.SupportedScores = histogram(supported, route.DefaultGroundingThreshold)
-	curve.UnsupportedScores = histogram(unsupported, route.DefaultGroundingThreshold)
+	curve.SupportedScores = histogram(supported, answer.DefaultGroundingThreshold)
+	curve.UnsupportedScores = histogram(unsupported, answer.DefaultGroundingThreshold)
 	return curve
 }
 
 // passes is the route's rule: enough support and nothing invented.
-func passes(g route.Grounding, threshold float64) bool {
+func passes(g answer.Grounding, threshold float64) bool {
 	return g.Score >= threshold && len(g.Invented) == 0
 }
 
-func passRate(gs []route.Grounding, threshold float64) float64 {
+func passRate(gs []answer.Grounding, threshold float64) float64 {
 	n := 0
 	for _, g := range gs {
 		if passes(g, threshold) {
@@ -142,7 +142,7 @@ func passRate(gs []route.Grounding, threshold float64) float64 {
 }
 
 // histogram bins scores by 0.05 from 0 to 1.
-func histogram(gs []route.Grounding, threshold float64) []ScoreBin {
+func histogram(gs []answer.Grounding, threshold float64) []ScoreBin {
 	bins := make([]ScoreBin, 20)
 	for i := range bins {
 		bins[i].From, bins[i].To = math.Round(float64(i)*5)/100, math.Round(float64(i+1)*5)/100
@@ -163,7 +163,7 @@ func histogram(gs []route.Grounding, threshold float64) []ScoreBin {
 // scoreHistogram bins the sentence scores the route reported for real
 // answers.
 func scoreHistogram(outcomes []turnOutcome, threshold float64) []ScoreBin {
-	var gs []route.Grounding
+	var gs []answer.Grounding
 	for _, o := range outcomes {
 		gs = append(gs, o.Groundings...)
 	}
@@ -273,28 +273,14 @@ func candidateSentences(text string) []string {
 			continue
 		}
 		t = strings.TrimLeft(t, "-*+ ")
-		for _, s := range sentencesOf(t) {
+		// Cut as the grounding check cuts the answers it scores.
+		for _, s := range answer.Sentences(t) {
+			s = strings.TrimSpace(s)
 			words := len(strings.Fields(s))
 			if words >= 6 && words <= 40 && len(retrieval.ContentWords(s)) >= 3 {
 				out = append(out, s)
 			}
 		}
-	}
-	return out
-}
-
-// sentencesOf cuts a line at sentence ends.
-func sentencesOf(line string) []string {
-	var out []string
-	start := 0
-	for i := 0; i+1 < len(line); i++ {
-		if (line[i] == '.' || line[i] == '!' || line[i] == '?') && line[i+1] == ' ' {
-			out = append(out, strings.TrimSpace(line[start:i+1]))
-			start = i + 1
-		}
-	}
-	if rest := strings.TrimSpace(line[start:]); rest != "" {
-		out = append(out, rest)
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 )
 
 // Scoring of whole turns, from their events alone: pure, so each figure
@@ -40,7 +41,7 @@ type turnOutcome struct {
 	Cut     map[string]bool
 	// Completed is turn.completed's payload; nil when the turn failed.
 	Completed  *route.TurnCompleted
-	Groundings []route.Grounding
+	Groundings []answer.Grounding
 	Err        string
 	// Units are what each packed fragment holds, by marker (filled from
 	// the fragments the searches returned), and Allowed the texts whose
@@ -85,7 +86,7 @@ func digest(q Question, mode string, events []timedEvent, total time.Duration) t
 				cited[data.Marker] = true
 				o.Cited = append(o.Cited, data.Marker)
 			}
-		case route.Grounding:
+		case answer.Grounding:
 			o.Groundings = append(o.Groundings, data)
 		case route.TurnCompleted:
 			o.Completed = &data
@@ -196,7 +197,7 @@ type ModeFigures struct {
 // Who measured a mode's grounded ratio.
 const (
 	groundedByRoute = "route"
-	groundedByEval  = "eval (route.ScoreSupport)"
+	groundedByEval  = "eval (answer.ScoreSupport)"
 )
 
 // figures scores one mode's turns.

@@ -19,7 +19,7 @@ func AnswersTable(r AnswersReport) string {
 				m.NotFound, m.FalseNotFound, m.Replaced, fmt.Sprintf("%d/%d", m.Withheld, m.Sentences),
 				seconds(m.TTFTP50), seconds(m.TTFTP90), seconds(m.TotalP50), m.Errors)
 		}
-		b.WriteString("grounded: mean grounded_ratio of answered turns (* measured by the evaluation with route.ScoreSupport, the route\n" +
+		b.WriteString("grounded: mean grounded_ratio of answered turns (* measured by the evaluation with answer.ScoreSupport, the route\n" +
 			"does not check extractive answers); cite P/R: cited markers whose fragment holds the gold section / answerable\n" +
 			"questions whose gold section is cited; URL!: answers showing a URL no packed fragment or the platform prompt holds;\n" +
 			"links-: links the route removed; NF un / NF ans: not-found on unanswerable / answerable questions; repl: answers\n" +

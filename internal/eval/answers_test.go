@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 )
 
 func ratio(x float64) *float64 { return &x }
@@ -55,7 +56,7 @@ func TestDigestReadsATurnsEvents(t *testing.T) {
 		{Event: route.Event{Type: route.EventDelta, Data: route.Delta{Text: "Prune deletes "}}, At: at(900)},
 		{Event: route.Event{Type: route.EventDelta, Data: route.Delta{Text: "what left Git [S1]."}}, At: at(1200)},
 		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S1"}}, At: at(1300)},
-		{Event: route.Event{Type: route.EventGrounding, Data: route.Grounding{Index: 0, Score: 0.7, Status: route.GroundingSupported}}, At: at(1400)},
+		{Event: route.Event{Type: route.EventGrounding, Data: answer.Grounding{Index: 0, Score: 0.7, Status: answer.Supported}}, At: at(1400)},
 		// An inferred citation of a marker already cited counts once.
 		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S1", Inferred: true}}, At: at(1400)},
 		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S2", Inferred: true}}, At: at(1400)},
@@ -163,10 +164,10 @@ func TestFiguresOfAMode(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	turns := []turnOutcome{
 		{Question: qs[0], TTFT: ms(1000), Total: ms(4000), Shown: "Prune runs last.", Allowed: []string{pruneUnit.Text},
-			Completed: &route.TurnCompleted{GroundedRatio: ratio(1)}, Groundings: make([]route.Grounding, 2)},
+			Completed: &route.TurnCompleted{GroundedRatio: ratio(1)}, Groundings: make([]answer.Grounding, 2)},
 		{Question: qs[1], TTFT: ms(3000), Total: ms(6000), Shown: "See https://made.up/retry.", Allowed: []string{retryUnit.Text},
 			Completed:  &route.TurnCompleted{GroundedRatio: ratio(0.5), Withheld: 1, LinksRemoved: 2, AnswerReplaced: true},
-			Groundings: make([]route.Grounding, 2)},
+			Groundings: make([]answer.Grounding, 2)},
 		// The not-found answer is quick and has no model tokens: it counts
 		// for the total time, not the first token.
 		{Question: qs[2], TTFT: ms(5), Total: ms(10), Completed: &route.TurnCompleted{NotFound: true}},
@@ -264,13 +265,13 @@ func TestSyntheticSentenceSets(t *testing.T) {
 }
 
 func TestCurvePassRates(t *testing.T) {
-	g := func(score float64, invented ...string) route.Grounding {
-		return route.Grounding{Score: score, Invented: invented}
+	g := func(score float64, invented ...string) answer.Grounding {
+		return answer.Grounding{Score: score, Invented: invented}
 	}
 	curve := curveOf(GroundingCurve{Questions: 1},
-		[]route.Grounding{g(0.9), g(0.52), g(0.41), g(0.29)},
-		[]route.Grounding{g(0.5), g(0.2), g(0.33, "v2.0"), g(0.1)},
-		[]route.Grounding{g(0.9, "--sync-jitter-seconds"), g(0.8)})
+		[]answer.Grounding{g(0.9), g(0.52), g(0.41), g(0.29)},
+		[]answer.Grounding{g(0.5), g(0.2), g(0.33, "v2.0"), g(0.1)},
+		[]answer.Grounding{g(0.9, "--sync-jitter-seconds"), g(0.8)})
 	if len(curve.Points) != 9 || curve.Points[0].Threshold != 0.3 || curve.Points[8].Threshold != 0.7 {
 		t.Fatalf("thresholds %v", curve.Points)
 	}
@@ -295,7 +296,7 @@ func TestCurvePassRates(t *testing.T) {
 	if curve.InventedFlagged != 0.5 || curve.Supported != 4 || curve.Invented != 2 {
 		t.Errorf("curve %+v", curve)
 	}
-	bins := histogram([]route.Grounding{g(0.02), g(0.47), g(0.47, "x1"), g(1)}, 0.45)
+	bins := histogram([]answer.Grounding{g(0.02), g(0.47), g(0.47, "x1"), g(1)}, 0.45)
 	if bins[0].Sentences != 1 || bins[9].Sentences != 2 || bins[9].Invented != 1 || bins[9].Supported != 1 || bins[19].Sentences != 1 {
 		t.Errorf("histogram %+v", bins)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -177,7 +178,7 @@ func (a *answersRun) checkExtractive(ctx context.Context, o turnOutcome) (*float
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opts.TurnTimeout)
 	defer cancel()
-	scores, err := route.ScoreSupport(ctx, a.query, lines, a.packedFragments(o))
+	scores, err := answer.ScoreSupport(ctx, a.query, lines, a.packedFragments(o))
 	if err != nil {
 		return nil, err
 	}

@@ -70,8 +70,8 @@ func TestHandWrittenMatchersEqualTheirRegexps(t *testing.T) {
 		if got, want := isTableRow(line), tableRow.MatchString(line); got != want {
 			t.Errorf("isTableRow(%q) = %v, regexp %v", line, got, want)
 		}
-		if got, want := isListItem(line), listItem.MatchString(line); got != want {
-			t.Errorf("isListItem(%q) = %v, regexp %v", line, got, want)
+		if got, want := IsListItem(line), listItem.MatchString(line); got != want {
+			t.Errorf("IsListItem(%q) = %v, regexp %v", line, got, want)
 		}
 	}
 }

@@ -29,7 +29,7 @@ type piece struct {
 }
 
 var (
-	listItem    = regexp.MustCompile(`^\s{0,3}([-*+]|\d{1,9}[.)])\s`) // isListItem matches it
+	listItem    = regexp.MustCompile(`^\s{0,3}([-*+]|\d{1,9}[.)])\s`) // IsListItem matches it
 	tableRow    = regexp.MustCompile(`^\s*\|`)                        // isTableRow matches it
 	sentenceEnd = regexp.MustCompile(`[.!?:;]["')\]]*\s+`)
 )
@@ -37,17 +37,18 @@ var (
 // regexpSpace is what \s matches in a regexp.
 const regexpSpace = "\t\n\f\r "
 
-// isTableRow reports whether line matches tableRow. It and isListItem
+// isTableRow reports whether line matches tableRow. It and IsListItem
 // are written out: the first line of every block is tested, and every
 // line of a long list.
 func isTableRow(line string) bool {
 	return strings.HasPrefix(strings.TrimLeft(line, regexpSpace), "|")
 }
 
-// isListItem reports whether line matches listItem: at most three
-// spaces, a bullet or one to nine digits and a dot or parenthesis, then
-// a space.
-func isListItem(line string) bool {
+// IsListItem reports whether line is a Markdown list item (it matches
+// listItem): at most three spaces, a bullet or one to nine digits and a
+// dot or parenthesis, then a space. The chunker keeps such an item whole,
+// and the route's answer units (route/answer) take it as one: one rule.
+func IsListItem(line string) bool {
 	rest := strings.TrimLeft(line, regexpSpace)
 	if len(line)-len(rest) > 3 || rest == "" {
 		return false
@@ -140,7 +141,7 @@ func kindOf(first string) blockKind {
 		return blockCode
 	case isTableRow(first):
 		return blockTable
-	case isListItem(first):
+	case IsListItem(first):
 		return blockList
 	}
 	return blockText
@@ -242,7 +243,7 @@ func (s splitter) listItems(out []piece, b piece) []piece {
 		sep = "\n"
 	}
 	for start, line := range lineSpans(b.text) {
-		if start > 0 && isListItem(line) {
+		if start > 0 && IsListItem(line) {
 			item(b.text[itemStart : start-1])
 			itemStart = start
 		}

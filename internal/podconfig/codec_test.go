@@ -17,6 +17,7 @@ func validConfig() RouteConfig {
 			Embedding: Embedding{BaseURL: "http://e/v1", Model: "m", Dimensions: 384, MaxInputTokens: 256},
 		},
 		Model:  ChatModel{BaseURL: "http://llm/v1", Name: "llm", SearchPolicy: "modelDecides"},
+		Mode:   ModeSingleRound,
 		Window: Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
 		Auth: Auth{TrustedProxy: &TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
 			SecretHeader: "X-Ragroute-Proxy-Secret", SecretEnv: EnvProxySecret}},

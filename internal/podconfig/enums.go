@@ -1,5 +1,10 @@
 package podconfig
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The enums below carry the values of their API fields unchanged, so a
 // rendered config reads like the spec it came from.
 
@@ -42,3 +47,56 @@ const (
 	// ModeAgentic is the multi-round retriever harness.
 	ModeAgentic Mode = "agentic"
 )
+
+// AnswerMode says who writes the answer.
+type AnswerMode string
+
+const (
+	// AnswerGenerative: the chat model writes the answer.
+	AnswerGenerative AnswerMode = "generative"
+	// AnswerExtractive: the route quotes the fragments; no model writes.
+	AnswerExtractive AnswerMode = "extractive"
+)
+
+// GroundingPolicy says what the grounding check does with the model's
+// answer.
+type GroundingPolicy string
+
+const (
+	// GroundingAnnotate streams the answer as written and reports each
+	// sentence's support.
+	GroundingAnnotate GroundingPolicy = "annotate"
+	// GroundingStrip shows only supported sentences, each once checked.
+	GroundingStrip GroundingPolicy = "strip"
+	// GroundingFallback holds the answer until it is checked and replaces
+	// it with the extractive answer when too little of it is supported.
+	GroundingFallback GroundingPolicy = "fallback"
+)
+
+// FlaggedPolicy is what packing does with fragments ingestion flagged as
+// reading like instructions to a model. Every fragment is fenced as data
+// whatever the policy; a flagged one is in addition announced (keep),
+// never shown (drop), or shown only as quoted text whose instructions no
+// longer read as such (quarantine).
+type FlaggedPolicy string
+
+const (
+	FlaggedKeep       FlaggedPolicy = "keep"
+	FlaggedDrop       FlaggedPolicy = "drop"
+	FlaggedQuarantine FlaggedPolicy = "quarantine"
+)
+
+// oneOf is an error naming field and the values it takes when v is none of
+// them; nil when it is one.
+func oneOf[T ~string](field string, v T, values ...T) error {
+	for _, ok := range values {
+		if v == ok {
+			return nil
+		}
+	}
+	want := make([]string, len(values))
+	for i, ok := range values {
+		want[i] = string(ok)
+	}
+	return fmt.Errorf("%s %q: want %s", field, v, strings.Join(want, ", "))
+}

@@ -54,17 +54,17 @@ type RouteRef struct {
 // "extractive" (the route quotes the fragments), and how the model's
 // answer is checked.
 type Answer struct {
-	Mode      string    `json:"mode"`
-	Grounding Grounding `json:"grounding"`
+	Mode      AnswerMode `json:"mode"`
+	Grounding Grounding  `json:"grounding"`
 }
 
 // Grounding is the answer's grounding check: its policy (annotate, strip
 // or fallback), the support a sentence needs, and the grounded ratio
 // under which fallback replaces the answer.
 type Grounding struct {
-	Policy           string  `json:"policy"`
-	SupportThreshold float64 `json:"supportThreshold"`
-	FallbackBelow    float64 `json:"fallbackBelow"`
+	Policy           GroundingPolicy `json:"policy"`
+	SupportThreshold float64         `json:"supportThreshold"`
+	FallbackBelow    float64         `json:"fallbackBelow"`
 }
 
 // Server is where the query API listens.
@@ -144,8 +144,8 @@ type Retrieval struct {
 	// ResearchBelow (when set) a weak best candidate triggers it too.
 	Research      bool     `json:"research"`
 	ResearchBelow *float64 `json:"researchBelow,omitempty"`
-	// FlaggedFragments is keep, drop or quarantine.
-	FlaggedFragments string `json:"flaggedFragments"`
+	// FlaggedFragments is keep (also when empty), drop or quarantine.
+	FlaggedFragments FlaggedPolicy `json:"flaggedFragments"`
 }
 
 // Diversity bounds the fragments of one document in a turn.
@@ -254,7 +254,7 @@ func (c RouteConfig) Validate() error {
 	case c.Model.BaseURL != "" && c.Model.Name != "":
 	case c.Model.BaseURL != "" || c.Model.Name != "":
 		errs = append(errs, errors.New("model.baseURL and model.name go together"))
-	case c.Answer.Mode != "extractive" || c.Model.SearchPolicy != SearchAlways || c.Mode == ModeAgentic:
+	case c.Answer.Mode != AnswerExtractive || c.Model.SearchPolicy != SearchAlways || c.Mode == ModeAgentic:
 		errs = append(errs, errors.New("model.baseURL and model.name are required unless answer.mode is extractive with searchPolicy always in singleRound mode"))
 	}
 	if c.Window.AnswerReserveTokens >= c.Window.ContextTokens {
@@ -275,6 +275,16 @@ func (c RouteConfig) Validate() error {
 	if err := c.Store.Search.validateWeights(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.validateEnums()...)
+	if (c.Cache.Backend == BackendRedis || c.Turns.Backend == BackendRedis) && c.Redis == nil {
+		errs = append(errs, errors.New("a redis backend needs redis.address"))
+	}
+	if c.Rerank.Mode == RerankCrossEncoder && c.Rerank.CrossEncoder == nil {
+		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
+	}
+	if c.Retrieval.StrictFloorSigmas != nil && c.Rerank.Mode == RerankCrossEncoder {
+		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
+	}
 	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: a limit is at least 1 (0 takes the default)", l))
 	}
@@ -282,6 +292,27 @@ func (c RouteConfig) Validate() error {
 		return fmt.Errorf("invalid route config: %w", err)
 	}
 	return nil
+}
+
+// validateEnums refuses a value the runtime does not know; where empty
+// is allowed it takes the default (modelDecides, rrf, memory, keep,
+// generative, annotate), as configs written before the field had it.
+func (c RouteConfig) validateEnums() []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(oneOf("mode", c.Mode, ModeSingleRound, ModeAgentic))
+	add(oneOf("model.searchPolicy", c.Model.SearchPolicy, "", SearchModelDecides, SearchAlways))
+	add(oneOf("rerank.mode", c.Rerank.Mode, "", RerankRRF, RerankCrossEncoder))
+	add(oneOf("cache.backend", c.Cache.Backend, "", BackendMemory, BackendRedis))
+	add(oneOf("turns.backend", c.Turns.Backend, "", BackendMemory, BackendRedis))
+	add(oneOf("retrieval.flaggedFragments", c.Retrieval.FlaggedFragments, "", FlaggedKeep, FlaggedDrop, FlaggedQuarantine))
+	add(oneOf("answer.mode", c.Answer.Mode, "", AnswerGenerative, AnswerExtractive))
+	add(oneOf("answer.grounding.policy", c.Answer.Grounding.Policy, "", GroundingAnnotate, GroundingStrip, GroundingFallback))
+	return errs
 }
 
 // validateWeights: no negative weight, and a search that searches

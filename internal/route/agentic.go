@@ -94,7 +94,7 @@ func (r *Runner) research(ctx context.Context, in TurnInput, h *harness, fence s
 		roundCtx, span := startSpan(ctx, "ragroute.research.round", attribute.Int("ragroute.round", h.round))
 		final, end, err := r.playRound(roundCtx, in, h, fence, st)
 		endSpan(span, err)
-		st.timings[fmt.Sprintf("round_%d", h.round)] = time.Since(start)
+		st.took(fmt.Sprintf("round_%d", h.round), time.Since(start))
 		switch {
 		case err != nil:
 			return nil, err
@@ -124,12 +124,8 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: result})
 	}
 	for range agenticMaxStepsPerRound {
-		t := time.Now()
-		callCtx, span := startSpan(ctx, "ragroute.model.research")
-		reply, err := r.Chat.Stream(callCtx, messages, agenticTools(r.searchBlocked(messages)), model.Generation{}, nil)
-		endSpan(span, err)
-		st.timings["model_research"] += time.Since(t)
-		st.add(reply.Usage)
+		reply, err := r.callModel(ctx, st, modelCall{span: "research", stage: "model_research", messages: messages,
+			tools: agenticTools(r.searchBlocked(messages))})
 		if err != nil {
 			return nil, roundGoesOn, err
 		}
@@ -215,15 +211,9 @@ func (r *Runner) harnessCall(ctx context.Context, in TurnInput, h *harness, fenc
 // in this round, within what is left of the window.
 func (r *Runner) harnessSearch(ctx context.Context, in TurnInput, h *harness, fence, query string, messages []model.Message,
 	st *turnState) (string, roundEnd, []retrieval.Fragment, error) {
-	searchCtx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", agenticSearch))
-	res, err := r.Searcher.Search(searchCtx, query, in.Principals)
-	endSpan(span, err)
+	res, err := r.search(ctx, st, agenticSearch, query, in.Principals)
 	if err != nil {
-		return "", roundGoesOn, nil, &ToolError{Tool: agenticSearch, Err: err}
-	}
-	st.cacheHit = st.cacheHit || res.CacheHit
-	for stage, d := range res.Timings {
-		st.timings[stage] += d
+		return "", roundGoesOn, nil, err
 	}
 	room := r.ContextTokens - r.AnswerReserve - r.windowTokens(messages)
 	// Under drop, a flagged fragment is never shown, in any round.
@@ -287,11 +277,11 @@ func (r *Runner) windowTokens(messages []model.Message) int {
 // fencedFragment is a fragment as the harness shows it: data between the
 // turn's fence markers, under its harness id; a flagged one says so, and
 // under quarantine is shown datamarked, as packing does.
-func fencedFragment(fence string, policy FlaggedPolicy, id string, f retrieval.Fragment) string {
+func fencedFragment(fence string, policy podconfig.FlaggedPolicy, id string, f retrieval.Fragment) string {
 	mark, text := newDatamark(fence), f.Text
 	if quarantined(policy, f) {
 		text = datamark(text, mark)
 	}
-	return fmt.Sprintf("%s %s | %s | %s%s\n%s\n%s end %s\n", fence, id, label(f.Title, f.HeadingPath), f.SourceURI,
+	return fmt.Sprintf("%s %s | %s | %s%s\n%s\n%s end %s\n", fence, id, f.Label(), f.SourceURI,
 		flagNote(policy, f, mark), text, fence, id)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -41,12 +43,9 @@ type Packing struct {
 	// Budget is the tokens that were left for fragments.
 	Budget int
 	// Links are the URLs the answer may render: those of the system
-	// prompt and of the packed fragments (see linkGuard).
-	Links allowedLinks
+	// prompt and of the packed fragments (see answer.LinkGuard).
+	Links answer.AllowedLinks
 }
-
-// minCutTokens: a fragment cut shorter than this is dropped instead.
-const minCutTokens = 32
 
 // systemPrompt is the platform prompt on top, then the grounding rule in
 // the platform's not-found wording, then the answer style for the intent.
@@ -73,10 +72,10 @@ func systemPrompt(p Prompt, intent retrieval.Intent) string {
 // window. A fragment that does not fit is cut at a sentence end, or
 // dropped; both are reported. Flagged fragments are treated as policy says
 // (untrusted.go): dropped ones are never packed nor reported.
-func packFragments(p Prompt, policy FlaggedPolicy, intent retrieval.Intent, history []model.Message, fragments []retrieval.Fragment,
+func packFragments(p Prompt, policy podconfig.FlaggedPolicy, intent retrieval.Intent, history []model.Message, fragments []retrieval.Fragment,
 	contextTokens, answerReserve int, tokens tokenize.Counter) Packing {
-	out := Packing{System: systemPrompt(p, intent), Blocks: map[string]string{}, Links: allowedLinks{}}
-	out.Links.addText(out.System)
+	out := Packing{System: systemPrompt(p, intent), Blocks: map[string]string{}, Links: answer.AllowedLinks{}}
+	out.Links.AddText(out.System)
 	used := tokens.Count(out.System) + 4
 	for _, m := range history {
 		used += tokens.Count(m.Content) + 4
@@ -90,7 +89,7 @@ func packFragments(p Prompt, policy FlaggedPolicy, intent retrieval.Intent, hist
 
 	for i, f := range admitted(policy, fragments) {
 		f.Marker = fmt.Sprintf("S%d", i+1)
-		open := fmt.Sprintf("%s %s | %s | %s%s\n", fence, f.Marker, label(f.Title, f.HeadingPath), f.SourceURI, flagNote(policy, f, mark))
+		open := fmt.Sprintf("%s %s | %s | %s%s\n", fence, f.Marker, f.Label(), f.SourceURI, flagNote(policy, f, mark))
 		closing := fmt.Sprintf("\n%s end %s\n", fence, f.Marker)
 		frame := tokens.Count(open) + tokens.Count(closing)
 		shown := func(text string) string { return text }
@@ -100,7 +99,8 @@ func packFragments(p Prompt, policy FlaggedPolicy, intent retrieval.Intent, hist
 		text := shown(f.Text)
 		size := tokens.Count(text)
 		if frame+size > remaining {
-			text = cutToBudget(f.Text, remaining-frame, tokens, shown)
+			// Cut at a sentence end; shorter than is useful, dropped.
+			text = answer.CutToBudget(f.Text, remaining-frame, tokens, shown)
 			if text == "" {
 				out.Dropped = append(out.Dropped, Dropped{Marker: f.Marker, Source: f.Source})
 				continue
@@ -118,24 +118,15 @@ func packFragments(p Prompt, policy FlaggedPolicy, intent retrieval.Intent, hist
 
 // allowLinks adds a packed fragment's URLs to those the answer may render;
 // of a quarantined fragment only its source: its text is suspect.
-func allowLinks(links allowedLinks, policy FlaggedPolicy, f retrieval.Fragment) {
-	links.addURL(f.SourceURI)
+func allowLinks(links answer.AllowedLinks, policy podconfig.FlaggedPolicy, f retrieval.Fragment) {
+	links.AddURL(f.SourceURI)
 	if quarantined(policy, f) {
 		return
 	}
-	links.addText(f.Text)
+	links.AddText(f.Text)
 	for _, u := range f.ImageURLs {
-		links.addURL(u)
+		links.AddURL(u)
 	}
-}
-
-// label is "title › heading path", without the document's top heading
-// when it only repeats the title.
-func label(title string, headingPath []string) string {
-	if len(headingPath) > 0 && strings.EqualFold(strings.TrimSpace(headingPath[0]), strings.TrimSpace(title)) {
-		headingPath = headingPath[1:]
-	}
-	return strings.Join(append([]string{title}, headingPath...), " › ")
 }
 
 // context is the tool result for the fragments of one tool call.
@@ -148,47 +139,6 @@ func (p Packing) context(ids map[string]bool) string {
 		}
 	}
 	return b.String()
-}
-
-// cutToBudget keeps the longest run of whole sentences of text that,
-// shown as shown makes it, fits budget; nothing when that is too short to
-// be useful.
-func cutToBudget(text string, budget int, tokens tokenize.Counter, shown func(string) string) string {
-	if budget < minCutTokens {
-		return ""
-	}
-	kept := ""
-	for _, sentence := range splitSentences(text) {
-		next := kept + sentence
-		if tokens.Count(shown(next)) > budget {
-			break
-		}
-		kept = next
-	}
-	kept = shown(strings.TrimSpace(kept))
-	if tokens.Count(kept) < minCutTokens {
-		return ""
-	}
-	return kept + " …"
-}
-
-// splitSentences cuts after sentence ends and line breaks, keeping the
-// separators so the pieces join back to the text.
-func splitSentences(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := c == '\n' || ((c == '.' || c == '!' || c == '?') && i+1 < len(text) && (text[i+1] == ' ' || text[i+1] == '\n'))
-		if end {
-			out = append(out, text[start:i+1])
-			start = i + 1
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }
 
 // newFence is a marker a document cannot contain by chance or on purpose:

@@ -16,7 +16,8 @@ const (
 	EventTurnCompleted = "turn.completed"
 	EventError         = "error"
 
-	// EventGrounding: how one sentence of the answer is supported.
+	// EventGrounding: how one sentence of the answer is supported; its
+	// payload is the check's verdict, answer.Grounding.
 	EventGrounding = "grounding"
 
 	// EventAnswerReplaced: the model's answer was not shown; the
@@ -155,30 +156,6 @@ type Citation struct {
 	SourceURI string   `json:"source_uri"`
 	Heading   []string `json:"heading_path"`
 	Inferred  bool     `json:"inferred,omitempty"`
-}
-
-// Grounding statuses.
-const (
-	GroundingSupported   = "supported"
-	GroundingUnsupported = "unsupported"
-)
-
-// Grounding is the payload of grounding: one sentence of the answer, its
-// best support among the packed fragments and whether it suffices.
-type Grounding struct {
-	Index    int     `json:"index"`
-	Sentence string  `json:"sentence"`
-	Status   string  `json:"status"`
-	Marker   string  `json:"marker,omitempty"`
-	Score    float64 `json:"score"`
-	// Invented are numbers, flags, paths or URLs of the sentence that no
-	// packed fragment holds.
-	Invented []string `json:"invented,omitempty"`
-	// UnsupportedMarkers are markers the model wrote that this sentence's
-	// support does not come from.
-	UnsupportedMarkers []string `json:"unsupported_markers,omitempty"`
-	// Withheld: the sentence was not shown (grounding policy strip).
-	Withheld bool `json:"withheld,omitempty"`
 }
 
 // AnswerReplaced is the payload of answer.replaced.

@@ -15,7 +15,7 @@ import (
 // fragments, cited.
 func TestExtractiveTurnCallsNoModel(t *testing.T) {
 	w := newFastWorld(t, func(chatCall) model.Reply { return model.Reply{Content: "invented"} })
-	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, route.AnswerExtractive
+	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, podconfig.AnswerExtractive
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if n := len(w.chat.seen()); n != 0 {

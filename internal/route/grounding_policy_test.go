@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 )
@@ -19,22 +21,22 @@ const (
 	inventedSentence = "Lower waves are applied first with --wave-limit 7 in the sync [S1]."
 )
 
-func withPolicy(w *fastWorld, policy string) *fastWorld {
-	w.runner.Grounding = route.GroundingSettings{Policy: policy}
+func withPolicy(w *fastWorld, policy podconfig.GroundingPolicy) *fastWorld {
+	w.runner.Grounding = answer.GroundingSettings{Policy: policy}
 	return w
 }
 
 // strip shows the supported sentence and withholds the one with an
 // invented flag and number, though the rest of it matches the fragment.
 func TestStripWithholdsTheSentenceWithAnInventedCommand(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence+inventedSentence)), route.GroundingStrip)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence+inventedSentence)), podconfig.GroundingStrip)
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := routetest.AnswerOf(events); got != groundedSentence {
 		t.Errorf("client read %q, want only %q", got, groundedSentence)
 	}
 	g := groundings(events)
-	if len(g) != 2 || g[0].Withheld || !g[1].Withheld || g[1].Status != route.GroundingUnsupported {
+	if len(g) != 2 || g[0].Withheld || !g[1].Withheld || g[1].Status != answer.Unsupported {
 		t.Fatalf("grounding %+v", g)
 	}
 	if done := completed(t, events); done.Withheld != 1 || done.AnswerReplaced || *done.GroundedRatio != 0.5 {
@@ -45,13 +47,13 @@ func TestStripWithholdsTheSentenceWithAnInventedCommand(t *testing.T) {
 // Under annotate the same answer streams as written; only the report
 // says what is unsupported.
 func TestAnnotateShowsEverySentenceAndReportsEach(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence+inventedSentence)), route.GroundingAnnotate)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence+inventedSentence)), podconfig.GroundingAnnotate)
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := routetest.AnswerOf(events); got != groundedSentence+inventedSentence {
 		t.Errorf("client read %q", got)
 	}
-	if g := groundings(events); len(g) != 2 || g[1].Withheld || g[1].Status != route.GroundingUnsupported {
+	if g := groundings(events); len(g) != 2 || g[1].Withheld || g[1].Status != answer.Unsupported {
 		t.Errorf("grounding %+v", g)
 	}
 }
@@ -60,17 +62,17 @@ func TestAnnotateShowsEverySentenceAndReportsEach(t *testing.T) {
 // all, with the extractive one, and says so.
 func TestFallbackReplacesAPoorlyGroundedAnswerWithTheExtractiveOne(t *testing.T) {
 	invented := "Run heroku create to deploy the waves. Then git clone https://github.com/test-team/app and push [S1]."
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", invented)), route.GroundingFallback)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", invented)), podconfig.GroundingFallback)
 	texts := &textCounter{Embedder: w.runner.Searcher.Embedder, seen: map[string]int{}}
 	w.runner.Searcher.Embedder = texts
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
-	answer := routetest.AnswerOf(events)
-	if strings.Contains(answer, "heroku") || strings.Contains(answer, "github.com") || !strings.Contains(answer, "> Sync waves order the resources") {
-		t.Errorf("client read:\n%s", answer)
+	read := routetest.AnswerOf(events)
+	if strings.Contains(read, "heroku") || strings.Contains(read, "github.com") || !strings.Contains(read, "> Sync waves order the resources") {
+		t.Errorf("client read:\n%s", read)
 	}
 	replaced := routetest.OfType(events, route.EventAnswerReplaced)
-	if len(replaced) != 1 || replaced[0].Data.(route.AnswerReplaced).GroundedRatio >= route.DefaultFallbackBelow {
+	if len(replaced) != 1 || replaced[0].Data.(route.AnswerReplaced).GroundedRatio >= answer.DefaultFallbackBelow {
 		t.Fatalf("answer.replaced %+v", replaced)
 	}
 	if done := completed(t, events); !done.AnswerReplaced || done.NotFound {
@@ -101,7 +103,7 @@ func (c *textCounter) Embed(ctx context.Context, texts []string) ([][]float32, e
 
 // fallback shows a well grounded answer as written, once checked.
 func TestFallbackKeepsAGroundedAnswer(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence)), route.GroundingFallback)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence)), podconfig.GroundingFallback)
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := routetest.AnswerOf(events); got != groundedSentence || len(routetest.OfType(events, route.EventAnswerReplaced)) != 0 {
@@ -112,11 +114,11 @@ func TestFallbackKeepsAGroundedAnswer(t *testing.T) {
 // strip that would leave nothing shows the extractive answer instead of
 // an empty one.
 func TestStripWithholdingEverythingFallsBackToExtractive(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", inventedSentence)), route.GroundingStrip)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", inventedSentence)), podconfig.GroundingStrip)
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
-	if answer := routetest.AnswerOf(events); !strings.Contains(answer, "> Sync waves order the resources") || strings.Contains(answer, "wave-limit") {
-		t.Errorf("client read:\n%s", answer)
+	if read := routetest.AnswerOf(events); !strings.Contains(read, "> Sync waves order the resources") || strings.Contains(read, "wave-limit") {
+		t.Errorf("client read:\n%s", read)
 	}
 	if r := routetest.OfType(events, route.EventAnswerReplaced); len(r) != 1 || r[0].Data.(route.AnswerReplaced).Reason != "every sentence withheld" {
 		t.Errorf("answer.replaced %+v", r)
@@ -125,7 +127,7 @@ func TestStripWithholdingEverythingFallsBackToExtractive(t *testing.T) {
 
 // The platform's not-found wording passes strip unchecked.
 func TestStripLetsTheNotFoundWordingThrough(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", routetest.Prompt().NotFound)), route.GroundingStrip)
+	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", routetest.Prompt().NotFound)), podconfig.GroundingStrip)
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := routetest.AnswerOf(events); got != routetest.Prompt().NotFound || !completed(t, events).NotFound {
@@ -135,8 +137,8 @@ func TestStripLetsTheNotFoundWordingThrough(t *testing.T) {
 
 // A link no fragment holds is removed, its text kept, and counted.
 func TestInventedLinksAreRemovedAndCounted(t *testing.T) {
-	answer := "Lower waves are applied first, see [the wave guide](https://careers.example.com/x) or https://evil.example/y [S1]."
-	w := newFastWorld(t, searchesThenAnswers("sync waves", answer))
+	written := "Lower waves are applied first, see [the wave guide](https://careers.example.com/x) or https://evil.example/y [S1]."
+	w := newFastWorld(t, searchesThenAnswers("sync waves", written))
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	got := routetest.AnswerOf(events)
@@ -192,12 +194,12 @@ func TestStripLetsThroughOnlySupportedSentencesAndNoForeignURL(t *testing.T) {
 			}
 			b.WriteString(piece)
 		}
-		answer := b.String()
-		w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves pruning sync panel", answer)), route.GroundingStrip)
+		written := b.String()
+		w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves pruning sync panel", written)), podconfig.GroundingStrip)
 		events := w.run(staff, routetest.User("How do sync waves and pruning work?"))
 		client := routetest.AnswerOf(events)
 		if urlPattern.MatchString(client) {
-			t.Fatalf("round %d: a URL reached the client:\n%s\n(model wrote %q)", round, client, answer)
+			t.Fatalf("round %d: a URL reached the client:\n%s\n(model wrote %q)", round, client, written)
 		}
 		if completed(t, events).AnswerReplaced {
 			continue // the extractive answer quotes fragments only
@@ -211,7 +213,7 @@ func TestStripLetsThroughOnlySupportedSentencesAndNoForeignURL(t *testing.T) {
 				}
 				continue
 			}
-			if g.Status != route.GroundingSupported || g.Score < route.DefaultGroundingThreshold || len(g.Invented) > 0 {
+			if g.Status != answer.Supported || g.Score < answer.DefaultGroundingThreshold || len(g.Invented) > 0 {
 				t.Fatalf("round %d: shown sentence %+v is not supported", round, g)
 			}
 			at := strings.Index(rest, g.Sentence)

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 )
 
-func groundings(events []route.Event) []route.Grounding {
-	var out []route.Grounding
+func groundings(events []route.Event) []answer.Grounding {
+	var out []answer.Grounding
 	for _, e := range routetest.OfType(events, route.EventGrounding) {
-		out = append(out, e.Data.(route.Grounding))
+		out = append(out, e.Data.(answer.Grounding))
 	}
 	return out
 }
@@ -24,7 +25,7 @@ func TestGroundedSentenceIsSupportedAndItsCitationInferred(t *testing.T) {
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	g := groundings(events)
-	if len(g) != 1 || g[0].Status != route.GroundingSupported || g[0].Marker != "S1" {
+	if len(g) != 1 || g[0].Status != answer.Supported || g[0].Marker != "S1" {
 		t.Fatalf("grounding %+v", g)
 	}
 	cites := routetest.OfType(events, route.EventCitation)
@@ -44,7 +45,7 @@ func TestInventedCommandIsUnsupportedWhateverItsWording(t *testing.T) {
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	g := groundings(events)
-	if len(g) != 2 || g[0].Status != route.GroundingSupported || g[1].Status != route.GroundingUnsupported {
+	if len(g) != 2 || g[0].Status != answer.Supported || g[1].Status != answer.Unsupported {
 		t.Fatalf("grounding %+v", g)
 	}
 	if !slices.Contains(g[1].Invented, "--wave-limit") || !slices.Contains(g[1].Invented, "7") || !slices.Equal(g[1].UnsupportedMarkers, []string{"S1"}) {

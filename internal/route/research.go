@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
@@ -16,6 +14,9 @@ import (
 // model rephrases the question once (one short call, no tools) and the
 // route searches that once more. A second miss is not found; there is
 // never a third search.
+
+// researchTool names the rephrased search in its span and a failure.
+const researchTool = "research"
 
 const rephrasePrompt = "The documentation search for the user's question found nothing. Write one different search query for it: " +
 	"other words, synonyms, the likely name of the feature or setting. Reply with the query only."
@@ -61,14 +62,9 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, nil, Packing{}, err
 	}
-	searchCtx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", "research"))
-	res, err := r.Searcher.Search(searchCtx, query, in.Principals)
-	endSpan(span, err)
+	res, err := r.search(ctx, st, researchTool, query, in.Principals)
 	if err != nil {
-		return nil, nil, Packing{}, &ToolError{Tool: searchToolName, Err: err}
-	}
-	for stage, d := range res.Timings {
-		st.timings[stage] += d
+		return nil, nil, Packing{}, err
 	}
 	st.emit(Event{Type: EventResearch, Data: Research{Queries: queries, Rephrase: query, Found: len(res.Fragments)}})
 	arguments, _ := json.Marshal(map[string]string{"query": query})

@@ -109,3 +109,27 @@ func TestRephraseTakesOneBoundedLine(t *testing.T) {
 		t.Errorf("the re-search queried %q", got[len(got)-1])
 	}
 }
+
+// A rephrased search the exact cache answers is a cache hit of the turn,
+// as any other search of it is.
+func TestResearchServedFromTheCacheIsTheTurnsCacheHit(t *testing.T) {
+	w := newFastWorld(t, searchesThenAnswers("sync waves order", "Lower waves first [S1]."))
+	if completed(t, w.run(staff, routetest.User("In which order are waves synced?"))).CacheHit {
+		t.Fatal("a first search is a cache hit")
+	}
+	// The next turn's own search finds nothing; its rephrase is the query
+	// the cache holds from the first turn.
+	w.chat.script = researchScript("quota limits kubernetes", "sync waves order", "Lower waves first [S1].")
+	w.runner.Research = true
+	events := w.run(staff, routetest.User("In which order are waves synced?"))
+
+	if got := w.index.searches(); len(got) != 2 || got[1] != "quota limits kubernetes" {
+		t.Fatalf("index searches %q: want the first turn's and the second's own, the rephrase from the cache", got)
+	}
+	if r := routetest.OfType(events, route.EventRetrieval); len(r) != 2 || !r[1].Data.(route.RetrievalReport).CacheHit {
+		t.Fatalf("retrievals %+v: want the re-search's from the cache", r)
+	}
+	if !completed(t, events).CacheHit {
+		t.Error("turn.completed.cache_hit is false, though the re-search came from the cache")
+	}
+}

@@ -91,30 +91,36 @@ func (r *Runner) runTools(ctx context.Context, calls []model.ToolCall, principal
 		}
 		query := results[i].Query
 		group.Go(func() error {
-			ctx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", call.Name))
 			var err error
-			defer func() { endSpan(span, err) }()
-			if call.Name == webSearchToolName {
-				results[i], err = r.WebSearch.Search(ctx, query)
-			} else {
-				results[i], err = r.Searcher.Search(ctx, query, principals)
-			}
-			if err != nil {
-				return &ToolError{Tool: call.Name, Err: err}
-			}
-			return nil
+			results[i], err = r.search(ctx, st, call.Name, query, principals)
+			return err
 		})
 	}
 	if err := group.Wait(); err != nil {
 		return nil, err
 	}
-	for _, res := range results {
-		st.cacheHit = st.cacheHit || res.CacheHit
-		for stage, d := range res.Timings {
-			st.timings[stage] += d
-		}
-	}
 	return results, nil
+}
+
+// search runs one search of the turn, the one way every step searches:
+// the web search for web_search, else the knowledge search; under its
+// span (tool names it there and in a failure), its cache hit and stage
+// times booked on the turn.
+func (r *Runner) search(ctx context.Context, st *turnState, tool, query string, principals []string) (retrieval.Retrieval, error) {
+	ctx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", tool))
+	var res retrieval.Retrieval
+	var err error
+	if tool == webSearchToolName {
+		res, err = r.WebSearch.Search(ctx, query)
+	} else {
+		res, err = r.Searcher.Search(ctx, query, principals)
+	}
+	endSpan(span, err)
+	if err != nil {
+		return retrieval.Retrieval{}, &ToolError{Tool: tool, Err: err}
+	}
+	st.booked(res)
+	return res, nil
 }
 
 // toolQuery reads the query of a search call; a tool the route did not

@@ -6,28 +6,18 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
-// FlaggedPolicy is what packing does with a fragment that ingestion
-// flagged as reading like instructions to a model (a QueryRoute's
+// A fragment ingestion flagged as reading like instructions to a model
+// is packed as its route's podconfig.FlaggedPolicy says (a QueryRoute's
 // spec.retrieval.flaggedFragments).
-type FlaggedPolicy string
-
-// The policies. Every fragment is fenced as data whatever the policy; a
-// flagged one is in addition announced (keep), never shown (drop), or
-// shown only as quoted text whose instructions no longer read as such
-// (quarantine).
-const (
-	FlaggedKeep       FlaggedPolicy = "keep"
-	FlaggedDrop       FlaggedPolicy = "drop"
-	FlaggedQuarantine FlaggedPolicy = "quarantine"
-)
 
 // admitted is fragments without the flagged ones the policy drops: they
 // get no marker, so they cannot be cited either.
-func admitted(policy FlaggedPolicy, fragments []retrieval.Fragment) []retrieval.Fragment {
-	if policy != FlaggedDrop {
+func admitted(policy podconfig.FlaggedPolicy, fragments []retrieval.Fragment) []retrieval.Fragment {
+	if policy != podconfig.FlaggedDrop {
 		return fragments
 	}
 	out := make([]retrieval.Fragment, 0, len(fragments))
@@ -40,13 +30,13 @@ func admitted(policy FlaggedPolicy, fragments []retrieval.Fragment) []retrieval.
 }
 
 // quarantined says whether a fragment is shown datamarked.
-func quarantined(policy FlaggedPolicy, f retrieval.Fragment) bool {
-	return policy == FlaggedQuarantine && f.Flagged != ""
+func quarantined(policy podconfig.FlaggedPolicy, f retrieval.Fragment) bool {
+	return policy == podconfig.FlaggedQuarantine && f.Flagged != ""
 }
 
 // flagNote ends a flagged fragment's opening fence line: what was found
 // in it and how it is shown. Empty for an unflagged fragment.
-func flagNote(policy FlaggedPolicy, f retrieval.Fragment, mark string) string {
+func flagNote(policy podconfig.FlaggedPolicy, f retrieval.Fragment, mark string) string {
 	switch {
 	case f.Flagged == "":
 		return ""

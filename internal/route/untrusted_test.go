@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -17,14 +18,14 @@ func untrustedFragments() []retrieval.Fragment {
 	}
 }
 
-func packWith(t *testing.T, policy FlaggedPolicy) Packing {
+func packWith(t *testing.T, policy podconfig.FlaggedPolicy) Packing {
 	t.Helper()
 	p := Prompt{Platform: "Our portal is https://portal.acme.example.", NotFound: "Not found."}
 	return packFragments(p, policy, retrieval.IntentConcept, nil, untrustedFragments(), 8192, 1024, tokenize.NewBERTUncased())
 }
 
 func TestKeptFlaggedFragmentsSayWhyInTheirFence(t *testing.T) {
-	p := packWith(t, FlaggedKeep)
+	p := packWith(t, podconfig.FlaggedKeep)
 	if len(p.Packed) != 2 {
 		t.Fatalf("packed %d fragments, want both", len(p.Packed))
 	}
@@ -40,14 +41,14 @@ func TestKeptFlaggedFragmentsSayWhyInTheirFence(t *testing.T) {
 		t.Errorf("clean fragment announced as flagged: %q", p.Blocks["clean"])
 	}
 	for _, u := range []string{"https://evil.example/?q=1", "https://docs.acme.example/hooks", "https://portal.acme.example"} {
-		if !p.Links.allows(u) {
+		if !p.Links.Allows(u) {
 			t.Errorf("%s is in the packing but not allowed", u)
 		}
 	}
 }
 
 func TestDroppedFlaggedFragmentsAreNeverPackedNorCited(t *testing.T) {
-	p := packWith(t, FlaggedDrop)
+	p := packWith(t, podconfig.FlaggedDrop)
 	if len(p.Packed) != 1 || p.Packed[0].ID != "clean" || p.Packed[0].Marker != "S1" {
 		t.Fatalf("packed %+v, want only the clean fragment as S1", p.Packed)
 	}
@@ -57,13 +58,13 @@ func TestDroppedFlaggedFragmentsAreNeverPackedNorCited(t *testing.T) {
 	if len(p.Dropped) != 0 {
 		t.Errorf("a policy drop is reported as a budget drop: %+v", p.Dropped)
 	}
-	if p.Links.allows("https://evil.example/?q=1") || p.Links.allows("https://docs.acme.example/hooks") {
+	if p.Links.Allows("https://evil.example/?q=1") || p.Links.Allows("https://docs.acme.example/hooks") {
 		t.Error("the dropped fragment's links are allowed")
 	}
 }
 
 func TestQuarantinedFragmentsAreDatamarkedQuotes(t *testing.T) {
-	p := packWith(t, FlaggedQuarantine)
+	p := packWith(t, podconfig.FlaggedQuarantine)
 	if len(p.Packed) != 2 {
 		t.Fatalf("packed %d fragments, want both", len(p.Packed))
 	}
@@ -82,7 +83,7 @@ func TestQuarantinedFragmentsAreDatamarkedQuotes(t *testing.T) {
 	if strings.Contains(p.Blocks["clean"], mark) {
 		t.Error("an unflagged fragment was datamarked")
 	}
-	if p.Links.allows("https://evil.example/?q=1") || !p.Links.allows("https://docs.acme.example/hooks") {
+	if p.Links.Allows("https://evil.example/?q=1") || !p.Links.Allows("https://docs.acme.example/hooks") {
 		t.Error("a quarantined fragment's text links are allowed, or its source is not")
 	}
 	if other := newDatamark(newFence()); other == mark {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
 )
 
 // The OpenAI-compatible facade lets existing chat UIs and SDKs use a route:
@@ -31,8 +32,8 @@ type extension struct {
 	Harness []harnessStep `json:"harness,omitempty"`
 	// Grounding is each answer sentence's support; GroundedRatio the
 	// share supported (grounding.go).
-	Grounding     []route.Grounding `json:"grounding,omitempty"`
-	GroundedRatio *float64          `json:"grounded_ratio,omitempty"`
+	Grounding     []answer.Grounding `json:"grounding,omitempty"`
+	GroundedRatio *float64           `json:"grounded_ratio,omitempty"`
 	// AnswerReplaced: the model's answer fell short of the grounding
 	// policy and the content is the extractive answer instead.
 	AnswerReplaced bool `json:"answer_replaced,omitempty"`
@@ -73,7 +74,7 @@ func (c *collector) add(ev route.Event) {
 		}
 	case route.RoundStarted, route.MemorySaved, route.Finalized:
 		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-	case route.Grounding:
+	case answer.Grounding:
 		c.ext.Grounding = append(c.ext.Grounding, d)
 	case route.TurnCompleted:
 		c.usage, c.ext.NotFound, c.ext.GroundedRatio = d.Usage, d.NotFound, d.GroundedRatio

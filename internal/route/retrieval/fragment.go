@@ -1,6 +1,10 @@
 package retrieval
 
-import "github.com/ragroute/ragroute/internal/knowledge"
+import (
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+)
 
 // Fragment is one retrieved piece of knowledge as a turn uses it.
 type Fragment struct {
@@ -45,4 +49,15 @@ func (f Fragment) section() string {
 		return f.ParentID
 	}
 	return f.ID
+}
+
+// Label is "title › heading path", the fragment's name in fences and
+// citations, without the document's top heading when it only repeats the
+// title.
+func (f Fragment) Label() string {
+	path := f.HeadingPath
+	if len(path) > 0 && strings.EqualFold(strings.TrimSpace(path[0]), strings.TrimSpace(f.Title)) {
+		path = path[1:]
+	}
+	return strings.Join(append([]string{f.Title}, path...), " › ")
 }

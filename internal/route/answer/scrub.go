@@ -1,4 +1,4 @@
-package route
+package answer
 
 import (
 	"regexp"
@@ -12,30 +12,32 @@ var fenceTail = regexp.MustCompile(`^ (?:end )?S\d+(?: \|[^\n]*)?`)
 // maxFenceTail bounds how long an echoed marker line is held back.
 const maxFenceTail = 512
 
-// fenceScrubber removes the turn's fence markers from a streamed answer:
-// a small model sometimes echoes them, and they are packing syntax, not
-// text for the user. Text that may be the start of a marker is held until
-// it is known, so a marker split across deltas is removed too.
-type fenceScrubber struct {
+// FenceScrubber is the stage that removes the turn's fence markers from a
+// streamed answer: a small model sometimes echoes them, and they are
+// packing syntax, not text for the user. Text that may be the start of a
+// marker is held until it is known, so a marker split across deltas is
+// removed too.
+type FenceScrubber struct {
+	outlet
 	fence   string
-	emit    func(string) error
 	pending string
 }
 
-func newFenceScrubber(fence string, emit func(string) error) *fenceScrubber {
-	return &fenceScrubber{fence: fence, emit: emit}
+// NewFenceScrubber scrubs the turn's fence.
+func NewFenceScrubber(fence string) *FenceScrubber {
+	return &FenceScrubber{fence: fence}
 }
 
-// write takes the next delta.
-func (s *fenceScrubber) write(text string) error {
+// Write takes the next delta.
+func (s *FenceScrubber) Write(text string) error {
 	s.pending += text
 	return s.drain(false)
 }
 
-// flush sends what is held back once the answer is complete.
-func (s *fenceScrubber) flush() error { return s.drain(true) }
+// Flush sends what is held back once the answer is complete.
+func (s *FenceScrubber) Flush() error { return s.drain(true) }
 
-func (s *fenceScrubber) drain(final bool) error {
+func (s *FenceScrubber) drain(final bool) error {
 	var out strings.Builder
 	for {
 		at := strings.Index(s.pending, s.fence)
@@ -47,7 +49,7 @@ func (s *fenceScrubber) drain(final bool) error {
 			// The marker's tail may still be streaming: emit what precedes it.
 			out.WriteString(s.pending[:at])
 			s.pending = s.pending[at:]
-			return s.send(out.String())
+			return s.pass(out.String())
 		}
 		out.WriteString(s.pending[:at])
 		s.pending = rest[len(fenceTail.FindString(rest)):]
@@ -58,14 +60,7 @@ func (s *fenceScrubber) drain(final bool) error {
 	}
 	out.WriteString(s.pending[:len(s.pending)-keep])
 	s.pending = s.pending[len(s.pending)-keep:]
-	return s.send(out.String())
-}
-
-func (s *fenceScrubber) send(text string) error {
-	if text == "" {
-		return nil
-	}
-	return s.emit(text)
+	return s.pass(out.String())
 }
 
 // partialPrefix is the length of the longest end of text that begins fence.

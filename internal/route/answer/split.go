@@ -1,9 +1,9 @@
-package route
+package answer
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -27,11 +27,6 @@ const maxSegmentHold = 4096
 // lineKindChars is how much of a line tells a list item, heading or code
 // fence from prose ("100. " is five).
 const lineKindChars = 6
-
-var (
-	leadingMarker = regexp.MustCompile(`^\[S\d+\]`)
-	partialMarker = regexp.MustCompile(`^\[(S\d*)?$`)
-)
 
 type answerSplitter struct {
 	pending   string
@@ -80,7 +75,7 @@ func (s *answerSplitter) next(final bool) int {
 		switch {
 		case strings.HasPrefix(trimmed, "```"):
 			return codeBlockEnd(p, final)
-		case trimmed == "", strings.HasPrefix(trimmed, "#"), isListItem(trimmed):
+		case trimmed == "", strings.HasPrefix(trimmed, "#"), ingest.IsListItem(trimmed):
 			if complete || final {
 				return len(line)
 			}
@@ -108,59 +103,6 @@ func codeBlockEnd(p string, final bool) int {
 		at += end + 1
 	}
 	return finalLen(p, final)
-}
-
-// sentenceEnd is the length of the prose sentence p starts with: through
-// its end (. ! ? before a space, or the line's end), the markers that
-// follow it and the spaces after.
-func sentenceEnd(p string, final bool) int {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '\n' {
-			return i + 1
-		}
-		if c != '.' && c != '!' && c != '?' {
-			continue
-		}
-		if i+1 == len(p) {
-			return finalLen(p, final)
-		}
-		if p[i+1] != ' ' && p[i+1] != '\n' {
-			continue
-		}
-		return afterSentence(p, i+1, final)
-	}
-	return finalLen(p, final)
-}
-
-// afterSentence extends a sentence ending at end over the markers and
-// spaces that follow it (a model often writes "… first. [S1] Then …").
-func afterSentence(p string, end int, final bool) int {
-	for {
-		j := end
-		for j < len(p) && p[j] == ' ' {
-			j++
-		}
-		if j < len(p) && p[j] == '\n' {
-			return j + 1
-		}
-		rest := p[j:]
-		if m := leadingMarker.FindString(rest); m != "" {
-			end = j + len(m)
-			continue
-		}
-		if !final && (rest == "" || partialMarker.MatchString(rest)) {
-			return 0 // a marker may follow
-		}
-		return j
-	}
-}
-
-func finalLen(p string, final bool) int {
-	if final {
-		return len(p)
-	}
-	return 0
 }
 
 // checkable is what of a segment is checked: nothing for blank lines,

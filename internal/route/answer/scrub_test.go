@@ -1,4 +1,4 @@
-package route
+package answer
 
 import (
 	"strings"
@@ -21,13 +21,13 @@ func TestFenceScrubberRemovesEchoedMarkersAcrossDeltas(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got strings.Builder
-			s := newFenceScrubber(fence, func(text string) error { got.WriteString(text); return nil })
+			s := NewPipe(func(text string) error { got.WriteString(text); return nil }, NewFenceScrubber(fence))
 			for _, d := range tc.deltas {
-				if err := s.write(d); err != nil {
+				if err := s.Write(d); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := s.flush(); err != nil {
+			if err := s.Flush(); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != tc.want {

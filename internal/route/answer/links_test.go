@@ -1,4 +1,4 @@
-package route
+package answer
 
 import (
 	"strings"
@@ -6,9 +6,9 @@ import (
 )
 
 func TestLinkGuardStripsLinksNotGivenAcrossDeltas(t *testing.T) {
-	allowed := allowedLinks{}
-	allowed.addText("See [the guide](https://docs.acme.example/sync) and https://docs.acme.example/prune.")
-	allowed.addURL("handbook/expenses.md")
+	allowed := AllowedLinks{}
+	allowed.AddText("See [the guide](https://docs.acme.example/sync) and https://docs.acme.example/prune.")
+	allowed.AddURL("handbook/expenses.md")
 	cases := map[string]struct {
 		deltas []string
 		want   string
@@ -31,13 +31,13 @@ func TestLinkGuardStripsLinksNotGivenAcrossDeltas(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got strings.Builder
-			g := newLinkGuard(allowed, func(text string) error { got.WriteString(text); return nil })
+			g := NewPipe(func(text string) error { got.WriteString(text); return nil }, NewLinkGuard(allowed))
 			for _, d := range tc.deltas {
-				if err := g.write(d); err != nil {
+				if err := g.Write(d); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := g.flush(); err != nil {
+			if err := g.Flush(); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != tc.want {
@@ -51,9 +51,9 @@ func TestLinkGuardStripsLinksNotGivenAcrossDeltas(t *testing.T) {
 // as it comes, up to a possible link's first characters.
 func TestLinkGuardHoldsBackOnlyAPossibleLinkStart(t *testing.T) {
 	var sent []string
-	g := newLinkGuard(allowedLinks{}, func(text string) error { sent = append(sent, text); return nil })
+	g := NewPipe(func(text string) error { sent = append(sent, text); return nil }, NewLinkGuard(AllowedLinks{}))
 	for _, d := range []string{"Lower waves ", "apply first, ", "then wait", " for health."} {
-		if err := g.write(d); err != nil {
+		if err := g.Write(d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,11 +62,11 @@ func TestLinkGuardHoldsBackOnlyAPossibleLinkStart(t *testing.T) {
 		t.Errorf("sent %q, want %q", sent, want)
 	}
 	sent = nil
-	_ = g.write("Use the ht")
+	_ = g.Write("Use the ht")
 	if strings.Join(sent, "") != "Use the " {
 		t.Errorf("sent %q, want the text before a possible scheme", sent)
 	}
-	_ = g.write("tp header.")
+	_ = g.Write("tp header.")
 	if strings.Join(sent, "") != "Use the http header." {
 		t.Errorf("sent %q", sent)
 	}

@@ -1,4 +1,4 @@
-package route
+package retrieval
 
 import "testing"
 
@@ -13,7 +13,7 @@ func TestLabelDropsATopHeadingThatRepeatsTheTitle(t *testing.T) {
 		{"VPN", nil, "VPN"},
 	}
 	for _, tc := range cases {
-		if got := label(tc.title, tc.path); got != tc.want {
+		if got := (Fragment{Title: tc.title, HeadingPath: tc.path}).Label(); got != tc.want {
 			t.Errorf("label(%q, %q) = %q, want %q", tc.title, tc.path, got, tc.want)
 		}
 	}

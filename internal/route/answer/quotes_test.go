@@ -1,41 +1,39 @@
-package route
+package answer
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/testenv"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
-// extractOnly runs the extractive answer on fragments and returns the
-// streamed answer and the cited markers.
+// extractOnly quotes fragments for question, marked S1, S2, … as
+// packing marks them, and returns the answer and the markers it cites.
 func extractOnly(t *testing.T, question string, reserve int, fragments ...retrieval.Fragment) (string, []string) {
 	t.Helper()
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Searcher: &retrieval.Searcher{Embedder: &testenv.HashEmbedder{Dim: 64}}, Tokens: tokens,
-		ContextTokens: 8192, AnswerReserve: reserve, Prompt: Prompt{NotFound: "Not in the docs."}}
-	packing := packFragments(r.Prompt, FlaggedKeep, retrieval.ClassifyIntent(question), nil, fragments, 8192, reserve, tokens)
-	var answer strings.Builder
-	var cited []string
-	st := &turnState{timings: map[string]time.Duration{}, emit: func(ev Event) {
-		switch d := ev.Data.(type) {
-		case Delta:
-			answer.WriteString(d.Text)
-		case Citation:
-			cited = append(cited, d.Marker)
-		}
-	}}
-	if _, err := r.extract(context.Background(), question, retrieval.ClassifyIntent(question), packing, nil, st); err != nil {
+	packed := make([]retrieval.Fragment, len(fragments))
+	for i, f := range fragments {
+		f.Marker = fmt.Sprintf("S%d", i+1)
+		packed[i] = f
+	}
+	q := Quoter{Embedder: &testenv.HashEmbedder{Dim: 64}, Tokens: tokens, Budget: reserve}
+	answer, err := q.Quote(context.Background(), question, retrieval.ClassifyIntent(question), packed, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return answer.String(), cited
+	var cited []string
+	for _, f := range Cited(answer, packed) {
+		cited = append(cited, f.Marker)
+	}
+	return answer, cited
 }
 
 var (

@@ -1,4 +1,4 @@
-package route
+package answer
 
 import (
 	"math/rand/v2"

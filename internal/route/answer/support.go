@@ -1,4 +1,4 @@
-package route
+package answer
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -16,19 +17,33 @@ import (
 // URLs appear in no fragment is unsupported whatever its wording: an
 // invented command must not pass on similarity. A supported sentence
 // without a marker gets its supporting fragment's citation, inferred.
-// The policy (grounding_gate.go) decides what the client is shown.
+// The policy (podconfig.GroundingPolicy, applied by the Gate) decides
+// what the client is shown.
 
-// Grounding policies.
+// Grounding statuses.
 const (
-	// GroundingAnnotate streams the answer as written and reports each
-	// sentence's support (the default).
-	GroundingAnnotate = "annotate"
-	// GroundingStrip shows only supported sentences, each once checked.
-	GroundingStrip = "strip"
-	// GroundingFallback holds the answer until it is checked and replaces
-	// it with the extractive answer when too little of it is supported.
-	GroundingFallback = "fallback"
+	Supported   = "supported"
+	Unsupported = "unsupported"
 )
+
+// Grounding is the verdict on one sentence of the answer: its best support
+// among the packed fragments and whether it suffices. It is the payload
+// of the turn's grounding event.
+type Grounding struct {
+	Index    int     `json:"index"`
+	Sentence string  `json:"sentence"`
+	Status   string  `json:"status"`
+	Marker   string  `json:"marker,omitempty"`
+	Score    float64 `json:"score"`
+	// Invented are numbers, flags, paths or URLs of the sentence that no
+	// packed fragment holds.
+	Invented []string `json:"invented,omitempty"`
+	// UnsupportedMarkers are markers the model wrote that this sentence's
+	// support does not come from.
+	UnsupportedMarkers []string `json:"unsupported_markers,omitempty"`
+	// Withheld: the sentence was not shown (grounding policy strip).
+	Withheld bool `json:"withheld,omitempty"`
+}
 
 // Defaults of GroundingSettings, calibrated on the dev questions with the
 // local all-MiniLM-L6-v2 (docs/eval.md, "Answer-level evaluation").
@@ -40,7 +55,7 @@ const (
 // GroundingSettings are a route's answer.grounding.
 type GroundingSettings struct {
 	// Policy is annotate (also when empty), strip or fallback.
-	Policy string
+	Policy podconfig.GroundingPolicy
 	// Threshold is the support a sentence needs: the mean of its best
 	// embedding similarity to a fragment sentence and the share of its
 	// content words that sentence holds. 0: DefaultGroundingThreshold.
@@ -71,9 +86,9 @@ const maxGroundingUnits = 256
 // flags, paths, URLs, dotted or snake_case names.
 var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b[\w.-]*\d[\w.-]*\b|\b\w+[_./]\w[\w./-]*\b)`)
 
-// supportScorer scores sentences against one turn's packed fragments. The
-// fragments' sentences are embedded once, on first use.
-type supportScorer struct {
+// Scorer scores sentences against one turn's packed fragments. The
+// fragments' units are embedded once, on first use.
+type Scorer struct {
 	embedder  knowledge.Embedder
 	fragments []retrieval.Fragment
 	units     []unit
@@ -83,33 +98,40 @@ type supportScorer struct {
 	threshold float64
 }
 
-func newSupportScorer(embedder knowledge.Embedder, fragments []retrieval.Fragment, threshold float64) *supportScorer {
+// NewScorer scores against fragments; a sentence is supported from
+// threshold up.
+func NewScorer(embedder knowledge.Embedder, fragments []retrieval.Fragment, threshold float64) *Scorer {
 	units := answerUnits(fragments)
 	units = units[:min(len(units), maxGroundingUnits)]
 	words := make([]map[string]bool, len(units))
 	for i, u := range units {
 		words[i] = wordSet(u.text)
 	}
-	return &supportScorer{embedder: embedder, fragments: fragments, units: units, unitWords: words,
+	return &Scorer{embedder: embedder, fragments: fragments, units: units, unitWords: words,
 		packed: strings.ToLower(packedText(fragments)), threshold: threshold}
 }
 
-// prepare embeds the fragments' sentences, unless done.
-func (s *supportScorer) prepare(ctx context.Context) error {
+// prepare embeds the fragments' units, unless done.
+func (s *Scorer) prepare(ctx context.Context) error {
 	if s.vectors != nil || len(s.units) == 0 {
 		return nil
 	}
 	vectors, err := s.embedder.Embed(ctx, unitTexts(s.units))
 	if err != nil {
-		return &ToolError{Tool: "grounding", Err: fmt.Errorf("embed the fragments' sentences: %w", err)}
+		return fmt.Errorf("embed the fragments' sentences: %w", err)
 	}
 	s.vectors = vectors
 	return nil
 }
 
+// UnitVectors are the fragments' unit vectors once the check embedded
+// them (nil before): the extractive answer that replaces a checked one
+// scores the same units with them.
+func (s *Scorer) UnitVectors() [][]float32 { return s.vectors }
+
 // score judges sentences in one embeddings call. Index is left to the
 // caller.
-func (s *supportScorer) score(ctx context.Context, sentences []string) ([]Grounding, error) {
+func (s *Scorer) score(ctx context.Context, sentences []string) ([]Grounding, error) {
 	out := make([]Grounding, len(sentences))
 	if len(sentences) == 0 {
 		return out, nil
@@ -121,7 +143,7 @@ func (s *supportScorer) score(ctx context.Context, sentences []string) ([]Ground
 	if len(s.units) > 0 {
 		var err error
 		if vectors, err = s.embedder.Embed(ctx, sentences); err != nil {
-			return nil, &ToolError{Tool: "grounding", Err: fmt.Errorf("embed the answer's sentences: %w", err)}
+			return nil, fmt.Errorf("embed the answer's sentences: %w", err)
 		}
 	}
 	for i, sentence := range sentences {
@@ -136,8 +158,8 @@ func (s *supportScorer) score(ctx context.Context, sentences []string) ([]Ground
 
 // judge scores one sentence whose embedding is vector[0] (none: no
 // fragment sentence to support it).
-func (s *supportScorer) judge(sentence string, vector [][]float32) Grounding {
-	g := Grounding{Sentence: sentence, Status: GroundingUnsupported, Invented: inventedIdentifiers(sentence, s.packed)}
+func (s *Scorer) judge(sentence string, vector [][]float32) Grounding {
+	g := Grounding{Sentence: sentence, Status: Unsupported, Invented: inventedIdentifiers(sentence, s.packed)}
 	best, bestScore := -1, 0.0
 	if len(vector) == 1 {
 		words := retrieval.ContentWords(sentence)
@@ -153,11 +175,11 @@ func (s *supportScorer) judge(sentence string, vector [][]float32) Grounding {
 	if best >= 0 {
 		marker = s.fragments[s.units[best].fragment].Marker
 		if bestScore >= s.threshold && len(g.Invented) == 0 {
-			g.Status, g.Marker = GroundingSupported, marker
+			g.Status, g.Marker = Supported, marker
 		}
 	}
 	for _, m := range markerPattern.FindAllStringSubmatch(sentence, -1) {
-		if g.Status != GroundingSupported || m[1] != marker {
+		if g.Status != Supported || m[1] != marker {
 			g.UnsupportedMarkers = append(g.UnsupportedMarkers, m[1])
 		}
 	}
@@ -168,15 +190,7 @@ func (s *supportScorer) judge(sentence string, vector [][]float32) Grounding {
 // check does with the default threshold (for calibration: `ragroute
 // eval-answers --grounding-curve`).
 func ScoreSupport(ctx context.Context, embedder knowledge.Embedder, sentences []string, fragments []retrieval.Fragment) ([]Grounding, error) {
-	return newSupportScorer(embedder, fragments, DefaultGroundingThreshold).score(ctx, sentences)
-}
-
-func unitTexts(units []unit) []string {
-	out := make([]string, len(units))
-	for i, u := range units {
-		out[i] = u.text
-	}
-	return out
+	return NewScorer(embedder, fragments, DefaultGroundingThreshold).score(ctx, sentences)
 }
 
 func packedText(fragments []retrieval.Fragment) string {

@@ -1,0 +1,49 @@
+package podconfig
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every enum of the config is checked where the config is loaded, naming
+// the field and the values it takes; empty takes the default where the
+// runtime has one.
+func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
+	cases := map[string]struct {
+		edit func(*RouteConfig)
+		want string
+	}{
+		"mode":                        {func(c *RouteConfig) { c.Mode = "loop" }, `mode "loop": want singleRound, agentic`},
+		"mode unset":                  {func(c *RouteConfig) { c.Mode = "" }, `mode "": want singleRound, agentic`},
+		"search policy":               {func(c *RouteConfig) { c.Model.SearchPolicy = "never" }, `model.searchPolicy "never"`},
+		"rerank mode":                 {func(c *RouteConfig) { c.Rerank.Mode = "llm" }, `rerank.mode "llm"`},
+		"cache backend":               {func(c *RouteConfig) { c.Cache.Backend = "disk" }, `cache.backend "disk"`},
+		"turns backend":               {func(c *RouteConfig) { c.Turns.Backend = "disk" }, `turns.backend "disk"`},
+		"flagged policy":              {func(c *RouteConfig) { c.Retrieval.FlaggedFragments = "ignore" }, `retrieval.flaggedFragments "ignore": want , keep, drop, quarantine`},
+		"answer mode":                 {func(c *RouteConfig) { c.Answer.Mode = "summary" }, `answer.mode "summary"`},
+		"grounding policy":            {func(c *RouteConfig) { c.Answer.Grounding.Policy = "block" }, `answer.grounding.policy "block"`},
+		"redis backend without redis": {func(c *RouteConfig) { c.Turns.Backend = BackendRedis }, "a redis backend needs redis.address"},
+		"cross-encoder without endpoint": {func(c *RouteConfig) { c.Rerank.Mode = RerankCrossEncoder },
+			"rerank.mode crossEncoder needs rerank.crossEncoder"},
+		"relative strict floor with a cross-encoder": {func(c *RouteConfig) {
+			four := 4.0
+			c.Rerank = Rerank{Mode: RerankCrossEncoder, CrossEncoder: &CrossEncoder{BaseURL: "http://r/v1", Model: "r"}}
+			c.Retrieval.StrictFloorSigmas = &four
+		}, "strictFloorSigmas needs rerank.mode rrf"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := validConfig()
+			tc.edit(&c)
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+	c := validConfig()
+	c.Model.SearchPolicy, c.Rerank.Mode, c.Cache.Backend, c.Turns.Backend = "", "", "", ""
+	c.Retrieval.FlaggedFragments, c.Answer.Mode, c.Answer.Grounding.Policy = "", "", ""
+	if err := c.Validate(); err != nil {
+		t.Errorf("empty enums take their defaults, yet: %v", err)
+	}
+}

@@ -1,0 +1,46 @@
+package route
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// extract streams the extractive answer to the question from packing, a
+// line at a time, then its citations. embedded, when it holds a vector
+// for every unit of packing (the grounding check's, for a replaced
+// answer), spares embedding them again.
+func (r *Runner) extract(ctx context.Context, question string, intent retrieval.Intent, packing Packing, embedded [][]float32,
+	st *turnState) (notFound bool, err error) {
+	start := time.Now()
+	defer func() { st.took("extract", time.Since(start)) }()
+	quoter := answer.Quoter{Embedder: r.Searcher.Embedder, Tokens: r.Tokens, Budget: r.answerBudget()}
+	text, err := quoter.Quote(ctx, question, intent, packing.Packed, embedded)
+	if err != nil {
+		return false, &ToolError{Tool: "extract", Err: err}
+	}
+	if text == "" {
+		return true, st.delta(r.Prompt.NotFound)
+	}
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if line != "" {
+			if err := st.delta(line); err != nil {
+				return false, err
+			}
+		}
+	}
+	emitCitations(answer.Cited(text, packing.Packed), false, st)
+	return false, nil
+}
+
+// answerBudget is the tokens an answer may take: the window's answer
+// reserve.
+func (r *Runner) answerBudget() int {
+	if r.AnswerReserve > 0 {
+		return r.AnswerReserve
+	}
+	return 512
+}

@@ -141,5 +141,5 @@ func (e staticEmbedder) Embed(_ context.Context, texts []string) ([][]float32, e
 // noCache never hits: every configuration searches.
 type noCache struct{}
 
-func (noCache) Get(string) ([]retrieval.Fragment, bool) { return nil, false }
-func (noCache) Put(string, []retrieval.Fragment)        {}
+func (noCache) Get(context.Context, string) ([]retrieval.Fragment, bool) { return nil, false }
+func (noCache) Put(context.Context, string, []retrieval.Fragment) {}

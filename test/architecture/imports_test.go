@@ -1,8 +1,9 @@
 // Package architecture checks the house rules of the tree: the data path
 // (route, knowledge, ingest, model and their helpers) never imports
 // Kubernetes packages; the controller renders pod configs without the
-// ingestion run's code; the route's packages depend in one direction; and
-// only cmd/ reads the environment.
+// ingestion run's code; the route's packages depend in one direction and
+// the answer filters import only their inputs; and only cmd/ reads the
+// environment.
 package architecture
 
 import (
@@ -117,8 +118,9 @@ func TestKnowledgeKnowsNoChunker(t *testing.T) {
 	forbid(t, internal("knowledge"), module+"/internal/ingest", module+"/internal/ingestion", module+"/internal/sources")
 }
 
-// The route's packages depend in one direction: API → turn → retrieval →
-// knowledge/model; identity and the turn log sit beside the turn.
+// The route's packages depend in one direction: API → turn → answer →
+// retrieval → knowledge/model; identity and the turn log sit beside the
+// turn.
 func TestRoutePackagesDependInOneDirection(t *testing.T) {
 	route := module + "/internal/route"
 	forbid(t, []string{route + "/retrieval/..."}, route+"/api", route+"/turnlog", route+"/identity")
@@ -130,6 +132,14 @@ func TestRoutePackagesDependInOneDirection(t *testing.T) {
 		}
 	}
 	forbid(t, []string{route}, route+"/api", route+"/turnlog", route+"/identity")
+	forbid(t, []string{route + "/answer/..."}, route+"/api", route+"/turnlog", route+"/identity")
+	for pkg, ds := range goList(t, deps, route+"/answer/...") {
+		for _, dep := range ds {
+			if dep == route {
+				t.Errorf("%s depends on the turn (%s)", pkg, dep)
+			}
+		}
+	}
 	forbid(t, []string{route + "/identity/..."}, route+"/api", route+"/turnlog", route+"/retrieval")
 	// The turn log stores the turn's events, so it may know the turn.
 	forbid(t, []string{route + "/turnlog/..."}, route+"/api", route+"/identity")
@@ -137,6 +147,23 @@ func TestRoutePackagesDependInOneDirection(t *testing.T) {
 		for _, dep := range ds {
 			if dep == route {
 				t.Errorf("%s depends on the turn (%s)", pkg, dep)
+			}
+		}
+	}
+}
+
+// The answer filters and quotes know fragments, embedders, token counts,
+// the policy enums and ingestion's Markdown rules, nothing else of ours:
+// no turn, no events, no model client, no HTTP.
+func TestAnswerImportsOnlyItsInputs(t *testing.T) {
+	allowed := map[string]bool{}
+	for _, p := range []string{"route/retrieval", "knowledge", "tokenize", "podconfig", "ingest"} {
+		allowed[module+"/internal/"+p] = true
+	}
+	for pkg, imps := range goList(t, imports, module+"/internal/route/answer") {
+		for _, imp := range imps {
+			if strings.HasPrefix(imp, module+"/") && !allowed[imp] {
+				t.Errorf("%s imports %s", pkg, imp)
 			}
 		}
 	}

@@ -34,10 +34,8 @@ var joseAlgs = func() []jose.SignatureAlgorithm {
 	return out
 }()
 
-// retryInterval bounds how often a failed discovery, or a JWKS fetch while
-// no key is known yet, is tried again; a token presented in between is
-// refused at once with the last failure.
-var retryInterval = 5 * time.Second
+// DefaultRetryInterval is JWTVerifier.RetryInterval when unset.
+const DefaultRetryInterval = 5 * time.Second
 
 // clockSkew is the leeway on a token's expiry.
 const clockSkew = 30 * time.Second
@@ -75,6 +73,11 @@ type JWTVerifier struct {
 	Refresh time.Duration
 	// Timeout bounds discovery and each JWKS fetch; 10s when 0.
 	Timeout time.Duration
+	// RetryInterval bounds how often a failed discovery, or a JWKS fetch
+	// while no key is known yet, is tried again; a token presented in
+	// between is refused at once with the last failure.
+	// DefaultRetryInterval when 0.
+	RetryInterval time.Duration
 	// Log receives discovery and key fetch failures; slog.Default() when nil.
 	Log *slog.Logger
 
@@ -158,6 +161,13 @@ func (v *JWTVerifier) identityOf(claims map[string]any) (Identity, error) {
 	return id, nil
 }
 
+func (v *JWTVerifier) retryInterval() time.Duration {
+	if v.RetryInterval > 0 {
+		return v.RetryInterval
+	}
+	return DefaultRetryInterval
+}
+
 func (v *JWTVerifier) timeout() time.Duration {
 	if v.Timeout > 0 {
 		return v.Timeout
@@ -181,7 +191,7 @@ func (v *JWTVerifier) log() *slog.Logger {
 
 // discovered returns the token verifier, running discovery (in the
 // background, shared by concurrent callers) when it has not succeeded
-// yet and was not tried within retryInterval. The caller waits for it at
+// yet and was not tried within RetryInterval. The caller waits for it at
 // most as long as ctx lives.
 func (v *JWTVerifier) discovered(ctx context.Context) (*oidc.IDTokenVerifier, *keySet, error) {
 	v.mu.Lock()
@@ -191,7 +201,7 @@ func (v *JWTVerifier) discovered(ctx context.Context) (*oidc.IDTokenVerifier, *k
 	}
 	done := v.discovering
 	if done == nil {
-		if !v.triedAt.IsZero() && time.Since(v.triedAt) < retryInterval {
+		if !v.triedAt.IsZero() && time.Since(v.triedAt) < v.retryInterval() {
 			err := v.discoverErr
 			v.mu.Unlock()
 			return nil, nil, err
@@ -226,10 +236,10 @@ func (v *JWTVerifier) discover(done chan struct{}) {
 	if err != nil {
 		v.discoverErr = fmt.Errorf("discovery of %s: %w", v.Issuer, err)
 		v.log().Warn("JWT issuer discovery failed; bearer tokens are refused until it succeeds",
-			"issuer", v.Issuer, "err", err, "retryAfter", retryInterval)
+			"issuer", v.Issuer, "err", err, "retryAfter", v.retryInterval())
 		return
 	}
-	v.keys = &keySet{url: jwksURL, client: v.client(), timeout: v.timeout(), every: v.Refresh, log: v.log()}
+	v.keys = &keySet{url: jwksURL, client: v.client(), timeout: v.timeout(), every: v.Refresh, retry: v.retryInterval(), log: v.log()}
 	v.verifier = oidc.NewVerifier(v.Issuer, v.keys, &oidc.Config{
 		ClientID:             v.Audience,
 		SupportedSigningAlgs: signingAlgs,

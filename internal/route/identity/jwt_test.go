@@ -146,13 +146,6 @@ func ecdsaKey(t *testing.T, c elliptic.Curve) *ecdsa.PrivateKey {
 	return k
 }
 
-// fastRetry shortens the retry interval for a test.
-func fastRetry(t *testing.T, d time.Duration) {
-	old := retryInterval
-	retryInterval = d
-	t.Cleanup(func() { retryInterval = old })
-}
-
 func TestJWTDiscoveryFindsKeysAtJWKSURI(t *testing.T) {
 	p := newIDP(t)
 	rs, es, ps := rsaKey(t), ecdsaKey(t, elliptic.P256()), rsaKey(t)
@@ -252,7 +245,6 @@ func TestJWTRefusesBadTokens(t *testing.T) {
 }
 
 func TestJWTDiscoveryDownFailsClosed(t *testing.T) {
-	fastRetry(t, 20*time.Millisecond)
 	p := newIDP(t)
 	k := rsaKey(t)
 	p.publish("k1", "RS256", &k.PublicKey)
@@ -260,6 +252,7 @@ func TestJWTDiscoveryDownFailsClosed(t *testing.T) {
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	v := p.verifier("")
+	v.RetryInterval = 20 * time.Millisecond
 	v.Log = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, nil))
 
 	start := time.Now()

@@ -18,14 +18,16 @@ import (
 
 // keySet is the oidc.KeySet of a JWKS URL: the last good keys, and at most
 // one fetch in flight, started for an unknown kid at most once per Refresh
-// (once per retryInterval while no key is known yet). go-oidc's RemoteKeySet
+// (once per retry while no key is known yet). go-oidc's RemoteKeySet
 // fetches on every unknown kid and every bad signature, however often.
 type keySet struct {
 	url     string
 	client  *http.Client
 	timeout time.Duration
 	every   time.Duration
-	log     *slog.Logger
+	// retry is how soon a fetch is tried again while no key is known.
+	retry time.Duration
+	log   *slog.Logger
 
 	mu       sync.Mutex
 	keys     []jose.JSONWebKey
@@ -91,7 +93,7 @@ func (s *keySet) refresh(ctx context.Context) error {
 	if done == nil {
 		interval := s.every
 		if len(s.keys) == 0 {
-			interval = retryInterval
+			interval = s.retry
 		}
 		if !s.triedAt.IsZero() && time.Since(s.triedAt) < interval {
 			err := s.lastErr

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -16,11 +17,17 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Cache is the exact cache in front of embed and retrieve.
+// Cache is the exact cache in front of embed and retrieve. A cache that
+// fails misses: the search runs. ctx is the search's; a shared cache
+// bounds each call further (cacheTimeout).
 type Cache interface {
-	Get(key string) ([]Fragment, bool)
-	Put(key string, fragments []Fragment)
+	Get(ctx context.Context, key string) ([]Fragment, bool)
+	Put(ctx context.Context, key string, fragments []Fragment)
 }
+
+// cacheTimeout bounds one call to a shared cache: a slow cache must cost
+// less than the search it saves.
+const cacheTimeout = time.Second
 
 // cacheKeyLayout names the layout of the key's fields, so that keys of an
 // older layout, still in a shared Redis during a rollout, never match.
@@ -102,7 +109,7 @@ func (c *memoryCache) Len() int {
 	return c.order.Len()
 }
 
-func (c *memoryCache) Get(key string) ([]Fragment, bool) {
+func (c *memoryCache) Get(_ context.Context, key string) ([]Fragment, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
@@ -119,7 +126,7 @@ func (c *memoryCache) Get(key string) ([]Fragment, bool) {
 	return append([]Fragment{}, entry.fragments...), true
 }
 
-func (c *memoryCache) Put(key string, fragments []Fragment) {
+func (c *memoryCache) Put(_ context.Context, key string, fragments []Fragment) {
 	if c.max <= 0 {
 		return
 	}

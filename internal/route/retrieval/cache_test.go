@@ -157,3 +157,25 @@ func TestRedisCacheServesNoEntryToACollidingRequest(t *testing.T) {
 	t.Cleanup(func() { _ = client.Close() })
 	checkCollisionsAreNotServed(t, NewRedisCache(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
 }
+
+// The shared cache answers within the search's context: a cancelled turn
+// does not wait on Redis, and misses.
+func TestRedisCacheHonoursTheSearchsContext(t *testing.T) {
+	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
+	t.Cleanup(func() { _ = client.Close() })
+	cache := NewRedisCache(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute)
+	ctx := context.Background()
+	cache.Put(ctx, "k", []Fragment{{ID: "a", Text: "kept"}})
+	if got, ok := cache.Get(ctx, "k"); !ok || got[0].Text != "kept" {
+		t.Fatalf("Get = %+v, %v: want the entry put", got, ok)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, ok := cache.Get(cancelled, "k"); ok {
+		t.Error("a cancelled search was served from Redis")
+	}
+	cache.Put(cancelled, "other", []Fragment{{ID: "b"}})
+	if _, ok := cache.Get(ctx, "other"); ok {
+		t.Error("a cancelled search wrote to Redis")
+	}
+}

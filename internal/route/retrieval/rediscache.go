@@ -39,8 +39,8 @@ func (c *RedisCache) key(k string) string {
 }
 
 // Get returns a cached entry; a Redis error is a miss (the search runs).
-func (c *RedisCache) Get(k string) ([]Fragment, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+func (c *RedisCache) Get(ctx context.Context, k string) ([]Fragment, bool) {
+	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
 	defer cancel()
 	data, err := c.client.Get(ctx, c.key(k)).Bytes()
 	if err != nil {
@@ -59,7 +59,7 @@ func (c *RedisCache) Get(k string) ([]Fragment, bool) {
 }
 
 // Put stores an entry; failures only cost a later miss.
-func (c *RedisCache) Put(k string, fragments []Fragment) {
+func (c *RedisCache) Put(ctx context.Context, k string, fragments []Fragment) {
 	stored := make([]cachedFragment, len(fragments))
 	for i, f := range fragments {
 		stored[i] = cachedFragment{Fragment: f, Text: f.Text, ParentID: f.ParentID, Parts: f.PartCount}
@@ -68,7 +68,7 @@ func (c *RedisCache) Put(k string, fragments []Fragment) {
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
 	defer cancel()
 	c.client.Set(ctx, c.key(k), data, c.ttl)
 }

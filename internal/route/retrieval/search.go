@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -93,8 +94,7 @@ func (t Timeouts) rerank() time.Duration { return cmp.Or(t.Rerank, DefaultRerank
 // ran past it fails with an error saying which step and its deadline, the
 // cause still context.DeadlineExceeded.
 func step[T any](ctx context.Context, name string, timeout time.Duration, call func(context.Context) (T, error)) (T, error) {
-	// A span per step, with the tracer of the turn's span (none: no-op).
-	ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(ctx, "ragroute.search."+strings.ReplaceAll(name, " ", "_"))
+	ctx, span := stepSpan(ctx, name)
 	defer span.End()
 	stepCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -107,6 +107,12 @@ func step[T any](ctx context.Context, name string, timeout time.Duration, call f
 		span.SetStatus(codes.Error, "failed")
 	}
 	return out, err
+}
+
+// stepSpan starts a step's span (ragroute.search.<name>), with the tracer
+// of the turn's span: without tracing it is a no-op.
+func stepSpan(ctx context.Context, name string) (context.Context, trace.Span) {
+	return trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(ctx, "ragroute.search."+strings.ReplaceAll(name, " ", "_"))
 }
 
 // tracerName names the search's spans' instrumentation scope.
@@ -158,7 +164,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 		return r, fmt.Errorf("search without an identity is refused")
 	}
 	key := cacheKey(query, principals, s.Generation())
-	if cached, ok := s.Cache.Get(key); ok {
+	if cached, ok := s.cached(ctx, key); ok {
 		r.Fragments, r.CacheHit = cached, true
 		return r, nil
 	}
@@ -211,8 +217,17 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	}
 	r.Timings["reassemble"] = time.Since(start)
 	r.Fragments = candidates
-	s.Cache.Put(key, candidates)
+	s.Cache.Put(ctx, key, candidates)
 	return r, nil
+}
+
+// cached looks the search up in the exact cache, under its own span.
+func (s *Searcher) cached(ctx context.Context, key string) ([]Fragment, bool) {
+	ctx, span := stepSpan(ctx, "cache")
+	defer span.End()
+	fragments, ok := s.Cache.Get(ctx, key)
+	span.SetAttributes(attribute.Bool("ragroute.cache_hit", ok))
+	return fragments, ok
 }
 
 // aboveFloor turns hits into fragments, in the fused order, scored by

@@ -131,15 +131,16 @@ func TestReassemblyJoinsPartsWithoutTheOverlap(t *testing.T) {
 func TestMemoryCacheIsBoundedAndExpires(t *testing.T) {
 	now := time.Unix(0, 0)
 	c := NewMemoryCache(2, time.Minute, func() time.Time { return now })
-	c.Put("a", []Fragment{{ID: "a"}})
-	c.Put("b", []Fragment{{ID: "b"}})
-	c.Get("a")
-	c.Put("c", []Fragment{{ID: "c"}}) // evicts b, the least recently used
-	if _, ok := c.Get("b"); ok {
+	ctx := context.Background()
+	c.Put(ctx, "a", []Fragment{{ID: "a"}})
+	c.Put(ctx, "b", []Fragment{{ID: "b"}})
+	c.Get(ctx, "a")
+	c.Put(ctx, "c", []Fragment{{ID: "c"}}) // evicts b, the least recently used
+	if _, ok := c.Get(ctx, "b"); ok {
 		t.Error("cache grew past its bound")
 	}
 	now = now.Add(2 * time.Minute)
-	if _, ok := c.Get("a"); ok {
+	if _, ok := c.Get(ctx, "a"); ok {
 		t.Error("an expired entry was served")
 	}
 }

@@ -35,15 +35,16 @@ const (
 )
 
 // The grounding check (QueryRoute.spec.answer.grounding); the route
-// runtime's own defaults (route.Default*) are the same numbers,
-// TestGroundingDefaultsMatchTheAPI keeps them so.
+// runtime's own defaults (answer.Default*) are the same numbers,
+// TestRuntimeDefaultsMatchTheAPI keeps them so (as every other default
+// the runtime repeats).
 const (
 	DefaultGroundingThreshold = 0.55
 	DefaultFallbackBelow      = 0.5
 )
 
 // Turn limits (QueryRoute.spec.limits); the route runtime's own defaults
-// (api.DefaultLimits) are the same numbers, TestTurnLimitDefaultsMatchTheAPI
+// (api.DefaultLimits) are the same numbers, TestRuntimeDefaultsMatchTheAPI
 // keeps them so.
 const (
 	DefaultConcurrentTurnsPerUser = 4

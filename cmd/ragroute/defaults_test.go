@@ -1,11 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -27,11 +32,34 @@ func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
 	}
 }
 
-// The operator renders the API's grounding defaults; the runtime falls back
-// to its own when a config leaves them at zero. They must agree.
-func TestGroundingDefaultsMatchTheAPI(t *testing.T) {
-	if answer.DefaultGroundingThreshold != v1alpha1.DefaultGroundingThreshold || answer.DefaultFallbackBelow != v1alpha1.DefaultFallbackBelow {
-		t.Errorf("route: threshold %g, fallback below %g; API: %g, %g", answer.DefaultGroundingThreshold, answer.DefaultFallbackBelow,
-			v1alpha1.DefaultGroundingThreshold, v1alpha1.DefaultFallbackBelow)
+// Where the runtime keeps a default of its own for a field the operator
+// renders (a config from an older operator, or one left at zero), it is
+// the API's default: each pair is listed here, so a change to one side
+// fails until the other follows.
+func TestRuntimeDefaultsMatchTheAPI(t *testing.T) {
+	chunking := ingest.DefaultOptions()
+	pairs := []struct {
+		name         string
+		runtime, api any
+	}{
+		{"answer.grounding.supportThreshold", answer.DefaultGroundingThreshold, v1alpha1.DefaultGroundingThreshold},
+		{"answer.grounding.fallbackBelow", answer.DefaultFallbackBelow, v1alpha1.DefaultFallbackBelow},
+		{"model.maxToolCallsPerRound", route.DefaultMaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls},
+		{"model.idleTimeout", model.DefaultIdleTimeout, v1alpha1.DefaultModelIdleTimeout},
+		{"timeouts.embed", retrieval.DefaultEmbedTimeout, v1alpha1.DefaultEmbedTimeout},
+		{"timeouts.search", retrieval.DefaultSearchTimeout, v1alpha1.DefaultSearchTimeout},
+		{"timeouts.rerank", retrieval.DefaultRerankTimeout, v1alpha1.DefaultRerankTimeout},
+		{"limits.concurrentTurnsPerUser", api.DefaultLimits().ConcurrentTurnsPerUser, v1alpha1.DefaultConcurrentTurnsPerUser},
+		{"limits.turnsPerMinutePerUser", api.DefaultLimits().TurnsPerMinutePerUser, v1alpha1.DefaultTurnsPerMinutePerUser},
+		{"limits.maxInFlightTurns", api.DefaultLimits().MaxInFlightTurns, v1alpha1.DefaultMaxInFlightTurns},
+		{"ingestion.chunking.maxTokens", chunking.MaxTokens, v1alpha1.DefaultChunkMaxTokens},
+		{"ingestion.chunking.overlapTokens", chunking.OverlapTokens, v1alpha1.DefaultChunkOverlapTokens},
+		{"ingestion.chunking.mergeBelowTokens", chunking.MergeBelowTokens, v1alpha1.DefaultChunkMergeBelowTokens},
+		{"access.frontMatterKey", chunking.FrontMatterKey, v1alpha1.DefaultFrontMatterKey},
+	}
+	for _, p := range pairs {
+		if fmt.Sprint(p.runtime) != fmt.Sprint(p.api) {
+			t.Errorf("%s: the runtime's default is %v, the API's %v", p.name, p.runtime, p.api)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 // startMilvus starts Milvus Lite for one test; it stops when the test ends.
 func startMilvus(ctx context.Context, t *testing.T) *testenv.MilvusLite {
 	t.Helper()
+	testenv.Integration(t, "Milvus Lite")
 	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

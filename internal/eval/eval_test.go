@@ -58,6 +58,7 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 // stand-in embedder: the report has every configuration and sane values.
 // Real figures come from `make eval` with a real embedder.
 func TestEvalOnTheDevSet(t *testing.T) {
+	testenv.Integration(t, "Milvus Lite")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())

@@ -7,7 +7,7 @@ import (
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-var milvus = testenv.NewShared(testenv.StartMilvusLite)
+var milvus = testenv.NewShared("Milvus Lite", testenv.StartMilvusLite)
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -11,6 +11,7 @@ import (
 // Shared starts a server once per test binary, on first use, and stops it
 // when the binary's TestMain calls Stop.
 type Shared[T interface{ Stop() }] struct {
+	name  string
 	once  sync.Once
 	value T
 	err   error
@@ -18,15 +19,17 @@ type Shared[T interface{ Stop() }] struct {
 	start func(ctx context.Context, dir string) (T, error)
 }
 
-// NewShared wraps a start function such as StartMilvusLite or StartRedis.
-func NewShared[T interface{ Stop() }](start func(ctx context.Context, dir string) (T, error)) *Shared[T] {
-	return &Shared[T]{start: start}
+// NewShared wraps a start function such as StartMilvusLite or StartRedis;
+// name says what it starts.
+func NewShared[T interface{ Stop() }](name string, start func(ctx context.Context, dir string) (T, error)) *Shared[T] {
+	return &Shared[T]{name: name, start: start}
 }
 
 // Get returns the server, starting it on the first call; a failure to
-// start fails the test.
+// start fails the test. Under -short it skips the test (Integration).
 func (s *Shared[T]) Get(t testing.TB) T {
 	t.Helper()
+	Integration(t, s.name)
 	s.once.Do(func() {
 		if s.dir, s.err = os.MkdirTemp("", "ragroute-test-"); s.err != nil {
 			return

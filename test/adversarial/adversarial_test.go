@@ -125,9 +125,7 @@ func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, ca
 }
 
 func TestACLAdversarial(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Milvus Lite and redis-server (integration test; skipped with -short)")
-	}
+	testenv.Integration(t, "Milvus Lite and redis-server")
 	if *requests < 1 {
 		t.Fatalf("-adversarial.requests=%d", *requests)
 	}

@@ -31,6 +31,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ragroute/ragroute/internal/testenv"
 	"github.com/ragroute/ragroute/internal/testenv/kubebed"
 )
 
@@ -73,6 +74,7 @@ func helmTemplateRun(t *testing.T, sets ...string) (stdout, stderr string, err e
 // the test's environment.
 func runHelm(t *testing.T, env []string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	testenv.Integration(t, "Helm")
 	helm := os.Getenv("RAGROUTE_HELM")
 	if helm == "" {
 		t.Fatal("RAGROUTE_HELM is unset: run `make test`, which installs Helm under bin/")
@@ -355,9 +357,10 @@ func managerArgs(t *testing.T, objs []*unstructured.Unstructured) string {
 }
 
 func TestChartLints(t *testing.T) {
+	testenv.Integration(t, "Helm")
 	helm := os.Getenv("RAGROUTE_HELM")
 	if helm == "" {
-		t.Fatal("RAGROUTE_HELM is unset: run `make test`")
+		t.Fatal("RAGROUTE_HELM is unset: run `make test`, which installs Helm under bin/")
 	}
 	for _, sets := range [][]string{
 		nil,
@@ -752,6 +755,7 @@ func selectorLabels(t *testing.T, objs []*unstructured.Unstructured) map[string]
 // nodes), prints its NOTES, the test pod's kubectl commands succeed with
 // the test ServiceAccount's rights, and `helm uninstall` keeps the CRDs.
 func TestChartOnAPIServer(t *testing.T) {
+	testenv.Integration(t, "the test bed's kube-apiserver and Helm")
 	assets := os.Getenv(kubebed.EnvAssets)
 	if assets == "" {
 		t.Fatal(kubebed.EnvAssets + " is unset: run `make test`, which builds the test bed (hack/testbed.sh)")
@@ -917,6 +921,7 @@ func TestChartOnAPIServer(t *testing.T) {
 // proxy and prints its path for RAGROUTE_KUBE_APISERVER_130; unset, the
 // test is skipped.
 func TestChartOnKubernetes130(t *testing.T) {
+	testenv.Integration(t, "kube-apiserver 1.30 and Helm")
 	apiserver := os.Getenv("RAGROUTE_KUBE_APISERVER_130")
 	if apiserver == "" {
 		t.Skip("RAGROUTE_KUBE_APISERVER_130 is unset: build it with hack/kube-apiserver-1.30.sh")

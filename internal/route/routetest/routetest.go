@@ -22,8 +22,8 @@ import (
 
 // The servers a test binary shares, started on first use.
 var (
-	Milvus = testenv.NewShared(testenv.StartMilvusLite)
-	Redis  = testenv.NewShared(testenv.StartRedis)
+	Milvus = testenv.NewShared("Milvus Lite", testenv.StartMilvusLite)
+	Redis  = testenv.NewShared("Redis", testenv.StartRedis)
 )
 
 // Main runs a package's tests, then stops the shared servers; call it from
@@ -72,9 +72,6 @@ func NewWorld(t testing.TB) *World {
 // contextTokens (1,024 reserved for the answer).
 func NewWorldOver(t testing.TB, rows []knowledge.Row, settings retrieval.SearchSettings, contextTokens int) *World {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Milvus Lite (integration test; skipped with -short)")
-	}
 	ctx := context.Background()
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: Milvus.Get(t).URI})
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-var redisServer = testenv.NewShared(testenv.StartRedis)
+var redisServer = testenv.NewShared("Redis", testenv.StartRedis)
 
 func TestMain(m *testing.M) {
 	code := m.Run()

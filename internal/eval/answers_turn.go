@@ -38,7 +38,9 @@ func fragmentKey(sourceURI, title string, headingPath []string) string {
 	return sourceURI + "\x00" + title + "\x00" + strings.Join(headingPath, "\x00")
 }
 
-func (c *fragmentRecorder) Get(context.Context, string) ([]retrieval.Fragment, bool) { return nil, false }
+func (c *fragmentRecorder) Get(context.Context, string) ([]retrieval.Fragment, bool) {
+	return nil, false
+}
 
 func (c *fragmentRecorder) Put(_ context.Context, _ string, fragments []retrieval.Fragment) {
 	c.mu.Lock()

@@ -142,4 +142,4 @@ func (e staticEmbedder) Embed(_ context.Context, texts []string) ([][]float32, e
 type noCache struct{}
 
 func (noCache) Get(context.Context, string) ([]retrieval.Fragment, bool) { return nil, false }
-func (noCache) Put(context.Context, string, []retrieval.Fragment) {}
+func (noCache) Put(context.Context, string, []retrieval.Fragment)        {}

@@ -37,9 +37,12 @@ type routeRuntime struct {
 func (rt *routeRuntime) close() { rt.open.close() }
 
 // newRouteRuntime connects to the route's backends and wires its turn and
-// API from cfg, a config podconfig.LoadRoute validated. On any error,
-// whatever was opened is closed.
+// API from cfg, refused unless valid. On any error, whatever was opened is
+// closed.
 func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environment, logger *slog.Logger) (_ *routeRuntime, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("route %s/%s: %w", cfg.Route.Namespace, cfg.Route.Name, err)
+	}
 	rt := &routeRuntime{}
 	defer func() {
 		if err != nil {

@@ -86,17 +86,22 @@ const (
 	FlaggedQuarantine FlaggedPolicy = "quarantine"
 )
 
-// oneOf is an error naming field and the values it takes when v is none of
-// them; nil when it is one.
+// oneOf is an error naming field and the values it takes when v is none
+// of them; nil when it is one. Empty is one of them when it is listed
+// (the field then takes its default).
 func oneOf[T ~string](field string, v T, values ...T) error {
+	var want []string
 	for _, ok := range values {
 		if v == ok {
 			return nil
 		}
+		if ok != "" {
+			want = append(want, string(ok))
+		}
 	}
-	want := make([]string, len(values))
-	for i, ok := range values {
-		want[i] = string(ok)
+	list := want[len(want)-1]
+	if len(want) > 1 {
+		list = strings.Join(want[:len(want)-1], ", ") + " or " + list
 	}
-	return fmt.Errorf("%s %q: want %s", field, v, strings.Join(want, ", "))
+	return fmt.Errorf("%s %q: want %s", field, v, list)
 }

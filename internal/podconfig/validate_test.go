@@ -13,13 +13,13 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		edit func(*RouteConfig)
 		want string
 	}{
-		"mode":                        {func(c *RouteConfig) { c.Mode = "loop" }, `mode "loop": want singleRound, agentic`},
-		"mode unset":                  {func(c *RouteConfig) { c.Mode = "" }, `mode "": want singleRound, agentic`},
+		"mode":                        {func(c *RouteConfig) { c.Mode = "loop" }, `mode "loop": want singleRound or agentic`},
+		"mode unset":                  {func(c *RouteConfig) { c.Mode = "" }, `mode "": want singleRound or agentic`},
 		"search policy":               {func(c *RouteConfig) { c.Model.SearchPolicy = "never" }, `model.searchPolicy "never"`},
 		"rerank mode":                 {func(c *RouteConfig) { c.Rerank.Mode = "llm" }, `rerank.mode "llm"`},
 		"cache backend":               {func(c *RouteConfig) { c.Cache.Backend = "disk" }, `cache.backend "disk"`},
 		"turns backend":               {func(c *RouteConfig) { c.Turns.Backend = "disk" }, `turns.backend "disk"`},
-		"flagged policy":              {func(c *RouteConfig) { c.Retrieval.FlaggedFragments = "ignore" }, `retrieval.flaggedFragments "ignore": want , keep, drop, quarantine`},
+		"flagged policy":              {func(c *RouteConfig) { c.Retrieval.FlaggedFragments = "ignore" }, `retrieval.flaggedFragments "ignore": want keep, drop or quarantine`},
 		"answer mode":                 {func(c *RouteConfig) { c.Answer.Mode = "summary" }, `answer.mode "summary"`},
 		"grounding policy":            {func(c *RouteConfig) { c.Answer.Grounding.Policy = "block" }, `answer.grounding.policy "block"`},
 		"redis backend without redis": {func(c *RouteConfig) { c.Turns.Backend = BackendRedis }, "a redis backend needs redis.address"},

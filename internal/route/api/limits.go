@@ -8,8 +8,10 @@ type Limits struct {
 	BodyBytes    int64
 	Messages     int
 	MessageBytes int
-	TurnTimeout  time.Duration
-	KeepAlive    time.Duration
+	// TurnTimeout bounds a turn, and a search (a search counts as a
+	// turn).
+	TurnTimeout time.Duration
+	KeepAlive   time.Duration
 	// BodyReadTimeout bounds reading a request body, so a client that
 	// trickles one cannot hold a handler.
 	BodyReadTimeout time.Duration

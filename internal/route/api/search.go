@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,6 +41,11 @@ type searchFragment struct {
 	Text string `json:"text"`
 }
 
+// searchTool names the search in the error that classifies its failure,
+// as a turn's search_knowledge.
+const searchTool = "search"
+
+// search runs under the turn's time limit: a search counts as a turn.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	var req searchRequest
 	in, err := s.admit(w, r, &req)
@@ -47,12 +53,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer in.release()
-	res, err := s.opts.Searcher.Search(r.Context(), req.Query, in.identity.Principals())
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Limits.TurnTimeout)
+	defer cancel()
+	res, err := s.opts.Searcher.Search(ctx, req.Query, in.identity.Principals())
 	in.release() // before the answer, which a client may follow with its next request
 	if err != nil {
-		// The error names internal addresses: the log gets it, the client a code.
-		return &apiError{Status: http.StatusBadGateway, Code: route.CodeKnowledgeUnavailable,
-			Message: route.ErrorMessage(route.CodeKnowledgeUnavailable), Err: fmt.Errorf("search: %w", err)}
+		return searchFailed(ctx, err)
 	}
 	out := searchAnswer{Query: req.Query, Intent: res.Intent, CacheHit: res.CacheHit, Fragments: []searchFragment{}}
 	if !res.CacheHit {
@@ -63,4 +69,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// searchFailed classifies a failed search as a turn's: past the time
+// limit, timeout (504); cancelled, cancelled (503); else the knowledge
+// search failed, knowledge_unavailable (502). The client reads the
+// code's fixed message; the error, which names internal addresses, goes
+// to the log.
+func searchFailed(ctx context.Context, err error) *apiError {
+	code := route.ErrorCode(ctx, &route.ToolError{Tool: searchTool, Err: err})
+	failure := failed(code, route.ErrorMessage(code))
+	failure.Err = fmt.Errorf("search: %w", err)
+	return failure
 }

@@ -20,8 +20,10 @@ import (
 // GET /v1/turns/{id}/events streams its events from the turn log.
 
 type turnRequest struct {
-	Messages       []model.Message `json:"messages"`
-	ConversationID string          `json:"conversation_id,omitempty"`
+	Messages []model.Message `json:"messages"`
+	// ConversationID is the client's name for the conversation the turn
+	// belongs to (checkConversationID); turn.started carries it.
+	ConversationID string `json:"conversation_id,omitempty"`
 }
 
 func (*turnRequest) format() bodyFormat { return strictBody() }
@@ -29,6 +31,29 @@ func (*turnRequest) format() bodyFormat { return strictBody() }
 func (req *turnRequest) check(limits Limits) error {
 	if err := checkMessages(req.Messages, limits); err != nil {
 		return &apiError{Status: http.StatusBadRequest, Code: "bad_messages", Message: err.Error()}
+	}
+	if err := checkConversationID(req.ConversationID); err != nil {
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_conversation_id", Param: "conversation_id", Message: err.Error()}
+	}
+	return nil
+}
+
+// maxConversationIDBytes bounds a conversation id: a UUID, a hex digest or
+// a prefixed id ("conv_…") fit many times over.
+const maxConversationIDBytes = 128
+
+// checkConversationID accepts "" (no conversation) or up to
+// maxConversationIDBytes ASCII letters, digits and - _ . :. The id reaches
+// every reader of the turn's stream and its trace span, so it carries no
+// markup, spaces or control characters.
+func checkConversationID(id string) error {
+	valid := len(id) <= maxConversationIDBytes
+	for i := 0; valid && i < len(id); i++ {
+		c := id[i]
+		valid = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':'
+	}
+	if !valid {
+		return fmt.Errorf("conversation_id must be at most %d ASCII letters, digits, '-', '_', '.' or ':'", maxConversationIDBytes)
 	}
 	return nil
 }
@@ -48,7 +73,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		}
 		return turnLogUnavailable(fmt.Errorf("start turn %s: %w", turnID, err))
 	}
-	turn := route.TurnInput{ID: turnID, Messages: req.Messages, Principals: in.identity.Principals()}
+	turn := route.TurnInput{ID: turnID, ConversationID: req.ConversationID, Messages: req.Messages, Principals: in.identity.Principals()}
 	// The turn outlives the request; its spans join the request's trace.
 	go s.play(turn, in.release, s.observeTurn(turnID, in.identity.User, "turns"), trace.SpanFromContext(r.Context()))
 	writeJSON(w, http.StatusAccepted, map[string]string{"turn_id": turnID, "stream_url": "/v1/turns/" + turnID + "/events"})

@@ -28,7 +28,7 @@ import (
 // routeRuntime is a route wired from its config: the API server, the
 // generation watch its cache keys depend on, and what it holds open.
 type routeRuntime struct {
-	server     *api.Server
+	server     *api.Options
 	generation *retrieval.GenerationWatch
 	open       closers
 }
@@ -93,7 +93,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
-	rt.server = &api.Server{
+	rt.server = &api.Options{
 		Runner:             runner,
 		Searcher:           searcher,
 		Log:                newTurnLog(cfg, rdb, env, &rt.open),

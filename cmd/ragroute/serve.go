@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/api"
 )
 
 // runServe serves one route's query API from its rendered config.
@@ -79,7 +80,7 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 	// unread (the server reads it before answering). The API bounds the
 	// bodies it reads more tightly; net/http lifts the deadline once a
 	// body has ended, so it never cuts a streamed answer.
-	srv := &http.Server{Handler: rt.server.Handler(turns), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	srv := &http.Server{Handler: api.New(turns, *rt.server).Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute}
 	errs := make(chan error, 1)
 	go func() { errs <- srv.Serve(ln) }()

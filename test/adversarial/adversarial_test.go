@@ -114,12 +114,12 @@ func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, ca
 	t.Cleanup(cancel)
 	limits := api.DefaultLimits()
 	limits.ConcurrentTurnsPerUser, limits.TurnsPerMinutePerUser, limits.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
-	s := &api.Server{
+	opts := api.Options{
 		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: userHeader, GroupsHeader: groupsHeader}, Limits: limits,
 		Ready: func(context.Context) error { return nil },
 	}
-	srv := httptest.NewServer(s.Handler(ctx))
+	srv := httptest.NewServer(api.New(ctx, opts).Handler())
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -2,9 +2,7 @@ package api
 
 import (
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -154,15 +152,14 @@ func (a *admission) running() int {
 	return a.inFlight
 }
 
-// retryAfterSeconds is a Retry-After value: whole seconds, rounded up, at
-// least 1.
-func retryAfterSeconds(d time.Duration) string {
-	return strconv.FormatInt(max(int64(math.Ceil(d.Seconds())), 1), 10)
-}
-
-// refuse answers a refusal in the API's error shape with Retry-After.
-func (s *Server) refuse(w http.ResponseWriter, r *refusal) {
-	s.metrics.refused.WithLabelValues(r.limit).Inc()
-	w.Header().Set("Retry-After", retryAfterSeconds(r.retryAfter))
-	apiError(w, r.status, r.code, r.message)
+// reserve admits one turn (or search) of user, counting a refusal by the
+// limit it hit: a 429 or 503 *apiError with Retry-After. On success the
+// caller must call release once the work is over.
+func (s *Server) reserve(user string) (release func(), err error) {
+	release, refused := s.admission.admit(user)
+	if refused != nil {
+		s.metrics.refused.WithLabelValues(refused.limit).Inc()
+		return nil, &apiError{Status: refused.status, Code: refused.code, Message: refused.message, RetryAfter: refused.retryAfter}
+	}
+	return release, nil
 }

@@ -30,9 +30,9 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := &Server{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
+	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
-	srv := httptest.NewServer(s.Handler(ctx))
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -70,9 +70,9 @@ func BenchmarkConcurrentStreamsUncached(b *testing.B) {
 	w.Models.Chat = routetest.SearchQuestionThenAnswer("Lower waves go first [S1].")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := &Server{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
+	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
-	srv := httptest.NewServer(s.Handler(ctx))
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()
 	// Keep the clients' connections: the default transport keeps 2 idle
 	// per host, so 64 clients would open (and leave in TIME_WAIT) a new

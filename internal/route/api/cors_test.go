@@ -13,7 +13,7 @@ import (
 // request gets one.
 func TestCORSOnlyForAllowedOrigins(t *testing.T) {
 	w := routetest.NewWorld(t)
-	srv := serveWith(t, w, func(s *Server) { s.CORSAllowedOrigins = []string{"https://chat.acme.example"} })
+	srv := serveWith(t, w, func(o *Options) { o.CORSAllowedOrigins = []string{"https://chat.acme.example"} })
 	preflight := func(base, origin string) *http.Response {
 		req, _ := http.NewRequest(http.MethodOptions, base+"/v1/chat/completions", nil)
 		req.Header.Set("Origin", origin)

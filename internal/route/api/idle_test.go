@@ -62,10 +62,10 @@ func idleStreamsOnce(b *testing.B) (open, released idleFigures) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	log := turnlog.NewMemory(time.Minute, idleStreams+1, time.Now)
-	s := &Server{Log: log, Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
+	opts := Options{Log: log, Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
 		Ready: func(context.Context) error { return nil }}
-	s.Limits.KeepAlive = time.Second // the streams write keep-alives while measured, as idle ones do
-	srv := httptest.NewServer(s.Handler(ctx))
+	opts.Limits.KeepAlive = time.Second // the streams write keep-alives while measured, as idle ones do
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()
 
 	base := settle(b, 0)
@@ -86,7 +86,7 @@ func idleStreamsOnce(b *testing.B) (open, released idleFigures) {
 		}
 		conns = append(conns, c)
 	}
-	time.Sleep(s.Limits.KeepAlive + 500*time.Millisecond) // every stream has written a keep-alive
+	time.Sleep(opts.Limits.KeepAlive + 500*time.Millisecond) // every stream has written a keep-alive
 	held := settle(b, 0)
 	open = idleFigures{held.rssKB - base.rssKB, held.goroutines - base.goroutines}
 

@@ -26,27 +26,27 @@ import (
 // identity headers, its limits changed by set (nil: the defaults).
 func serveLimited(t testing.TB, w *routetest.World, set func(*Limits)) *httptest.Server {
 	t.Helper()
-	return serveWith(t, w, func(s *Server) {
+	return serveWith(t, w, func(o *Options) {
 		if set != nil {
-			set(&s.Limits)
+			set(&o.Limits)
 		}
 	})
 }
 
 // serveWith serves w's route with the default limits (keep-alives every
 // 200 ms) and a memory turn log, after set changes what a test needs.
-func serveWith(t testing.TB, w *routetest.World, set func(*Server)) *httptest.Server {
+func serveWith(t testing.TB, w *routetest.World, set func(*Options)) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s := &Server{
+	opts := Options{
 		Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Minute, 100, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
 		Ready: func(context.Context) error { return nil },
 	}
-	s.Limits.KeepAlive = 200 * time.Millisecond
-	set(s)
-	srv := httptest.NewServer(s.Handler(ctx))
+	opts.Limits.KeepAlive = 200 * time.Millisecond
+	set(&opts)
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	t.Cleanup(srv.Close)
 	return srv
 }

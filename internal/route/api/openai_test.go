@@ -32,7 +32,7 @@ func completion(t *testing.T, base, body string) (*http.Response, string) {
 
 func TestModelsListsTheRoutesModel(t *testing.T) {
 	w := routetest.NewWorld(t)
-	srv := serveWith(t, w, func(s *Server) { s.ModelID = "support" })
+	srv := serveWith(t, w, func(o *Options) { o.ModelID = "support" })
 
 	resp := do(t, "GET", srv.URL+"/v1/models", "ann", "")
 	var list struct {

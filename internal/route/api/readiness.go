@@ -3,8 +3,32 @@ package api
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
+
+// readyCheckTimeout bounds the readiness checks.
+const readyCheckTimeout = 1500 * time.Millisecond
+
+// ready answers {"ready":true}, or 503 {"ready":false,"notReady":[…]}
+// naming the dependencies. The probe is unauthenticated, so the errors
+// (addresses, internal URLs) go to the log only.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	// Within the probe's own 2 s timeout (the Deployment's readiness probe),
+	// so a hung Milvus is reported as such and logged, not as a probe timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
+	defer cancel()
+	err := s.opts.Ready(ctx)
+	if err == nil {
+		writeJSON(w, http.StatusOK, readiness{Ready: true})
+		return
+	}
+	notReady := notReadyDependencies(err)
+	if s.opts.Logger != nil {
+		s.opts.Logger.Warn("route not ready", "notReady", notReady, "error", err)
+	}
+	writeJSON(w, http.StatusServiceUnavailable, readiness{NotReady: notReady})
+}
 
 // NotReadyError names the dependency a readiness check found not ready.
 // /readyz shows the name; Err goes to the log only.
@@ -38,40 +62,4 @@ func notReadyDependencies(err error) []string {
 		return []string{named.Dependency}
 	}
 	return []string{"unknown"}
-}
-
-// watchModel checks the chat model until ctx ends, setting
-// ragroute_model_up, and logs when the model goes down or comes back
-// rather than on every check.
-func (s *Server) watchModel(ctx context.Context) {
-	every := s.ModelCheckEvery
-	if every <= 0 {
-		every = 15 * time.Second
-	}
-	ticker := time.NewTicker(every)
-	defer ticker.Stop()
-	wasUp := true
-	for {
-		check, cancel := context.WithTimeout(ctx, min(every, 5*time.Second))
-		err := s.ModelHealth(check)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		up := err == nil
-		s.metrics.setModelUp(up)
-		if up != wasUp && s.Logger != nil {
-			if up {
-				s.Logger.Info("chat model answers again")
-			} else {
-				s.Logger.Warn("chat model health check failed", "error", err)
-			}
-		}
-		wasUp = up
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
 }

@@ -16,15 +16,15 @@ import (
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
-// probeServer serves s over loopback with what /readyz and /metrics need.
-func probeServer(t *testing.T, s *Server) *httptest.Server {
+// probeServer serves opts over loopback with what /readyz and /metrics need.
+func probeServer(t *testing.T, opts Options) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s.Log = turnlog.NewMemory(time.Minute, 10, time.Now)
-	s.Auth = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}
-	s.Limits = DefaultLimits()
-	srv := httptest.NewServer(s.Handler(ctx))
+	opts.Log = turnlog.NewMemory(time.Minute, 10, time.Now)
+	opts.Auth = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}
+	opts.Limits = DefaultLimits()
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -44,7 +44,7 @@ func get(t *testing.T, url string) (int, string) {
 // never its error, which carries internal addresses.
 func TestReadyzNamesTheDependencyNotItsError(t *testing.T) {
 	const internalURL = "http://milvus-0.data.svc.cluster.local:19530"
-	srv := probeServer(t, &Server{Ready: func(context.Context) error {
+	srv := probeServer(t, Options{Ready: func(context.Context) error {
 		return &NotReadyError{Dependency: "milvus", Err: errors.New("dial " + internalURL + ": connection refused")}
 	}})
 	status, body := get(t, srv.URL+"/readyz")
@@ -64,7 +64,7 @@ func TestReadyzNamesTheDependencyNotItsError(t *testing.T) {
 func TestModelDownKeepsTheReplicaReadyAndShowsInTheMetric(t *testing.T) {
 	var modelDown atomic.Bool
 	modelDown.Store(true)
-	srv := probeServer(t, &Server{
+	srv := probeServer(t, Options{
 		Ready: func(context.Context) error { return nil },
 		ModelHealth: func(context.Context) error {
 			if modelDown.Load() {

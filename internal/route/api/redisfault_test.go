@@ -46,8 +46,8 @@ func TestRedisKilledIsTurnLogUnavailableAndRecovers(t *testing.T) {
 	searcher.Cache = retrieval.NewRedisCache(client, "fault:", time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
-	srv := serveWith(t, w, func(s *Server) {
-		s.Runner, s.Searcher, s.Log = &runner, &searcher, turnlog.NewRedis(client, "fault:", time.Minute)
+	srv := serveWith(t, w, func(o *Options) {
+		o.Runner, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, "fault:", time.Minute)
 	})
 
 	turn := submit(t, srv, "ann", "How are sync waves ordered?")
@@ -140,8 +140,8 @@ func searchStatus(t *testing.T, base string) (int, string) {
 func TestModelRefusingOnceIsRetriedAndCounted(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
-	srv := serveWith(t, w, func(s *Server) {
-		s.UpstreamRetries = map[string]func() int64{"chat": w.Runner.Chat.(model.RetryCounter).Retries}
+	srv := serveWith(t, w, func(o *Options) {
+		o.UpstreamRetries = map[string]func() int64{"chat": w.Runner.Chat.(model.RetryCounter).Retries}
 	})
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
 		w.Models.RefuseChat(1, status)
@@ -184,8 +184,8 @@ func TestTurnWhoseLogFailsOnceEndsItsStream(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first. ", 30)+"[S1]")
 	w.Models.ChunkDelay = 5 * time.Millisecond
-	srv := serveWith(t, w, func(s *Server) {
-		s.Log = &flakyLog{Log: turnlog.NewMemory(time.Minute, 100, time.Now), failOn: 3}
+	srv := serveWith(t, w, func(o *Options) {
+		o.Log = &flakyLog{Log: turnlog.NewMemory(time.Minute, 100, time.Now), failOn: 3}
 	})
 	turn := submit(t, srv, "ann", "How are sync waves ordered?")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -36,10 +36,10 @@ func newReplica(t *testing.T, w *routetest.World, addr, prefix string) *replica 
 	searcher.Cache = retrieval.NewRedisCache(client, prefix, time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
-	s := &Server{Runner: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),
+	opts := Options{Runner: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Ready: func(context.Context) error { return nil }}
-	s.Limits.KeepAlive = 200 * time.Millisecond
-	srv := httptest.NewServer(s.Handler(ctx))
+	opts.Limits.KeepAlive = 200 * time.Millisecond
+	srv := httptest.NewServer(New(ctx, opts).Handler())
 	r := &replica{srv: srv, client: client, stop: cancel}
 	t.Cleanup(func() { cancel(); srv.Close(); _ = client.Close() })
 	return r

@@ -47,9 +47,9 @@ func rssMB(b *testing.B) float64 {
 func BenchmarkSoakTurns(b *testing.B) {
 	w := routetest.NewWorld(b)
 	log := turnlog.NewMemory(time.Second, 10000, time.Now)
-	s := &Server{Runner: w.Runner, Searcher: w.Searcher, Log: log}
+	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: log}
 	// A start frees the expired turns of the in-memory log.
-	soak(b, w, s, func() { _ = log.Start(context.Background(), "purge", "nobody") })
+	soak(b, w, opts, func() { _ = log.Start(context.Background(), "purge", "nobody") })
 }
 
 // BenchmarkSoakTurnsRedis is BenchmarkSoakTurns with the turn log and the
@@ -65,29 +65,29 @@ func BenchmarkSoakTurnsRedis(b *testing.B) {
 	searcher.Cache = retrieval.NewRedisCache(client, prefix, time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
-	s := &Server{Runner: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, prefix, time.Second)}
-	soak(b, w, s, func() {})
+	opts := Options{Runner: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, prefix, time.Second)}
+	soak(b, w, opts, func() {})
 }
 
-// soak plays b.N turns on s one after another, reading each back from
-// the log, and reports RSS after the first quarter and at the end; purge
-// frees the log's expired turns before RSS is read.
-func soak(b *testing.B, w *routetest.World, s *Server, purge func()) {
+// soak plays b.N turns on a server of opts one after another, reading
+// each back from the log, and reports RSS after the first quarter and at
+// the end; purge frees the log's expired turns before RSS is read.
+func soak(b *testing.B, w *routetest.World, opts Options, purge func()) {
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first. ", 20)+"[S1]")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.Auth, s.Limits = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, DefaultLimits()
-	s.Ready = func(context.Context) error { return nil }
-	s.Handler(ctx) // sets up the metrics and the turn context
+	opts.Auth, opts.Limits = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, DefaultLimits()
+	opts.Ready = func(context.Context) error { return nil }
+	s := New(ctx, opts) // sets up the metrics and the turn context
 
 	play := func(i int) {
 		in := route.TurnInput{ID: fmt.Sprint(i), Messages: []model.Message{routetest.User(fmt.Sprintf("How are sync waves ordered, take %d?", i%50))}, Principals: []string{"group:staff"}}
-		if err := s.Log.Start(ctx, in.ID, "ann"); err != nil {
+		if err := opts.Log.Start(ctx, in.ID, "ann"); err != nil {
 			b.Fatal(err)
 		}
 		s.play(in, func() {}, s.observeTurn(in.ID, "ann", "turns"), trace.SpanFromContext(ctx))
 		w.Models.Forget()
-		events, done, err := s.Log.Read(ctx, in.ID, 0, time.Second)
+		events, done, err := opts.Log.Read(ctx, in.ID, 0, time.Second)
 		if err != nil || !done || events[len(events)-1].Type != route.EventTurnCompleted {
 			b.Fatalf("turn %d: done %v err %v", i, done, err)
 		}

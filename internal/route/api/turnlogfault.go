@@ -24,11 +24,11 @@ const appendTimeout = 10 * time.Second
 // time a Redis takes to restart.
 const retryTurnLog = 5 * time.Second
 
-// turnLogUnavailable answers 503 with Retry-After, and logs err.
-func (s *Server) turnLogUnavailable(w http.ResponseWriter, turnID string, err error) {
-	s.logError("turn log unavailable", turnID, err)
-	w.Header().Set("Retry-After", retryAfterSeconds(retryTurnLog))
-	apiError(w, http.StatusServiceUnavailable, codeTurnLogUnavailable, "the turn log is unavailable; retry shortly")
+// turnLogUnavailable is the 503 answer, with Retry-After, to a request the
+// turn log failed; err goes to the log.
+func turnLogUnavailable(err error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Code: codeTurnLogUnavailable, Message: "the turn log is unavailable; retry shortly",
+		RetryAfter: retryTurnLog, Err: err}
 }
 
 // streamTurnLogUnavailable ends an event stream whose log failed with an
@@ -45,11 +45,11 @@ func (s *Server) streamTurnLogUnavailable(w io.Writer, flusher http.Flusher, tur
 func (s *Server) appendEvent(ctx context.Context, turnID string, ev route.Event) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
 	defer cancel()
-	return s.Log.Append(ctx, turnID, ev)
+	return s.opts.Log.Append(ctx, turnID, ev)
 }
 
 func (s *Server) logError(msg, turnID string, err error) {
-	if s.Logger != nil {
-		s.Logger.Error(msg, "turn", turnID, "error", err)
+	if s.opts.Logger != nil {
+		s.opts.Logger.Error(msg, "turn", turnID, "error", err)
 	}
 }

@@ -50,7 +50,7 @@ func (o *turnObserver) event(ev route.Event) {
 // correlates a user's turns without naming them (pseudonymous: a known
 // name can be hashed and compared).
 func (o *turnObserver) log(ev route.Event) {
-	if o.s.Logger == nil {
+	if o.s.opts.Logger == nil {
 		return
 	}
 	sum := sha256.Sum256([]byte(o.user))
@@ -67,10 +67,10 @@ func (o *turnObserver) log(ev route.Event) {
 		if data.Rounds > 0 {
 			attrs = append(attrs, "rounds", data.Rounds)
 		}
-		o.s.Logger.Info("turn finished", attrs...)
+		o.s.opts.Logger.Info("turn finished", attrs...)
 	case route.TurnError:
-		o.s.Logger.Warn("turn finished", append(attrs, "result", "error", "code", data.Code)...)
+		o.s.opts.Logger.Warn("turn finished", append(attrs, "result", "error", "code", data.Code)...)
 	default:
-		o.s.Logger.Log(nil, slog.LevelWarn, "turn finished", append(attrs, "result", "unknown")...) //nolint:staticcheck // no context here
+		o.s.opts.Logger.Log(nil, slog.LevelWarn, "turn finished", append(attrs, "result", "unknown")...) //nolint:staticcheck // no context here
 	}
 }

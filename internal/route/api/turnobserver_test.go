@@ -35,7 +35,7 @@ func TestFinishedTurnIsLoggedOnceAndMeasured(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
 	var logs syncBuffer
-	srv := serveWith(t, w, func(s *Server) { s.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
+	srv := serveWith(t, w, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
 
 	resp, _ := completion(t, srv.URL, `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`)
 	turnID := resp.Header.Get("X-Request-Id")

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+)
+
+// bodyFormat is how an endpoint reads its JSON body.
+type bodyFormat struct {
+	// lenient ignores unknown fields instead of refusing them: OpenAI
+	// clients send many a route does not read.
+	lenient bool
+	// notJSON opens the 400 answer to a body that does not decode.
+	notJSON string
+}
+
+// strictBody is how the route's own endpoints read a body: unknown
+// fields are refused.
+func strictBody() bodyFormat {
+	return bodyFormat{notJSON: "the body is not valid JSON for this endpoint: "}
+}
+
+// decode reads a JSON body of at most BodyBytes into into; it must arrive
+// within BodyReadTimeout. A body refused is a 413, 408 or 400 *apiError.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, into any, format bodyFormat) error {
+	limits := s.opts.Limits
+	timeout := limits.BodyReadTimeout
+	if timeout <= 0 {
+		timeout = DefaultLimits().BodyReadTimeout
+	}
+	// net/http lifts the deadline once the body has ended (to watch for
+	// the client going away), so it never cuts the answer.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
+	r.Body = http.MaxBytesReader(w, r.Body, limits.BodyBytes)
+	dec := json.NewDecoder(r.Body)
+	if !format.lenient {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(into)
+	if err == nil {
+		// What follows the value is read under the deadline too, to the
+		// body's end.
+		_, err = io.Copy(io.Discard, r.Body)
+	}
+	if err == nil {
+		return nil
+	}
+	// The deadline stays: the server reads what is left of a refused body
+	// before answering, and the deadline bounds that too.
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Message: fmt.Sprintf("the body is over %d bytes", limits.BodyBytes)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &apiError{Status: http.StatusRequestTimeout, Code: "body_timeout", Message: fmt.Sprintf("the body did not arrive within %s", timeout),
+			Header: http.Header{"Connection": {"close"}}} // the rest of the body is still on its way
+	default:
+		return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Message: format.notJSON + err.Error()}
+	}
+}
+
+// writeJSON answers v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

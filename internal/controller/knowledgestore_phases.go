@@ -19,23 +19,21 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
-// The KnowledgeStore phases, in the order Reconcile runs them: resolve
-// Secrets, probe Milvus, apply the ingestion, read the index state. Each
-// records what it found in s.facts; a broken reference or input is such a
-// fact, not an error. A write the API server refuses is one too
-// (facts.applyErr): the later phases still run, the status says so, and
-// Reconcile returns it to retry with backoff. A phase returns an error only
-// when the API server could not be read; the status is then kept.
+// The KnowledgeStore phases, in the order Reconcile runs them under the
+// phase contract (phases.go): resolve Secrets, probe Milvus, apply the
+// ingestion, read the index state. A broken Secret reference stops them (a
+// referenceError). Milvus not answering is a fact (facts.probeErr), and so
+// is an ingestion that cannot run (facts.ingestErr: a missing source, a
+// config that cannot be rendered): it stops the ingestion, but what the
+// alias serves is still read, so a working index keeps the store Ready. A
+// refused ingestion write is a refusedWrite: the index is read all the
+// same.
 
 // resolveSecrets resolves the store's Secrets into a Milvus connection. The
 // embedder key and git credentials are checked too: routes and ingestion
-// need them.
+// need them. Milvus is not tried without them.
 func (r *KnowledgeStoreReconciler) resolveSecrets(ctx context.Context, s *storeScope) error {
 	conn, err := r.connection(ctx, s.store)
-	if refErr, ok := asReferenceError(err); ok {
-		s.facts.refErr = refErr // Milvus is not tried without its Secrets
-		return nil
-	}
 	s.conn = conn
 	return err
 }
@@ -74,9 +72,6 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 // probeMilvus asks Milvus for its version (and whether the database
 // exists) within ProbeTimeout.
 func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScope) error {
-	if s.facts.refErr != nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, r.ProbeTimeout)
 	defer cancel()
 	info, err := r.Probe(ctx, s.conn)
@@ -87,7 +82,7 @@ func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScop
 // applyIngestion keeps a connected store's ingestion ConfigMap, Job and
 // CronJob in line with its spec, and observes the current Job. A missing
 // source ConfigMap or a config that cannot be rendered is recorded as
-// facts.ingestErr, a refused write as facts.applyErr.
+// facts.ingestErr.
 func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeScope) error {
 	if !s.facts.connected() || !s.facts.ingestion {
 		return nil
@@ -147,12 +142,11 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 			continue
 		}
 		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
-			s.facts.applyErr = fmt.Errorf("apply ingest %s: %w", child.kind, err)
-			return nil
+			return &refusedWrite{fmt.Errorf("apply ingest %s: %w", child.kind, err)}
 		}
 	}
 	if store.Spec.Ingestion.Schedule == "" {
-		if err := r.deleteUnscheduled(ctx, s); err != nil || s.facts.applyErr != nil {
+		if err := r.deleteUnscheduled(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -202,13 +196,13 @@ func (r *KnowledgeStoreReconciler) hashSources(ctx context.Context, s *storeScop
 }
 
 // deleteUnscheduled removes the store's CronJob once the store has no
-// schedule; a refused delete is recorded as applyErr.
+// schedule; a refused delete is a refusedWrite.
 func (r *KnowledgeStoreReconciler) deleteUnscheduled(ctx context.Context, s *storeScope) error {
 	cron := &batchv1.CronJob{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: s.store.Name + "-ingest"}, cron)
 	if err == nil && metav1.IsControlledBy(cron, s.store) {
 		if err := r.Delete(ctx, cron); client.IgnoreNotFound(err) != nil {
-			s.facts.applyErr = fmt.Errorf("delete unscheduled CronJob: %w", err)
+			return &refusedWrite{fmt.Errorf("delete unscheduled CronJob: %w", err)}
 		}
 		return nil
 	}

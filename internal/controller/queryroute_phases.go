@@ -17,11 +17,10 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
-// The QueryRoute phases, in the order Reconcile runs them: resolve
-// references, render the config, apply the children. A broken reference
-// (a referenceError) stops them and is reported in the conditions; a
-// refused apply is recorded in s.applyErr. observeDeployment runs after
-// them whatever they returned, so the status tells the rollout state.
+// The QueryRoute phases, in the order Reconcile runs them under the phase
+// contract (phases.go): resolve references, render the config, apply the
+// children. observeDeployment runs after them whatever they found, so the
+// status tells the rollout state.
 
 // resolveReferences checks the route's image against the allow-list, then
 // fetches its KnowledgeStore, PlatformPrompt and Secrets. The first refused
@@ -125,8 +124,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		}
 		ordered = append([]childApply{{&networkingv1.NetworkPolicy{}, policy}}, ordered...)
 	} else if err := r.deleteUnwanted(ctx, route, &networkingv1.NetworkPolicy{}, "NetworkPolicy"); err != nil {
-		s.applyErr = err
-		return err
+		return &refusedWrite{err}
 	}
 	// The Service, the disruption budget and the autoscaler depend on
 	// neither the config nor the Deployment's template.
@@ -138,8 +136,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		}
 		independent = append(independent, childApply{&policyv1.PodDisruptionBudget{}, pdb})
 	} else if err := r.deleteUnwanted(ctx, route, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget"); err != nil {
-		s.applyErr = err
-		return err
+		return &refusedWrite{err}
 	}
 	if desired := buildRouteHPA(route); desired != nil {
 		hpa, err := withAppliedHash(desired)
@@ -148,8 +145,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		}
 		independent = append(independent, childApply{&autoscalingv2.HorizontalPodAutoscaler{}, hpa})
 	} else if err := r.deleteUnwanted(ctx, route, &autoscalingv2.HorizontalPodAutoscaler{}, "HorizontalPodAutoscaler"); err != nil {
-		s.applyErr = err
-		return err
+		return &refusedWrite{err}
 	}
 	chains := [][]childApply{ordered, independent}
 	for _, chain := range chains {
@@ -164,8 +160,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		group.Go(func() error { return r.applyChain(groupCtx, route, chain) })
 	}
 	if err := group.Wait(); err != nil {
-		s.applyErr = err
-		return err
+		return &refusedWrite{err}
 	}
 	s.applied = true
 	return nil

@@ -12,8 +12,11 @@
 // facts with pure functions. A broken reference stops the phases and is a
 // fact the conditions name, not an error; a write the API server refuses
 // is reported too, the later phases still run and the object is retried;
-// only a failed read keeps the old status. Nothing is written that would
-// not change: a status equal to the current one is not applied
+// only a failed read keeps the old status. Routes and stores keep their
+// children through one childApplier (children.go): a same-named object the
+// owner does not control is refused before anything is written, an
+// optional child the spec dropped is deleted, and nothing is written that
+// would not change: a status equal to the current one is not applied
 // (status.go), nor a child whose ragroute.io/applied-hash annotation, read
 // from the cache, matches the hash of its desired apply configuration
 // (applied.go).

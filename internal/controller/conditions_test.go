@@ -107,6 +107,8 @@ func TestStoreConditions(t *testing.T) {
 	missingSecret := &referenceError{Reason: v1alpha1.ReasonSecretNotFound, Message: "x"}
 	missingSource := &referenceError{Reason: v1alpha1.ReasonConfigMapNotFound, Message: `ConfigMap "faq-md" of source "faq" not found`}
 	refused := errors.New(`apply ingest Job: jobs.batch "docs-ingest-0123456789" is forbidden: exceeded quota`)
+	foreignJob := &referenceError{Reason: v1alpha1.ReasonChildConflict,
+		Message: `ingest Job "docs-ingest-0123456789" exists and is not owned by this store; rename the store or remove it`}
 	serving := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "fp"}}
 	oldEmbedder := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "old"}}
 	noIndex := &knowledge.IndexState{}
@@ -169,6 +171,9 @@ func TestStoreConditions(t *testing.T) {
 		{"apply refused before any index", ingesting(storeFacts{applyErr: refused, index: noIndex}), []wantCondition{
 			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonNoIndex},
 			{"False", v1alpha1.ReasonApplyFailed}, {"False", v1alpha1.ReasonNoIndex}}, false},
+		{"ingest Job owned by someone else, the last generation serves", ingesting(storeFacts{ingestErr: foreignJob, index: serving}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"False", v1alpha1.ReasonChildConflict}, {"True", v1alpha1.ReasonSchemaReady}}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,21 +5,24 @@
 // serves) and QueryRoute (resolve references, render the route config,
 // apply ConfigMap + Deployment + Service).
 //
-// The KnowledgeStore and QueryRoute reconcilers share one shape: fetch the
-// object, open a scope (storeScope, routeScope) that carries what the phases
-// find, defer one server-side apply of the status, run an ordered list of
-// small phase methods, and derive the conditions from those facts with pure
-// functions. A broken reference is a fact the conditions name, not an
-// error; a child the API server refuses is recorded as well, and the status
-// is still written; only a failed read keeps the old status and retries.
-// Nothing is written that would not change: a status equal to the current
-// one is not applied (status.go), nor a child whose ragroute.io/applied-hash
-// annotation, read from the cache, matches the hash of its desired apply
-// configuration (applied.go).
-// PlatformPrompt, a single step, has the same deferred status apply.
+// The three reconcilers share one shape: fetch the object, open a scope
+// (routeScope, storeScope, promptScope) that carries what the phases find,
+// run an ordered list of small phase methods under one contract
+// (phases.go), apply the status once, and derive the conditions from those
+// facts with pure functions. A broken reference stops the phases and is a
+// fact the conditions name, not an error; a write the API server refuses
+// is reported too, the later phases still run and the object is retried;
+// only a failed read keeps the old status. Routes and stores keep their
+// children through one childApplier (children.go): a same-named object the
+// owner does not control is refused before anything is written, an
+// optional child the spec dropped is deleted, and nothing is written that
+// would not change: a status equal to the current one is not applied
+// (status.go), nor a child whose ragroute.io/applied-hash annotation, read
+// from the cache, matches the hash of its desired apply configuration
+// (applied.go).
 //
 // Files are named by role: <kind>_controller.go holds the reconciler, its
-// RBAC markers, Reconcile, the status apply and the watches;
+// RBAC markers, its scope, Reconcile, the status apply and the watches;
 // <kind>_phases.go the phases; <kind>_conditions.go the facts and the pure
 // conditions derived from them; <kind>_render.go the pure rendering of the
 // config files pods read; <kind>_builders.go the pure builders of child

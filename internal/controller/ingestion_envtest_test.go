@@ -16,6 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -231,6 +234,75 @@ func TestStoreReportsARefusedIngestionApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ingestJob(t, ns, "")
+	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
+}
+
+// TestStoreRefusesToAdoptAForeignJob: a Job with the name of the store's
+// current run that the store does not control (here one an admin took
+// over by dropping its owner reference) is not force-applied into the
+// store's: Indexed names it, and removing it lets the store run its own.
+func TestStoreRefusesToAdoptAForeignJob(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	faq := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "faq-md"}, Data: map[string]string{"faq.md": "# FAQ\n"}}
+	store := newStore(ns, "docs", s.milvusURI)
+	store.Spec.Milvus.Collection = "foreign_" + strings.ReplaceAll(ns, "-", "_")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
+		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
+	}}
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+	job := s.ingestJob(t, ns, "")
+	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
+
+	disown := client.MergeFrom(job.DeepCopy())
+	job.OwnerReferences = nil
+	if err := s.client.Patch(ctx, job, disown); err != nil {
+		t.Fatal(err)
+	}
+	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonChildConflict)
+	indexed := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionIndexed)
+	if want := fmt.Sprintf(`ingest Job %q exists and is not owned by this store; rename the store or remove it`, job.Name); !strings.Contains(indexed.Message, want) {
+		t.Errorf("Indexed message %q, want it to contain %q", indexed.Message, want)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionConnected); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Connected = %+v: the conflict is not a connection problem", c)
+	}
+	if err := s.client.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
+		t.Fatal(err)
+	}
+	if len(job.OwnerReferences) != 0 {
+		t.Fatalf("the foreign Job was adopted: %+v", job.OwnerReferences)
+	}
+
+	// The admin removes it: the store's next reconcile runs its own Job of
+	// that name. Nothing watches a Job the store does not own, so that
+	// reconcile (the recheck, a minute away here) is run by hand.
+	if err := s.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitFor, "the foreign Job gone", func() error {
+		if err := s.client.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("get: %v", err)
+		}
+		return nil
+	})
+	r := &KnowledgeStoreReconciler{Client: s.client, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
+		Probe: knowledge.Probe, ProbeTimeout: 3 * time.Second, RecheckAfter: time.Minute, RetryAfter: time.Second,
+		ReadIndex: knowledge.ReadIndexState, Image: testRouteImage, ImagePullSecrets: []string{testPullSecret}}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(store)}); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	eventually(t, waitFor, "the store's own Job", func() error {
+		again := &batchv1.Job{}
+		if err := s.client.Get(ctx, client.ObjectKeyFromObject(job), again); err != nil {
+			return err
+		}
+		if again.UID == job.UID || !metav1.IsControlledBy(again, got) {
+			return fmt.Errorf("Job %s: uid %s, owners %+v", again.Name, again.UID, again.OwnerReferences)
+		}
+		return nil
+	})
 	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
 }
 

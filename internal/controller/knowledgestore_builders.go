@@ -20,6 +20,8 @@ const ingestConfigPath = "/etc/ragroute"
 
 func ingestConfigMapName(store *v1alpha1.KnowledgeStore) string { return store.Name + "-ingest" }
 
+func ingestCronJobName(store *v1alpha1.KnowledgeStore) string { return store.Name + "-ingest" }
+
 // ingestJobName changes with everything the run depends on, so a change
 // starts a new Job and an unchanged store never ingests twice.
 func ingestJobName(store *v1alpha1.KnowledgeStore, runHash string) string {
@@ -129,7 +131,7 @@ func ingestJobSpec(store *v1alpha1.KnowledgeStore, image, runHash string, env []
 
 // buildIngestCronJob re-ingests on the store's schedule.
 func buildIngestCronJob(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *batchv1ac.CronJobApplyConfiguration {
-	return batchv1ac.CronJob(store.Name+"-ingest", store.Namespace).
+	return batchv1ac.CronJob(ingestCronJobName(store), store.Namespace).
 		WithLabels(storeLabels(store)).
 		WithOwnerReferences(storeOwner(store)).
 		WithSpec(batchv1ac.CronJobSpec().

@@ -20,7 +20,7 @@ type storeFacts struct {
 	version  string          // Milvus' version when it answered
 
 	ingestion   bool                  // the store declares sources
-	ingestErr   *referenceError       // the ingestion cannot run (missing source, config not rendered)
+	ingestErr   *referenceError       // the ingestion cannot run (missing source, config not rendered, child not the store's)
 	applyErr    error                 // the API server refused the ingest ConfigMap, Job or CronJob
 	fingerprint string                // of the embedder the spec names
 	job         *jobState             // the current ingestion Job, once it exists

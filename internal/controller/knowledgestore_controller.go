@@ -79,7 +79,7 @@ type storeScope struct {
 
 // Reconcile brings one store's connection, ingestion children and status
 // in line with its spec, its Secrets and what Milvus serves.
-func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	store := &v1alpha1.KnowledgeStore{}
 	if err := r.Get(ctx, req.NamespacedName, store); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -89,27 +89,13 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 
 	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, ingestion: hasIngestion(store)}}
-	defer func() {
-		// A failed read says nothing about the store: keep its status and
-		// retry. A refused apply is news the admin needs.
-		if reterr != nil && s.facts.applyErr == nil {
-			return
-		}
-		if err := r.applyStoreStatus(ctx, s); err != nil {
-			reterr = errors.Join(reterr, err)
-		}
-	}()
-
-	phases := []func(context.Context, *storeScope) error{
-		r.resolveSecrets,
-		r.probeMilvus,
-		r.applyIngestion,
-		r.readIndexState,
+	out, err := runPhases(ctx, s, r.resolveSecrets, r.probeMilvus, r.applyIngestion, r.readIndexState)
+	if err != nil {
+		return ctrl.Result{}, err // a failed read says nothing about the store: keep its status
 	}
-	for _, phase := range phases {
-		if err := phase(ctx, s); err != nil {
-			return ctrl.Result{}, err
-		}
+	s.facts.refErr, s.facts.applyErr = out.refErr, out.applyErr
+	if err := r.applyStoreStatus(ctx, s); err != nil {
+		return ctrl.Result{}, errors.Join(s.facts.applyErr, err)
 	}
 	if s.facts.applyErr != nil {
 		return ctrl.Result{}, s.facts.applyErr // retried with backoff; the status says why

@@ -12,30 +12,28 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
-// The KnowledgeStore phases, in the order Reconcile runs them: resolve
-// Secrets, probe Milvus, apply the ingestion, read the index state. Each
-// records what it found in s.facts; a broken reference or input is such a
-// fact, not an error. A write the API server refuses is one too
-// (facts.applyErr): the later phases still run, the status says so, and
-// Reconcile returns it to retry with backoff. A phase returns an error only
-// when the API server could not be read; the status is then kept.
+// The KnowledgeStore phases, in the order Reconcile runs them under the
+// phase contract (phases.go): resolve Secrets, probe Milvus, apply the
+// ingestion, read the index state. A broken Secret reference stops them (a
+// referenceError). Milvus not answering is a fact (facts.probeErr), and so
+// is an ingestion that cannot run (facts.ingestErr: a missing source, a
+// config that cannot be rendered, an ingestion child owned by someone
+// else): it stops the ingestion, but what the alias serves is still read,
+// so a working index keeps the store Ready. A refused ingestion write is a
+// refusedWrite: the index is read all the same.
 
 // resolveSecrets resolves the store's Secrets into a Milvus connection. The
 // embedder key and git credentials are checked too: routes and ingestion
-// need them.
+// need them. Milvus is not tried without them.
 func (r *KnowledgeStoreReconciler) resolveSecrets(ctx context.Context, s *storeScope) error {
 	conn, err := r.connection(ctx, s.store)
-	if refErr, ok := asReferenceError(err); ok {
-		s.facts.refErr = refErr // Milvus is not tried without its Secrets
-		return nil
-	}
 	s.conn = conn
 	return err
 }
@@ -74,9 +72,6 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 // probeMilvus asks Milvus for its version (and whether the database
 // exists) within ProbeTimeout.
 func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScope) error {
-	if s.facts.refErr != nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, r.ProbeTimeout)
 	defer cancel()
 	info, err := r.Probe(ctx, s.conn)
@@ -85,9 +80,11 @@ func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScop
 }
 
 // applyIngestion keeps a connected store's ingestion ConfigMap, Job and
-// CronJob in line with its spec, and observes the current Job. A missing
-// source ConfigMap or a config that cannot be rendered is recorded as
-// facts.ingestErr, a refused write as facts.applyErr.
+// CronJob (with a schedule; without one, a CronJob the store controls is
+// deleted) in line with its spec, in that order, through childApplier, and
+// observes the current Job. A missing source ConfigMap, a config that
+// cannot be rendered and an ingestion child owned by someone else are
+// recorded as facts.ingestErr.
 func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeScope) error {
 	if !s.facts.connected() || !s.facts.ingestion {
 		return nil
@@ -115,69 +112,28 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 	hash := hex.EncodeToString(runHash.Sum(nil))
 	env := storeSecretKeys(&store.Spec)
 
-	configMap, err := withAppliedHash(buildIngestConfigMap(store, data))
-	if err != nil {
-		return err
-	}
-	desiredJob := buildIngestJob(store, r.Image, hash, env)
-	withPullSecrets(desiredJob.Spec.Template.Spec, r.ImagePullSecrets)
-	job, err := withAppliedHash(desiredJob)
-	if err != nil {
-		return err
-	}
-	children := []ingestChild{
-		{"ConfigMap", &corev1.ConfigMap{}, configMap},
-		{"Job", &batchv1.Job{}, job},
-	}
+	job := buildIngestJob(store, r.Image, hash, env)
+	withPullSecrets(job.Spec.Template.Spec, r.ImagePullSecrets)
+	var cron *batchv1ac.CronJobApplyConfiguration // nil: no schedule, no CronJob
 	if store.Spec.Ingestion.Schedule != "" {
-		desiredCron := buildIngestCronJob(store, r.Image, hash, env)
-		withPullSecrets(desiredCron.Spec.JobTemplate.Spec.Template.Spec, r.ImagePullSecrets)
-		cron, err := withAppliedHash(desiredCron)
-		if err != nil {
-			return err
-		}
-		children = append(children, ingestChild{"CronJob", &batchv1.CronJob{}, cron})
+		cron = buildIngestCronJob(store, r.Image, hash, env)
+		withPullSecrets(cron.Spec.JobTemplate.Spec.Template.Spec, r.ImagePullSecrets)
 	}
-	for _, child := range children {
-		upToDate, err := r.ingestChildUpToDate(ctx, store, child)
-		if err != nil {
-			return err
-		}
-		if upToDate {
-			continue
-		}
-		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
-			s.facts.applyErr = fmt.Errorf("apply ingest %s: %w", child.kind, err)
+	children := []child{
+		{"ingest ConfigMap", &corev1.ConfigMap{}, ingestConfigMapName(store), desiredState(buildIngestConfigMap(store, data))},
+		{"ingest Job", &batchv1.Job{}, ingestJobName(store, hash), desiredState(job)},
+		{"ingest CronJob", &batchv1.CronJob{}, ingestCronJobName(store), desiredState(cron)},
+	}
+	applier := childApplier{client: r.Client, owner: store, ownerKind: "store"}
+	if err := applier.apply(ctx, children); err != nil {
+		if refErr, ok := asReferenceError(err); ok {
+			s.facts.ingestErr = refErr // blocks the ingestion, not the store
 			return nil
 		}
-	}
-	if store.Spec.Ingestion.Schedule == "" {
-		if err := r.deleteUnscheduled(ctx, s); err != nil || s.facts.applyErr != nil {
-			return err
-		}
+		return err
 	}
 	s.facts.job, err = r.observeJob(ctx, store, ingestJobName(store, hash))
 	return err
-}
-
-// ingestChild is one object applyIngestion applies, in order.
-type ingestChild struct {
-	kind     string
-	existing client.Object
-	hashedChild
-}
-
-// ingestChildUpToDate reads the child from the cache: it needs no apply
-// when the store controls it and it carries the hash of its desired state.
-func (r *KnowledgeStoreReconciler) ingestChildUpToDate(ctx context.Context, store *v1alpha1.KnowledgeStore, child ingestChild) (bool, error) {
-	err := r.Get(ctx, client.ObjectKey{Namespace: store.Namespace, Name: child.name}, child.existing)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get ingest %s %s: %w", child.kind, child.name, err)
-	}
-	return appliedUpToDate(child.existing, store, child.hash), nil
 }
 
 // hashSources adds each source ConfigMap's version to the run hash: editing
@@ -199,20 +155,6 @@ func (r *KnowledgeStoreReconciler) hashSources(ctx context.Context, s *storeScop
 		fmt.Fprintf(runHash, "%s/%s\n", cm.UID, cm.ResourceVersion)
 	}
 	return nil
-}
-
-// deleteUnscheduled removes the store's CronJob once the store has no
-// schedule; a refused delete is recorded as applyErr.
-func (r *KnowledgeStoreReconciler) deleteUnscheduled(ctx context.Context, s *storeScope) error {
-	cron := &batchv1.CronJob{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: s.store.Name + "-ingest"}, cron)
-	if err == nil && metav1.IsControlledBy(cron, s.store) {
-		if err := r.Delete(ctx, cron); client.IgnoreNotFound(err) != nil {
-			s.facts.applyErr = fmt.Errorf("delete unscheduled CronJob: %w", err)
-		}
-		return nil
-	}
-	return client.IgnoreNotFound(err)
 }
 
 // observeJob reads the state of the store's current ingestion Job, if it

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -74,12 +73,4 @@ func validatePromptText(text string) error {
 			Message: fmt.Sprintf("platform prompt text is %d bytes; the limit is %d", len(text), maxPromptBytes)}
 	}
 	return nil
-}
-
-// promptReadyCondition is Ready for a prompt: its text resolved and valid.
-func promptReadyCondition(refErr *referenceError, hash string) metav1.Condition {
-	if refErr != nil {
-		return condition(v1alpha1.ConditionReady, false, refErr.Reason, refErr.Message)
-	}
-	return condition(v1alpha1.ConditionReady, true, v1alpha1.ReasonValid, "prompt content hash "+hash)
 }

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"go.opentelemetry.io/otel/trace"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,8 +36,16 @@ type PlatformPromptReconciler struct {
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// promptScope carries what one reconcile of a prompt found, phase to phase.
+type promptScope struct {
+	prompt *v1alpha1.PlatformPrompt
+	routes int32
+	hash   string
+	refErr *referenceError
+}
+
 // Reconcile brings one PlatformPrompt's status in line with its spec.
-func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	prompt := &v1alpha1.PlatformPrompt{}
 	if err := r.Get(ctx, req.NamespacedName, prompt); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -47,40 +54,29 @@ func (r *PlatformPromptReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil
 	}
 
-	status := prompt.Status.DeepCopy()
-	defer func() {
-		if reterr == nil {
-			status.ObservedGeneration = prompt.Generation
-			setProgressConditions(&status.Conditions, prompt.Generation, r.Clock.Now(), v1alpha1.ConditionReady)
-			reterr = publishStatus(ctx, r.Client, r.Recorder, prompt, prompt.Status.Conditions, status.Conditions, status)
-		}
-	}()
-
-	content, err := resolvePrompt(ctx, r.Client, prompt)
-	routes, countErr := r.countRoutes(ctx, prompt)
-	if countErr != nil {
-		return ctrl.Result{}, countErr
-	}
-	status.Routes = routes
+	s := &promptScope{prompt: prompt}
+	out, err := runPhases(ctx, s, r.countRoutes, r.resolveContent)
 	if err != nil {
-		if refErr, ok := asReferenceError(err); ok {
-			setCondition(&status.Conditions, promptReadyCondition(refErr, ""), prompt.Generation, r.Clock.Now())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
+		return ctrl.Result{}, err // a failed read says nothing about the prompt: keep its status
 	}
-	status.Hash = content.Hash()
-	setCondition(&status.Conditions, promptReadyCondition(nil, status.Hash), prompt.Generation, r.Clock.Now())
-	return ctrl.Result{}, nil
+	s.refErr = out.refErr
+	return ctrl.Result{}, r.applyPromptStatus(ctx, s)
 }
 
-func (r *PlatformPromptReconciler) countRoutes(ctx context.Context, prompt *v1alpha1.PlatformPrompt) (int32, error) {
-	routes := &v1alpha1.QueryRouteList{}
-	if err := r.List(ctx, routes, client.InNamespace(prompt.Namespace),
-		client.MatchingFields{indexRouteByPrompt: prompt.Name}); err != nil {
-		return 0, fmt.Errorf("list routes using PlatformPrompt %q: %w", prompt.Name, err)
+// applyPromptStatus derives the status from what the phases found. A
+// broken text keeps the hash of the last good one.
+func (r *PlatformPromptReconciler) applyPromptStatus(ctx context.Context, s *promptScope) error {
+	prompt := s.prompt
+	status := prompt.Status.DeepCopy()
+	status.ObservedGeneration = prompt.Generation
+	status.Routes = s.routes
+	if s.refErr == nil {
+		status.Hash = s.hash
 	}
-	return int32(len(routes.Items)), nil
+	now := r.Clock.Now()
+	setCondition(&status.Conditions, promptReadyCondition(s.refErr, status.Hash), prompt.Generation, now)
+	setProgressConditions(&status.Conditions, prompt.Generation, now, v1alpha1.ConditionReady)
+	return publishStatus(ctx, r.Client, r.Recorder, prompt, prompt.Status.Conditions, status.Conditions, status)
 }
 
 // SetupWithManager registers the reconciler: prompts, the ConfigMaps their

@@ -70,7 +70,7 @@ type routeScope struct {
 
 // Reconcile brings one route's children and status in line with its spec
 // and the objects it references.
-func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	route := &v1alpha1.QueryRoute{}
 	if err := r.Get(ctx, req.NamespacedName, route); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -80,35 +80,18 @@ func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 
 	s := &routeScope{route: route}
-	defer func() {
-		// A failed read says nothing about the route: keep its status and
-		// retry. A refused apply is news the admin needs.
-		if reterr != nil && s.applyErr == nil {
-			return
-		}
-		if err := r.applyRouteStatus(ctx, s); err != nil {
-			reterr = errors.Join(reterr, err)
-		}
-	}()
-
-	phases := []func(context.Context, *routeScope) error{
-		r.resolveReferences,
-		r.renderConfig,
-		r.applyChildren,
+	out, err := runPhases(ctx, s, r.resolveReferences, r.renderConfig, r.applyChildren)
+	if err == nil {
+		err = r.observeDeployment(ctx, s)
 	}
-	var phaseErr error
-	for _, phase := range phases {
-		if phaseErr = phase(ctx, s); phaseErr != nil {
-			break
-		}
+	if err != nil {
+		return ctrl.Result{}, err // a failed read says nothing about the route: keep its status
 	}
-	if refErr, ok := asReferenceError(phaseErr); ok {
-		s.refErr, phaseErr = refErr, nil // reported in conditions; a watch brings us back
+	s.refErr, s.applyErr = out.refErr, out.applyErr
+	if err := r.applyRouteStatus(ctx, s); err != nil {
+		return ctrl.Result{}, errors.Join(s.applyErr, err)
 	}
-	if err := r.observeDeployment(ctx, s); err != nil {
-		return ctrl.Result{}, errors.Join(phaseErr, err)
-	}
-	return ctrl.Result{}, phaseErr
+	return ctrl.Result{}, s.applyErr // retried with backoff; the status says why
 }
 
 // applyRouteStatus derives the status from what the phases found.

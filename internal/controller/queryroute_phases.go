@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -17,11 +16,10 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
-// The QueryRoute phases, in the order Reconcile runs them: resolve
-// references, render the config, apply the children. A broken reference
-// (a referenceError) stops them and is reported in the conditions; a
-// refused apply is recorded in s.applyErr. observeDeployment runs after
-// them whatever they returned, so the status tells the rollout state.
+// The QueryRoute phases, in the order Reconcile runs them under the phase
+// contract (phases.go): resolve references, render the config, apply the
+// children. observeDeployment runs after them whatever they found, so the
+// status tells the rollout state.
 
 // resolveReferences checks the route's image against the allow-list, then
 // fetches its KnowledgeStore, PlatformPrompt and Secrets. The first refused
@@ -92,133 +90,35 @@ func (r *QueryRouteReconciler) renderConfig(_ context.Context, s *routeScope) er
 }
 
 // applyChildren server-side applies ConfigMap, Deployment and Service,
-// and for a trusted-proxy route with peers its NetworkPolicy. The policy
-// goes first, so pods never serve before it admits only the proxy; the
+// and the optional NetworkPolicy (a trusted-proxy route with peers),
+// PodDisruptionBudget and HorizontalPodAutoscaler, through childApplier: a
+// same-named object the route does not control is refused before anything
+// is written, a child already up to date is not applied again, and an
+// optional child the route no longer asks for is deleted. The policy goes
+// first, so pods never serve before it admits only the proxy; the
 // ConfigMap goes before the Deployment so new pods never start on an old
-// config; the Service, which depends on neither, is applied alongside them
-// (a new route's first reconcile waits for two round trips, not three). A
-// child the cache shows controlled by the route and carrying the hash of
-// its desired state (appliedHashAnnotation) is not applied again. Every
-// child is checked for a foreign owner before any is applied. A policy the
-// route no longer asks for is deleted.
+// config. The Service, the disruption budget and the autoscaler depend on
+// neither, so they are applied alongside (a new route's first reconcile
+// waits for two round trips, not three).
 func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope) error {
 	route := s.route
-	configMap, err := withAppliedHash(buildRouteConfigMap(route, s.configData))
-	if err != nil {
-		return err
+	deployment := buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)
+	withPullSecrets(deployment.Spec.Template.Spec, r.ImagePullSecrets)
+	ordered := []child{
+		{"NetworkPolicy", &networkingv1.NetworkPolicy{}, route.Name, desiredState(buildRouteNetworkPolicy(route))},
+		{"ConfigMap", &corev1.ConfigMap{}, routeConfigMapName(route), desiredState(buildRouteConfigMap(route, s.configData))},
+		{"Deployment", &appsv1.Deployment{}, route.Name, desiredState(deployment)},
 	}
-	desired := buildRouteDeployment(route, r.RouteImage, s.configHash, s.inputs.env)
-	withPullSecrets(desired.Spec.Template.Spec, r.ImagePullSecrets)
-	deployment, err := withAppliedHash(desired)
-	if err != nil {
-		return err
+	independent := []child{
+		{"Service", &corev1.Service{}, route.Name, desiredState(buildRouteService(route))},
+		{"PodDisruptionBudget", &policyv1.PodDisruptionBudget{}, route.Name, desiredState(buildRoutePDB(route))},
+		{"HorizontalPodAutoscaler", &autoscalingv2.HorizontalPodAutoscaler{}, route.Name, desiredState(buildRouteHPA(route))},
 	}
-	service, err := withAppliedHash(buildRouteService(route))
-	if err != nil {
-		return err
-	}
-	ordered := []childApply{{&corev1.ConfigMap{}, configMap}, {&appsv1.Deployment{}, deployment}}
-	if desired := buildRouteNetworkPolicy(route); desired != nil {
-		policy, err := withAppliedHash(desired)
-		if err != nil {
-			return err
-		}
-		ordered = append([]childApply{{&networkingv1.NetworkPolicy{}, policy}}, ordered...)
-	} else if err := r.deleteUnwanted(ctx, route, &networkingv1.NetworkPolicy{}, "NetworkPolicy"); err != nil {
-		s.applyErr = err
-		return err
-	}
-	// The Service, the disruption budget and the autoscaler depend on
-	// neither the config nor the Deployment's template.
-	independent := []childApply{{&corev1.Service{}, service}}
-	if desired := buildRoutePDB(route); desired != nil {
-		pdb, err := withAppliedHash(desired)
-		if err != nil {
-			return err
-		}
-		independent = append(independent, childApply{&policyv1.PodDisruptionBudget{}, pdb})
-	} else if err := r.deleteUnwanted(ctx, route, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget"); err != nil {
-		s.applyErr = err
-		return err
-	}
-	if desired := buildRouteHPA(route); desired != nil {
-		hpa, err := withAppliedHash(desired)
-		if err != nil {
-			return err
-		}
-		independent = append(independent, childApply{&autoscalingv2.HorizontalPodAutoscaler{}, hpa})
-	} else if err := r.deleteUnwanted(ctx, route, &autoscalingv2.HorizontalPodAutoscaler{}, "HorizontalPodAutoscaler"); err != nil {
-		s.applyErr = err
-		return err
-	}
-	chains := [][]childApply{ordered, independent}
-	for _, chain := range chains {
-		for _, child := range chain {
-			if err := r.checkNotForeign(ctx, route, child.existing, child.name); err != nil {
-				return err
-			}
-		}
-	}
-	group, groupCtx := errgroup.WithContext(ctx)
-	for _, chain := range chains {
-		group.Go(func() error { return r.applyChain(groupCtx, route, chain) })
-	}
-	if err := group.Wait(); err != nil {
-		s.applyErr = err
+	applier := childApplier{client: r.Client, owner: route, ownerKind: "route"}
+	if err := applier.apply(ctx, ordered, independent); err != nil {
 		return err
 	}
 	s.applied = true
-	return nil
-}
-
-// deleteUnwanted removes the route's optional child of obj's kind, named
-// after the route, if the cache shows one it controls (the route dropped
-// its peers, its disruption budget or its autoscaling).
-func (r *QueryRouteReconciler) deleteUnwanted(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, kind string) error {
-	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: route.Name}, obj)
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("get %s %s: %w", kind, route.Name, err)
-	}
-	if err != nil || !isOwnedBy(obj, route) {
-		return nil
-	}
-	if err := r.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete %s %s: %w", kind, route.Name, err)
-	}
-	return nil
-}
-
-// childApply is one child: as the cache holds it, and as it should be.
-type childApply struct {
-	existing client.Object
-	hashedChild
-}
-
-// applyChain applies children in order, skipping those already up to date.
-func (r *QueryRouteReconciler) applyChain(ctx context.Context, route *v1alpha1.QueryRoute, chain []childApply) error {
-	for _, child := range chain {
-		if appliedUpToDate(child.existing, route, child.hash) {
-			continue
-		}
-		if err := r.Apply(ctx, child.apply, fieldOwner, client.ForceOwnership); err != nil {
-			return fmt.Errorf("apply %T %s: %w", child.existing, child.name, err)
-		}
-	}
-	return nil
-}
-
-// checkNotForeign refuses to take over an object of the same name that the
-// route does not own: applying with force would silently adopt it. obj is
-// left as the cache holds it (empty when there is none).
-func (r *QueryRouteReconciler) checkNotForeign(ctx context.Context, route *v1alpha1.QueryRoute, obj client.Object, name string) error {
-	err := r.Get(ctx, client.ObjectKey{Namespace: route.Namespace, Name: name}, obj)
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("get %T %s: %w", obj, name, err)
-	}
-	if err == nil && !isOwnedBy(obj, route) {
-		return &referenceError{Reason: v1alpha1.ReasonChildConflict,
-			Message: fmt.Sprintf("%T %q exists and is not owned by this route; rename the route or remove it", obj, name)}
-	}
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/testenv"
 )
 
 // TestWatchNamespacesLeavesOtherNamespacesAlone runs a manager built as
@@ -30,6 +31,7 @@ import (
 // QueryRoute in nsA gets a status; one in nsB, created first, gets none,
 // and the cache holds only nsA's opted-in Secrets.
 func TestWatchNamespacesLeavesOtherNamespacesAlone(t *testing.T) {
+	testenv.Integration(t, "the test bed's kube-apiserver and etcd")
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is unset: run `make test`, which builds the test bed (hack/testbed.sh)")
 	}

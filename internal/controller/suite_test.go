@@ -65,6 +65,7 @@ func TestMain(m *testing.M) {
 // startSuite returns the shared control plane, starting it on first call.
 func startSuite(t *testing.T) *suite {
 	t.Helper()
+	testenv.Integration(t, "the test bed's kube-apiserver, etcd and Milvus Lite")
 	suiteOnce.Do(func() { suiteValue, suiteErr = newSuite() })
 	if suiteErr != nil {
 		t.Fatalf("control plane: %v", suiteErr)

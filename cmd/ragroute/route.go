@@ -77,7 +77,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
-		FlaggedFragments:     podconfig.FlaggedPolicy(cfg.Retrieval.FlaggedFragments),
+		FlaggedFragments:     cfg.Retrieval.FlaggedFragments,
 		Mode:                 cfg.Mode,
 		AnswerMode:           cfg.Answer.Mode,
 		Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,

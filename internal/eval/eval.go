@@ -1,10 +1,24 @@
-// Package eval measures retrieval quality on a corpus and a question set
-// (the JSONL format of test/eval/README.md), for ablations of chunking and
-// search run with the same embedder: fixed-size chunks with dense search
-// as the baseline, heading-tree chunks with dense and hybrid search, and
-// the route's whole search body with each of its rules switched on in
-// turn. Results of another system (`make compare`) are scored by the same
-// scorer. It imports nothing from Kubernetes.
+// Package eval measures ragroute on a corpus and a question set (the
+// JSONL format of test/eval/README.md), with the same embedder throughout.
+//
+// Retrieval (`make eval`, run.go): ablations of chunking and search —
+// fixed-size chunks with dense search as the baseline, heading-tree chunks
+// with dense and hybrid search, and the route's whole search body with
+// each of its rules switched on in turn — scored by recall@k, MRR, nDCG@10
+// and recall within a token budget (score.go, against the gold sections
+// of gold.go); the curves of the not-found signals (floors.go), a sweep of
+// the fusion weights (weights.go), the misses explained (misses.go), and
+// another system's results (`make compare`, peer.go) by the same scorer.
+// Vectors are cached between runs (vectorcache.go).
+//
+// Answers (`make eval-answers`, answers*.go): each question runs as a
+// whole turn through the route's own Runner with a real chat model, once
+// per answer mode; the turns' events are scored for grounding, citations,
+// invented links, honest not-found and latency, and the grounding
+// threshold's curve is measured on sentences cut as the route's check cuts
+// them (route/answer).
+//
+// It imports nothing from Kubernetes.
 package eval
 
 import (

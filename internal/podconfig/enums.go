@@ -52,9 +52,9 @@ const (
 type AnswerMode string
 
 const (
-	// AnswerGenerative: the chat model writes the answer.
+	// AnswerGenerative is the chat model writing the answer.
 	AnswerGenerative AnswerMode = "generative"
-	// AnswerExtractive: the route quotes the fragments; no model writes.
+	// AnswerExtractive is the route quoting the fragments; no model writes.
 	AnswerExtractive AnswerMode = "extractive"
 )
 
@@ -80,6 +80,7 @@ const (
 // longer read as such (quarantine).
 type FlaggedPolicy string
 
+// The flagged-fragment policies.
 const (
 	FlaggedKeep       FlaggedPolicy = "keep"
 	FlaggedDrop       FlaggedPolicy = "drop"

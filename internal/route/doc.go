@@ -1,16 +1,30 @@
 // Package route is the turn behind `ragroute serve`: a Runner plays one
-// turn as decide → retrieve → answer. The chat model is offered
-// search_knowledge (and web_search) for ONE round of tools, or with the
-// always policy the search runs on the condensed question; the fragments
-// found are packed into what is left of the context window, fenced as
-// untrusted data under a random per-turn marker (augment.go); the same
-// model answers with tools withheld, its echoed fence markers scrubbed
-// from the stream (scrub.go), and the markers it used are reported as
-// citations. The turn's events and their payloads (events.go) are what
-// the HTTP API streams and the turn log stores.
+// turn and emits its events (events.go), which the HTTP API streams and
+// the turn log stores.
 //
-// The tool bodies live in route/retrieval; the HTTP API in route/api; who
-// asks in route/identity; the events of running turns in route/turnlog.
-// Dependencies go one way: api → route → retrieval → knowledge/model.
-// Nothing here imports Kubernetes.
+// Single-round (turn.go): decide → retrieve → respond. The chat model is
+// offered search_knowledge (and web_search) for ONE round of tools
+// (decide.go, tools.go), or with the always policy the search runs on the
+// condensed question; a round that finds too little is rephrased and
+// searched once more (research.go). What was found is packed into what is
+// left of the context window, fenced as untrusted data under a random
+// per-turn marker, flagged fragments kept, dropped or quarantined
+// (augment.go, untrusted.go). The same model then answers with tools
+// withheld (generate.go); its stream passes through route/answer's stages
+// (fence scrub → link guard → grounding gate) and the turn reports the
+// citations, or replaces a poorly grounded answer with quotes (settle.go,
+// extract.go). Agentic (agentic*.go, harness.go): the model researches in
+// rounds with search, save and finalize under rules the harness enforces
+// in code; what it finalizes goes through the same packing and answer.
+//
+// Every step calls the model through one callModel (modelcall.go) and
+// searches through one search (tools.go): one span, timing and usage
+// bookkeeping each. A failure is classified once into a code with a fixed
+// client message (errors.go).
+//
+// The search body lives in route/retrieval; judging and filtering what the
+// model writes back, and the extractive quotes, in route/answer; the HTTP
+// API in route/api; who asks in route/identity; the events of running
+// turns in route/turnlog. Dependencies go one way: api → route → answer →
+// retrieval → knowledge/model. Nothing here imports Kubernetes.
 package route

@@ -58,15 +58,17 @@ verify: manifests generate ## Fail if generated files or formatting are out of d
 build: manifests generate vet ## Build bin/ragroute.
 	go build -ldflags "-X main.version=$(VERSION)" -o $(LOCALBIN)/ragroute ./cmd/ragroute
 
+# make test runs every benchmark once besides the tests (-benchtime 1x): a
+# benchmark that breaks fails the build instead of waiting for `make bench`.
 .PHONY: test
-test: manifests generate vet testbed ## Run all tests against a real kube-apiserver, etcd and Milvus Lite (installs them on first run).
+test: manifests generate vet testbed ## Run all tests, and every benchmark once, against a real kube-apiserver, etcd and Milvus Lite (installs them on first run).
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
 	RAGROUTE_CHROMIUM="$$(hack/chromium.sh)" \
 	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_HELM="$(HELM)" \
-	go test ./... -count=1 $(GOTESTFLAGS)
+	go test ./... -count=1 -bench . -benchtime 1x $(GOTESTFLAGS)
 
 .PHONY: bench
 bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JSON=path also writes them as JSON.

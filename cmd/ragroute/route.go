@@ -86,6 +86,8 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		ResearchBelow: cfg.Retrieval.ResearchBelow,
 		Logger:        logger,
 	}
+	var checkEmbedder model.Embedder
+	runner.Check, checkEmbedder = newChecker(cfg, env, rdb)
 	if chat != nil {
 		runner.Chat = chat // never a typed nil: Runner checks for no model
 	}
@@ -102,7 +104,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Logger:             logger,
 		Ready:              func(ctx context.Context) error { return aliasServed(ctx, store) },
 		ModelHealth:        modelHealth,
-		UpstreamRetries:    upstreamRetries(chat, searcher),
+		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
 	}
@@ -112,14 +114,25 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	return rt, nil
 }
 
-// upstreamRetries reads the retry counts of the route's model clients.
-func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher) map[string]func() int64 {
+// upstreamRetries reads the retry counts of the route's model clients:
+// the grounding check's embedder client counts as the embedder.
+func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher, check model.Embedder) map[string]func() int64 {
 	retries := map[string]func() int64{}
 	if chat != nil {
 		retries["chat"] = chat.Retries
 	}
-	if counter, ok := searcher.Embedder.(model.RetryCounter); ok {
-		retries["embedder"] = counter.Retries
+	query, _ := searcher.Embedder.(model.RetryCounter)
+	background, _ := check.(model.RetryCounter)
+	if query != nil || background != nil {
+		retries["embedder"] = func() int64 {
+			var n int64
+			for _, c := range []model.RetryCounter{query, background} {
+				if c != nil {
+					n += c.Retries()
+				}
+			}
+			return n
+		}
 	}
 	if counter, ok := searcher.Reranker.(model.RetryCounter); ok {
 		retries["reranker"] = counter.Retries

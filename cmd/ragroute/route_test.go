@@ -82,11 +82,12 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 		slices.Sort(out)
 		return strings.Join(out, ",")
 	}
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger))); got != "chat,embedder,reranker" {
+	_, check := newChecker(cfg, env, nil)
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger), check)); got != "chat,embedder,reranker" {
 		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
 	}
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger))); got != "chat,embedder" {
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger), check)); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
 	}
 }

@@ -58,8 +58,11 @@ type RetryCounter interface {
 
 // Retries is the inner embedder's count of retried calls, or 0 when it
 // keeps none.
-func (p *prefixed) Retries() int64 {
-	if counter, ok := p.inner.(RetryCounter); ok {
+func (p *prefixed) Retries() int64 { return retriesOf(p.inner) }
+
+// retriesOf is e's count of retried calls, or 0 when it keeps none.
+func retriesOf(e Embedder) int64 {
+	if counter, ok := e.(RetryCounter); ok {
 		return counter.Retries()
 	}
 	return 0

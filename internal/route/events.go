@@ -177,6 +177,12 @@ type TurnCompleted struct {
 	// GroundedRatio is the share of the model's answer sentences the
 	// packed fragments support (absent when no answer was checked).
 	GroundedRatio *float64 `json:"grounded_ratio,omitempty"`
+	// GroundingUnchecked says why the grounding check did not judge the
+	// whole answer (annotate, which shows it as written, ends the turn
+	// without them): check_failed (the embedder failed) or check_deadline
+	// (the verdicts did not come within the check's wait). The grounded
+	// ratio is then absent.
+	GroundingUnchecked string `json:"grounding_unchecked,omitempty"`
 	// Withheld counts the answer's sentences the strip policy withheld.
 	Withheld int `json:"withheld_sentences,omitempty"`
 	// LinksRemoved counts links and URLs removed from the answer because

@@ -3,6 +3,7 @@ package route
 import (
 	"context"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -29,19 +30,26 @@ func (r *Runner) generate(ctx context.Context, history []model.Message, calls []
 	st *turnState) (generated, error) {
 	var shown strings.Builder // the answer as the client reads it
 	guard := answer.NewLinkGuard(packing.Links)
-	gate := answer.NewGate(ctx, r.Grounding, r.Searcher.Embedder, packing.Packed, r.Prompt.NotFound,
+	checkCtx, checkSpan := startSpan(ctx, "ragroute.grounding", attribute.String("ragroute.policy", string(r.Grounding.Policy)))
+	gate := answer.NewGate(checkCtx, r.Grounding, r.checker(), packing.Packed, r.Prompt.NotFound,
 		func(g answer.Grounding) { st.emit(Event{Type: EventGrounding, Data: g}) })
 	pipe := answer.NewPipe(func(text string) error { shown.WriteString(text); return st.delta(text) },
 		answer.NewFenceScrubber(packing.Fence), guard, gate)
 	reply, err := r.callModel(ctx, st, modelCall{span: "answer", stage: "model_answer", messages: answerMessages(history, calls, results, packing),
 		gen: st.gen, onDelta: pipe.Write, attrs: []attribute.KeyValue{attribute.Int("ragroute.fragments", len(packing.Packed))}})
 	if err == nil {
+		// What the turn waits for the check once the answer has ended.
+		start := time.Now()
 		err = pipe.Flush()
+		st.took("grounding", time.Since(start))
 	}
 	if err != nil {
 		pipe.Abort()
+		endSpan(checkSpan, err)
 		return generated{}, err
 	}
+	checkSpan.SetAttributes(attribute.Int("ragroute.checked", len(gate.Checked())), attribute.String("ragroute.unchecked", gate.Unchecked()))
+	endSpan(checkSpan, gate.CheckErr())
 	st.linksRemoved = guard.Removed()
 	switch strings.TrimSpace(reply.Content) {
 	case "":
@@ -79,4 +87,17 @@ func answerMessages(history []model.Message, calls []model.ToolCall, results []r
 		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: packing.context(ids)})
 	}
 	return messages
+}
+
+// checker is the grounding check's clients: Check's, or the searcher's
+// embedder, uncached, for what Check leaves unset.
+func (r *Runner) checker() answer.Checker {
+	c := r.Check
+	if c.Units == nil {
+		c.Units = r.Searcher.Embedder
+	}
+	if c.Sentences == nil {
+		c.Sentences = r.Searcher.Embedder
+	}
+	return c
 }

@@ -19,7 +19,7 @@ func (r *Runner) settle(gate *answer.Gate, packing Packing, shown string, st *tu
 			r.Logger.Warn("grounding check failed", "error", err)
 		}
 	}
-	st.groundedRatio, st.withheld = gate.GroundedRatio(), gate.Withheld()
+	st.groundedRatio, st.withheld, st.unchecked = gate.GroundedRatio(), gate.Withheld(), gate.Unchecked()
 	if reason := gate.Replacement(); reason != "" {
 		st.replaced = true
 		st.emit(Event{Type: EventAnswerReplaced, Data: AnswerReplaced{GroundedRatio: *st.groundedRatio, Reason: reason}})

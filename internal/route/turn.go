@@ -50,6 +50,11 @@ type Runner struct {
 	// (route/answer's Gate); its zero value annotates with the default
 	// threshold.
 	Grounding answer.GroundingSettings
+	// Check is the grounding check's embedders (a cache of the fragments'
+	// units, a client of their own that never holds up a query's
+	// embedding) and how long annotate waits for it; the zero value checks
+	// with Searcher.Embedder, uncached (checker).
+	Check answer.Checker
 	// AnswerMode is generative (the chat model writes the answer, also
 	// when empty) or extractive (the route quotes the fragments:
 	// route/answer's Quoter).

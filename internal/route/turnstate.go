@@ -22,8 +22,10 @@ type turnState struct {
 
 	// rounds is how many agentic rounds ran.
 	rounds int
-	// groundedRatio is the grounding check's summary.
+	// groundedRatio is the grounding check's summary; unchecked says why
+	// it did not judge the whole answer.
 	groundedRatio *float64
+	unchecked     string
 	// withheld counts sentences the strip policy withheld, linksRemoved
 	// the links the link guard removed; replaced says the fallback
 	// replaced the answer.
@@ -72,5 +74,6 @@ func (st *turnState) completed(notFound bool) TurnCompleted {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
-		GroundedRatio: st.groundedRatio, Withheld: st.withheld, LinksRemoved: st.linksRemoved, AnswerReplaced: st.replaced}
+		GroundedRatio: st.groundedRatio, GroundingUnchecked: st.unchecked, Withheld: st.withheld, LinksRemoved: st.linksRemoved,
+		AnswerReplaced: st.replaced}
 }

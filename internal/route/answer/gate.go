@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
@@ -19,9 +19,14 @@ import (
 //   - strip shows each sentence once checked, and only if supported;
 //   - fallback shows nothing until the whole answer is checked (it may be
 //     replaced: Replacement, Release).
+//
+// Under annotate the answer has streamed already, so the turn waits for
+// the verdicts only up to the check's wait; past it, or when the embedder
+// fails, the turn ends without them (Unchecked says why).
 type Gate struct {
 	outlet
 	settings GroundingSettings
+	wait     time.Duration
 	exempt   string
 	scorer   *Scorer
 	// report hears each sentence's verdict.
@@ -31,6 +36,7 @@ type Gate struct {
 	mu        sync.Mutex // orders what is shown and reported between the stream and the checker
 	queue     chan segment
 	done      chan struct{}
+	cancel    context.CancelFunc // stops the checker
 	closeOnce sync.Once
 	showErr   error
 
@@ -40,22 +46,40 @@ type Gate struct {
 	held      []string // fallback: the answer, until judged
 	checkErr  error
 	shownText bool // strip: some checked sentence was shown
+	// late: annotate stopped waiting for the checker.
+	late bool
+}
+
+// DefaultCheckWait is how long an annotated answer's turn waits, once the
+// answer has streamed, for the grounding check's last verdicts.
+const DefaultCheckWait = 2 * time.Second
+
+// Checker is the grounding check's embedders and how long an annotated
+// answer's turn waits for it (0: DefaultCheckWait).
+type Checker struct {
+	Embedders
+	Wait time.Duration
 }
 
 // gateBatch bounds the sentences of one embeddings call.
 const gateBatch = 8
 
-// NewGate checks an answer against the packed fragments with the store's
-// embedder, reporting each verdict; exempt is text shown unchecked
-// wherever it stands (the platform's not-found wording). The checker
-// starts at once, embedding the fragments' units while the model begins.
-func NewGate(ctx context.Context, settings GroundingSettings, embedder knowledge.Embedder, packed []retrieval.Fragment, exempt string,
+// NewGate checks an answer against the packed fragments, reporting each
+// verdict; exempt is text shown unchecked wherever it stands (the
+// platform's not-found wording). The checker starts at once, embedding
+// the fragments' units while the model begins.
+func NewGate(ctx context.Context, settings GroundingSettings, checker Checker, packed []retrieval.Fragment, exempt string,
 	report func(Grounding)) *Gate {
 	if settings.Policy == "" {
 		settings.Policy = podconfig.GroundingAnnotate
 	}
-	g := &Gate{settings: settings, exempt: strings.TrimSpace(exempt), scorer: NewScorer(embedder, packed, settings.threshold()),
-		report: report, split: newAnswerSplitter(), queue: make(chan segment, 1024), done: make(chan struct{})}
+	if checker.Wait <= 0 {
+		checker.Wait = DefaultCheckWait
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	g := &Gate{settings: settings, wait: checker.Wait, exempt: strings.TrimSpace(exempt),
+		scorer: NewScorer(checker.Embedders, packed, settings.threshold()), report: report, split: newAnswerSplitter(),
+		queue: make(chan segment, 1024), done: make(chan struct{}), cancel: cancel}
 	go g.check(ctx)
 	return g
 }
@@ -72,18 +96,32 @@ func (g *Gate) Write(text string) error {
 }
 
 // Flush checks the rest once the answer has ended and waits for the
-// checker.
+// checker: under annotate at most the check's wait, then it is stopped.
 func (g *Gate) Flush() error {
 	g.enqueue(g.split.flush())
-	g.stop()
+	g.closeOnce.Do(func() { close(g.queue) })
+	if g.settings.Policy == podconfig.GroundingAnnotate {
+		timer := time.NewTimer(g.wait)
+		defer timer.Stop()
+		select {
+		case <-g.done:
+		case <-timer.C:
+			g.late = true
+			g.stop()
+		}
+	}
+	<-g.done
+	g.cancel()
 	return g.err()
 }
 
 // abort stops the checker after a failed stream.
 func (g *Gate) abort() { g.stop() }
 
-// stop ends the queue, once, and waits for the checker.
+// stop cancels the checker, ends the queue, once, and waits for it: no
+// verdict is reported after stop returns.
 func (g *Gate) stop() {
+	g.cancel()
 	g.closeOnce.Do(func() { close(g.queue) })
 	<-g.done
 }
@@ -118,6 +156,9 @@ func (g *Gate) check(ctx context.Context) {
 	defer close(g.done)
 	g.checkErr = g.scorer.prepare(ctx)
 	for first := range g.queue {
+		if ctx.Err() != nil {
+			return // stopped: what is left goes unjudged
+		}
 		batch := []segment{first}
 	more:
 		for len(batch) < gateBatch {
@@ -200,9 +241,32 @@ func (g *Gate) Release() error {
 // Policy is the policy the gate applies.
 func (g *Gate) Policy() podconfig.GroundingPolicy { return g.settings.Policy }
 
-// CheckErr is why the check stopped, after Flush; nil when it ran to the
-// end.
-func (g *Gate) CheckErr() error { return g.checkErr }
+// CheckErr is why the check failed, after Flush; nil when it ran to the
+// end or annotate stopped waiting for it (Unchecked).
+func (g *Gate) CheckErr() error {
+	if g.late {
+		return nil
+	}
+	return g.checkErr
+}
+
+// Why an annotated answer's check did not judge all of it.
+const (
+	UncheckedFailed   = "check_failed"
+	UncheckedDeadline = "check_deadline"
+)
+
+// Unchecked says why the check did not judge the whole answer: it failed
+// (the embedder), or annotate stopped waiting for it; "" when it did.
+func (g *Gate) Unchecked() string {
+	switch {
+	case g.late:
+		return UncheckedDeadline
+	case g.checkErr != nil:
+		return UncheckedFailed
+	}
+	return ""
+}
 
 // Checked are the verdicts on the answer's sentences, in order.
 func (g *Gate) Checked() []Grounding { return g.checked }
@@ -215,9 +279,9 @@ func (g *Gate) Withheld() int { return g.withheld }
 func (g *Gate) UnitVectors() [][]float32 { return g.scorer.UnitVectors() }
 
 // GroundedRatio is the share of checked sentences supported; nil when
-// none was checked.
+// none was checked, or not all of the answer was.
 func (g *Gate) GroundedRatio() *float64 {
-	if len(g.checked) == 0 {
+	if len(g.checked) == 0 || g.Unchecked() != "" {
 		return nil
 	}
 	n := 0

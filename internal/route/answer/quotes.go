@@ -20,8 +20,10 @@ import (
 
 // Quoter writes extractive answers.
 type Quoter struct {
-	// Embedder is the store's: it scores each unit for the question.
-	Embedder knowledge.Embedder
+	// Question and Units are the store's embedding model: each unit is
+	// scored for the question by their similarity. Units may keep the
+	// fragments' units across turns, as the grounding check's does.
+	Question, Units knowledge.Embedder
 	// Tokens counts the answer as the chat model would; Budget is the
 	// tokens it may take.
 	Tokens tokenize.Counter
@@ -80,18 +82,16 @@ func (q Quoter) Quote(ctx context.Context, question string, intent retrieval.Int
 // question's content words it holds, weighted by how rare each is among
 // the units (BM25's idf, on the packed text).
 func (q Quoter) scoreUnits(ctx context.Context, question string, units []unit, embedded [][]float32) error {
-	texts := []string{question}
-	reuse := len(embedded) == len(units)
-	if !reuse {
-		texts = append(texts, unitTexts(units)...)
-	}
-	vectors, err := q.Embedder.Embed(ctx, texts)
+	vectors, err := q.Question.Embed(ctx, []string{question})
 	if err != nil {
-		return fmt.Errorf("embed the answer's candidates: %w", err)
+		return fmt.Errorf("embed the question: %w", err)
 	}
-	if reuse {
-		vectors = append(vectors[:1], embedded...)
+	if len(embedded) != len(units) {
+		if embedded, err = q.Units.Embed(ctx, unitTexts(units)); err != nil {
+			return fmt.Errorf("embed the answer's candidates: %w", err)
+		}
 	}
+	vectors = append(vectors[:1:1], embedded...)
 	words := retrieval.ContentWords(question)
 	df := map[string]int{}
 	unitWords := make([]map[string]bool, len(units))

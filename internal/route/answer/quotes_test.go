@@ -24,7 +24,8 @@ func extractOnly(t *testing.T, question string, reserve int, fragments ...retrie
 		f.Marker = fmt.Sprintf("S%d", i+1)
 		packed[i] = f
 	}
-	q := Quoter{Embedder: &testenv.HashEmbedder{Dim: 64}, Tokens: tokens, Budget: reserve}
+	embedder := &testenv.HashEmbedder{Dim: 64}
+	q := Quoter{Question: embedder, Units: embedder, Tokens: tokens, Budget: reserve}
 	answer, err := q.Quote(context.Background(), question, retrieval.ClassifyIntent(question), packed, nil)
 	if err != nil {
 		t.Fatal(err)

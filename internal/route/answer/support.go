@@ -86,10 +86,18 @@ const maxGroundingUnits = 256
 // flags, paths, URLs, dotted or snake_case names.
 var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b[\w.-]*\d[\w.-]*\b|\b\w+[_./]\w[\w./-]*\b)`)
 
+// Embedders are the grounding check's: Units embeds the fragments' units
+// (they change only with the index, so a cache across turns belongs
+// here: retrieval.CachedEmbedder), Sentences the answer's. Both are the
+// store's embedding model.
+type Embedders struct {
+	Units, Sentences knowledge.Embedder
+}
+
 // Scorer scores sentences against one turn's packed fragments. The
 // fragments' units are embedded once, on first use.
 type Scorer struct {
-	embedder  knowledge.Embedder
+	embedders Embedders
 	fragments []retrieval.Fragment
 	units     []unit
 	unitWords []map[string]bool
@@ -100,14 +108,14 @@ type Scorer struct {
 
 // NewScorer scores against fragments; a sentence is supported from
 // threshold up.
-func NewScorer(embedder knowledge.Embedder, fragments []retrieval.Fragment, threshold float64) *Scorer {
+func NewScorer(embedders Embedders, fragments []retrieval.Fragment, threshold float64) *Scorer {
 	units := answerUnits(fragments)
 	units = units[:min(len(units), maxGroundingUnits)]
 	words := make([]map[string]bool, len(units))
 	for i, u := range units {
 		words[i] = wordSet(u.text)
 	}
-	return &Scorer{embedder: embedder, fragments: fragments, units: units, unitWords: words,
+	return &Scorer{embedders: embedders, fragments: fragments, units: units, unitWords: words,
 		packed: strings.ToLower(packedText(fragments)), threshold: threshold}
 }
 
@@ -116,7 +124,7 @@ func (s *Scorer) prepare(ctx context.Context) error {
 	if s.vectors != nil || len(s.units) == 0 {
 		return nil
 	}
-	vectors, err := s.embedder.Embed(ctx, unitTexts(s.units))
+	vectors, err := s.embedders.Units.Embed(ctx, unitTexts(s.units))
 	if err != nil {
 		return fmt.Errorf("embed the fragments' sentences: %w", err)
 	}
@@ -142,7 +150,7 @@ func (s *Scorer) score(ctx context.Context, sentences []string) ([]Grounding, er
 	var vectors [][]float32
 	if len(s.units) > 0 {
 		var err error
-		if vectors, err = s.embedder.Embed(ctx, sentences); err != nil {
+		if vectors, err = s.embedders.Sentences.Embed(ctx, sentences); err != nil {
 			return nil, fmt.Errorf("embed the answer's sentences: %w", err)
 		}
 	}
@@ -190,7 +198,7 @@ func (s *Scorer) judge(sentence string, vector [][]float32) Grounding {
 // check does with the default threshold (for calibration: `ragroute
 // eval-answers --grounding-curve`).
 func ScoreSupport(ctx context.Context, embedder knowledge.Embedder, sentences []string, fragments []retrieval.Fragment) ([]Grounding, error) {
-	return NewScorer(embedder, fragments, DefaultGroundingThreshold).score(ctx, sentences)
+	return NewScorer(Embedders{Units: embedder, Sentences: embedder}, fragments, DefaultGroundingThreshold).score(ctx, sentences)
 }
 
 func packedText(fragments []retrieval.Fragment) string {

@@ -26,9 +26,11 @@ type extension struct {
 	// events, as the turn's stream has them.
 	Harness []harnessStep `json:"harness,omitempty"`
 	// Grounding is each answer sentence's support; GroundedRatio the
-	// share supported (grounding.go).
-	Grounding     []answer.Grounding `json:"grounding,omitempty"`
-	GroundedRatio *float64           `json:"grounded_ratio,omitempty"`
+	// share supported (route/answer); GroundingUnchecked why the check
+	// did not judge the whole answer.
+	Grounding          []answer.Grounding `json:"grounding,omitempty"`
+	GroundedRatio      *float64           `json:"grounded_ratio,omitempty"`
+	GroundingUnchecked string             `json:"grounding_unchecked,omitempty"`
 	// AnswerReplaced: the model's answer fell short of the grounding
 	// policy and the content is the extractive answer instead.
 	AnswerReplaced bool `json:"answer_replaced,omitempty"`
@@ -72,7 +74,7 @@ func (c *collector) add(ev route.Event) {
 	case answer.Grounding:
 		c.ext.Grounding = append(c.ext.Grounding, d)
 	case route.TurnCompleted:
-		c.usage, c.ext.NotFound, c.ext.GroundedRatio = d.Usage, d.NotFound, d.GroundedRatio
+		c.usage, c.ext.NotFound, c.ext.GroundedRatio, c.ext.GroundingUnchecked = d.Usage, d.NotFound, d.GroundedRatio, d.GroundingUnchecked
 		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved
 	case route.TurnError:
 		c.err = &d

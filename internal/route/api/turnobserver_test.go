@@ -56,14 +56,14 @@ func TestFinishedTurnIsLoggedOnceAndMeasured(t *testing.T) {
 	if entry["turn"] != turnID || entry["result"] != "answered" || entry["endpoint"] != "completions" || len(entry["user_hash"].(string)) != 16 {
 		t.Errorf("log line %v, turn %s", entry, turnID)
 	}
-	if timings, ok := entry["timings_ms"].(map[string]any); !ok || timings["model_answer"] == nil {
-		t.Errorf("log line without stage timings: %v", entry)
+	if timings, ok := entry["timings_ms"].(map[string]any); !ok || timings["model_answer"] == nil || timings["grounding"] == nil {
+		t.Errorf("log line without the stage timings (the model's answer, the grounding check's wait): %v", entry)
 	}
 
 	_, metrics := get(t, srv.URL+"/metrics")
 	for _, want := range []string{"ragroute_time_to_first_token_seconds_count 1", `ragroute_http_requests_total{code="200",handler="/v1/chat/completions"`,
 		"ragroute_http_requests_in_flight", "go_goroutines", "process_resident_memory_bytes",
-		"\nragroute_cache_entries 1\n", "\nragroute_turn_log_turns 0\n"} {
+		"\nragroute_cache_entries 1\n", "\nragroute_turn_log_turns 0\n", `ragroute_stage_duration_seconds_count{stage="grounding"} 1`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

@@ -115,6 +115,10 @@ eval-answers: ## Answer quality per answer mode: the questions end to end throug
 compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS, COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).
 	hack/compare.sh
 
+.PHONY: compare-perf
+compare-perf: ## ragroute's throughput and latency beside LlamaIndex's streaming query engine on the same embedder, Milvus Lite and scripted model, one turn at a time and 64 streams (PERF_STREAMS, PERF_DURATION, PERF_SYSTEMS, BENCH_JSON; docs/performance.md).
+	hack/compare-perf.sh
+
 .PHONY: demo
 demo: manifests ## The main job end to end on this machine: real local models, local control plane, operator, ingestion, route, cited answers (DEMO_STAY=1 keeps it running).
 	hack/demo.sh

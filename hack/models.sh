@@ -105,16 +105,20 @@ install_bge() {
 run() {
   local which="$1" port="$2"
   local common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 1 -lm none --no-webui)
+  local embed_common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 4 -c 2048 -b 2048 -ub 2048 -lm none --no-webui)
   case "$which" in
   # Both embedders' position tables have 512 entries: longer inputs must be
-  # cut by the client (ragroute cuts at the store's maxInputTokens).
+  # cut by the client (ragroute cuts at the store's maxInputTokens). Four
+  # slots of 512 each: the inputs of one request, and of requests that
+  # arrive together (a turn's query beside another's grounding check), are
+  # embedded in one batch, a third cheaper than one at a time.
   embed)
-    exec "$dir/llama-server" "${common[@]}" -m "$dir/all-minilm-l6-v2-f16.gguf" --alias all-MiniLM-L6-v2 \
-      --embeddings --pooling mean -c 512 -b 512 -ub 512 ;;
+    exec "$dir/llama-server" "${embed_common[@]}" -m "$dir/all-minilm-l6-v2-f16.gguf" --alias all-MiniLM-L6-v2 \
+      --embeddings --pooling mean ;;
   bge)
     install_bge
-    exec "$dir/llama-server" "${common[@]}" -m "$dir/bge-small-en-v1.5-f16.gguf" --alias bge-small-en-v1.5 \
-      --embeddings --pooling cls -c 512 -b 512 -ub 512 ;;
+    exec "$dir/llama-server" "${embed_common[@]}" -m "$dir/bge-small-en-v1.5-f16.gguf" --alias bge-small-en-v1.5 \
+      --embeddings --pooling cls ;;
   chat)
     # A 135M model loops without a repeat penalty; requests that set their
     # own sampling override these defaults.

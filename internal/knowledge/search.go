@@ -152,10 +152,18 @@ func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequ
 	if err != nil {
 		return nil, err
 	}
+	// The vectors give each hit its cosine to the query, what the floors
+	// compare. A text-dense search scores by that cosine already, so it
+	// needs the title's vector only: vectors are a third of what a search
+	// costs Milvus Lite to return (docs/performance.md).
+	vectorFields := []string{FieldTextDense, FieldTitleDense}
+	if p == TextDense {
+		vectorFields = vectorFields[1:]
+	}
 	results, err := s.client.Search(ctx, milvusclient.NewSearchOption(s.alias, req.Candidates, []entity.Vector{vector}).
 		WithANNSField(field).WithFilter(filter).
 		WithSearchParam("metric_type", string(metric)).
-		WithOutputFields(append(s.servedFields(), FieldTextDense, FieldTitleDense)...))
+		WithOutputFields(append(s.servedFields(), vectorFields...)...))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -166,16 +174,23 @@ func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequ
 	if err != nil {
 		return nil, err
 	}
-	if err := similarities(results[0], req.Vector, hits); err != nil {
+	if p == TextDense {
+		for i := range hits {
+			hits[i].Similarity = hits[i].Score // COSINE: the text's cosine
+		}
+	}
+	if err := similarities(results[0], req.Vector, hits, vectorFields); err != nil {
 		return nil, err
 	}
 	return hits, nil
 }
 
-// similarities sets each hit's cosine to the query from the vectors the
-// search returned (a handful of candidates: cheap, and no second query).
-func similarities(rs milvusclient.ResultSet, query []float32, hits []Hit) error {
-	for _, field := range []string{FieldTextDense, FieldTitleDense} {
+// similarities sets each hit's cosine to the query, text or title
+// whichever is closer, from the vectors of fields the search returned (a
+// handful of candidates: cheap, and no second query). Without the text's
+// vector, a hit's Similarity already holds the text's cosine.
+func similarities(rs milvusclient.ResultSet, query []float32, hits []Hit, fields []string) error {
+	for _, field := range fields {
 		col, ok := rs.GetColumn(field).(*column.ColumnFloatVector)
 		if !ok {
 			return fmt.Errorf("search result has no vector field %s", field)

@@ -286,3 +286,45 @@ func TestProxySecretReachesThePodOnlyAsAnEnvReference(t *testing.T) {
 		t.Errorf("the Deployment does not take %s from Secret support-proxy/secret", podconfig.EnvProxySecret)
 	}
 }
+
+// An ingestion pod can read its git source's credentials: the kubelet
+// writes a Secret volume's files as root, with the pod's fsGroup as their
+// group when it has one (and the group's read bit added), so a process
+// that is not root reads them through that group or not at all. Without
+// fsGroup every private git source fails with "want username/password".
+func TestIngestPodCanReadItsGitCredentials(t *testing.T) {
+	store := newStore("acme-rag", "docs", "http://milvus.milvus.svc:19530")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
+		{Name: "runbooks", Git: &v1alpha1.GitSource{URL: "https://git.acme.example/runbooks.git", Ref: "v2", SecretRef: &v1alpha1.LocalObjectRef{Name: "git"}}},
+	}}
+	pod := buildIngestPodTemplate(store, "ragroute/ragroute:v0.1.0", "h", storeSecretKeys(&store.Spec)).Spec
+	sc := pod.SecurityContext
+	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		t.Fatalf("the ingest pod runs as %+v: want a user that is not root", sc)
+	}
+	var mode int32 = -1
+	for _, v := range pod.Volumes {
+		if v.Secret != nil && *v.Secret.SecretName == "git" && v.Secret.DefaultMode != nil {
+			mode = *v.Secret.DefaultMode
+		}
+	}
+	if mode < 0 {
+		t.Fatal("no git credentials volume with a mode")
+	}
+	// As the kubelet sets them: group fsGroup and read for it, or root's.
+	fileGroup := int64(0)
+	if sc.FSGroup != nil {
+		fileGroup, mode = *sc.FSGroup, mode|0o040
+	}
+	groups := map[int64]bool{}
+	if sc.RunAsGroup != nil {
+		groups[*sc.RunAsGroup] = true
+	}
+	if sc.FSGroup != nil {
+		groups[*sc.FSGroup] = true // the kubelet adds fsGroup to the process's groups
+	}
+	readable := mode&0o004 != 0 || (mode&0o040 != 0 && groups[fileGroup])
+	if !readable {
+		t.Errorf("credentials mode %o, group %d: unreadable by user %d in groups %v", mode, fileGroup, *sc.RunAsUser, groups)
+	}
+}

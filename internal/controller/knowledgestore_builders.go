@@ -88,9 +88,11 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 		case src.PVC != nil:
 			volume.WithPersistentVolumeClaim(corev1ac.PersistentVolumeClaimVolumeSource().WithClaimName(src.PVC.ClaimName).WithReadOnly(true))
 		case src.Git != nil && src.Git.SecretRef != nil:
-			// A git source is cloned into /tmp; only its credentials are mounted.
+			// A git source is cloned into /tmp; only its credentials are
+			// mounted, readable by the pod's group (fsGroup): a pod's
+			// volumes are root's, and the process is not.
 			volumes = append(volumes, corev1ac.Volume().WithName("git-"+src.Name).WithSecret(
-				corev1ac.SecretVolumeSource().WithSecretName(src.Git.SecretRef.Name).WithDefaultMode(0o400)))
+				corev1ac.SecretVolumeSource().WithSecretName(src.Git.SecretRef.Name).WithDefaultMode(0o440)))
 			container.WithVolumeMounts(corev1ac.VolumeMount().WithName("git-" + src.Name).
 				WithMountPath(path.Join(secretsMountPath, src.Name)).WithReadOnly(true))
 			continue
@@ -109,7 +111,8 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 			WithAutomountServiceAccountToken(false).
 			WithEnableServiceLinks(false).
 			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
-				WithRunAsGroup(65532).WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
+				WithRunAsGroup(65532).WithFSGroup(65532).
+				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(container).
 			WithVolumes(volumes...))
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -106,11 +106,18 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 		return err
 	}
 	runHash.Write(data)
-	// What the pod runs is part of the run: a Job's pod template is
-	// immutable, so a new image or pull Secret means a new Job.
-	fmt.Fprintf(runHash, "image %s pull %s\n", r.Image, strings.Join(r.ImagePullSecrets, ","))
-	hash := hex.EncodeToString(runHash.Sum(nil))
 	env := storeSecretKeys(&store.Spec)
+	// What the pod runs is part of the run: a Job's pod template is
+	// immutable, so any change to it (an image, a pull Secret, what a
+	// newer operator builds) means a new Job.
+	pod := buildIngestPodTemplate(store, r.Image, "", env)
+	withPullSecrets(pod.Spec, r.ImagePullSecrets)
+	podData, err := json.Marshal(pod)
+	if err != nil {
+		return fmt.Errorf("hash the ingest pod: %w", err)
+	}
+	runHash.Write(podData)
+	hash := hex.EncodeToString(runHash.Sum(nil))
 
 	job := buildIngestJob(store, r.Image, hash, env)
 	withPullSecrets(job.Spec.Template.Spec, r.ImagePullSecrets)

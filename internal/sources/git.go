@@ -11,6 +11,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
@@ -22,52 +24,97 @@ import (
 var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // Clone checks out g into dest (a pure-Go client: no git binary needed)
-// and returns the folder to read Markdown from.
+// and returns the folder to read Markdown from. A symbolic link committed
+// under that folder refuses the checkout: what it leads to is not the
+// repository's to give (ReadMarkdown refuses links out of the folder too).
 func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
 	auth, err := gitAuth(g)
 	if err != nil {
-		return "", err
-	}
-	if commitHash.MatchString(g.Ref) {
-		repo, err := git.PlainCloneContext(ctx, dest, false, &git.CloneOptions{URL: g.URL, Auth: auth, NoCheckout: true})
-		if err != nil {
-			return "", fmt.Errorf("clone %s: %w", g.URL, err)
-		}
-		tree, err := repo.Worktree()
-		if err == nil {
-			err = tree.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(g.Ref)})
-		}
-		if err != nil {
-			return "", fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
-		}
-	} else if err := cloneNamed(ctx, g, auth, dest); err != nil {
 		return "", err
 	}
 	dir := filepath.Join(dest, filepath.FromSlash(g.Path))
 	if rel, err := filepath.Rel(dest, dir); err != nil || strings.HasPrefix(rel, "..") {
 		return "", fmt.Errorf("path %q leaves the repository", g.Path)
 	}
+	var repo *git.Repository
+	var commit plumbing.Hash
+	if commitHash.MatchString(g.Ref) {
+		if repo, err = git.PlainCloneContext(ctx, dest, false, &git.CloneOptions{URL: g.URL, Auth: auth, NoCheckout: true}); err != nil {
+			return "", fmt.Errorf("clone %s: %w", g.URL, err)
+		}
+		commit = plumbing.NewHash(g.Ref)
+	} else if repo, commit, err = cloneNamed(ctx, g, auth, dest); err != nil {
+		return "", err
+	}
+	c, err := commitOf(repo, commit)
+	if err != nil {
+		return "", fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
+	}
+	if err := refuseLinks(c, g.Path); err != nil {
+		return "", fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
+	}
+	tree, err := repo.Worktree()
+	if err == nil {
+		err = tree.Checkout(&git.CheckoutOptions{Hash: c.Hash})
+	}
+	if err != nil {
+		return "", fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
+	}
 	return dir, nil
 }
 
-// cloneNamed clones a branch, or else a tag, shallowly.
-func cloneNamed(ctx context.Context, g podconfig.GitSource, auth transport.AuthMethod, dest string) error {
+// cloneNamed clones a branch, or else a tag, shallowly, without checking
+// it out, and returns the commit it names.
+func cloneNamed(ctx context.Context, g podconfig.GitSource, auth transport.AuthMethod, dest string) (*git.Repository, plumbing.Hash, error) {
 	ref := g.Ref
 	if ref == "" {
 		ref = "main"
 	}
 	var errs []error
 	for _, name := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref)} {
-		_, err := git.PlainCloneContext(ctx, dest, false, &git.CloneOptions{
-			URL: g.URL, Auth: auth, ReferenceName: name, SingleBranch: true, Depth: 1, Tags: git.NoTags,
+		repo, err := git.PlainCloneContext(ctx, dest, false, &git.CloneOptions{
+			URL: g.URL, Auth: auth, ReferenceName: name, SingleBranch: true, Depth: 1, Tags: git.NoTags, NoCheckout: true,
 		})
 		if err == nil {
-			return nil
+			head, err := repo.Head()
+			if err != nil {
+				return nil, plumbing.ZeroHash, fmt.Errorf("clone %s at %q: %w", g.URL, ref, err)
+			}
+			return repo, head.Hash(), nil
 		}
 		errs = append(errs, err)
 		_ = os.RemoveAll(dest)
 	}
-	return fmt.Errorf("clone %s at %q (no such branch or tag?): %w", g.URL, ref, errors.Join(errs...))
+	return nil, plumbing.ZeroHash, fmt.Errorf("clone %s at %q (no such branch or tag?): %w", g.URL, ref, errors.Join(errs...))
+}
+
+// commitOf is the commit hash names, directly or through an annotated tag.
+func commitOf(repo *git.Repository, hash plumbing.Hash) (*object.Commit, error) {
+	if c, err := repo.CommitObject(hash); err == nil {
+		return c, nil
+	}
+	tag, err := repo.TagObject(hash)
+	if err != nil {
+		return nil, fmt.Errorf("no commit %s: %w", hash, err)
+	}
+	return tag.Commit()
+}
+
+// refuseLinks fails when commit c's tree holds a symbolic link (mode
+// 120000) at or under path.
+func refuseLinks(c *object.Commit, path string) error {
+	tree, err := c.Tree()
+	if err != nil {
+		return fmt.Errorf("read tree: %w", err)
+	}
+	prefix := strings.Trim(filepath.ToSlash(path), "/")
+	return tree.Files().ForEach(func(f *object.File) error {
+		under := prefix == "" || f.Name == prefix || strings.HasPrefix(f.Name, prefix+"/")
+		if under && f.Mode == filemode.Symlink {
+			return fmt.Errorf("%s is a symbolic link: refused (a source may hold files only)", f.Name)
+		}
+		return nil
+	})
 }
 
 // gitAuth reads credentials from the mounted Secret, if any.

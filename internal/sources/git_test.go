@@ -99,3 +99,53 @@ func TestCloneNamesWhatIsWrong(t *testing.T) {
 		t.Errorf("bad key: %v", err)
 	}
 }
+
+// A symbolic link committed under the source's folder refuses the
+// checkout, whatever it points at and whatever the ref; links elsewhere in
+// the repository are not the source's concern.
+func TestCloneRefusesLinksUnderTheSource(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _ := repo.Worktree()
+	write(t, dir, "docs/intro.md", "# Intro\n")
+	if err := os.Symlink("../../../../../../proc/self/environ", filepath.Join(dir, "docs", "env.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("docs/intro.md", filepath.Join(dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"docs/intro.md", "docs/env.md", "README.md"} {
+		if _, err := tree.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hash, err := tree.Commit("docs", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, ref := range []string{"main", hash.String()} {
+		_, err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: ref, Path: "docs"}, filepath.Join(t.TempDir(), "c"))
+		if err == nil || !strings.Contains(err.Error(), "docs/env.md is a symbolic link: refused") {
+			t.Errorf("ref %s: Clone() = %v, want the link refused", ref, err)
+		}
+	}
+	// The repository's root link is outside a docs source.
+	if err := os.Remove(filepath.Join(dir, "docs", "env.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.Remove("docs/env.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.Commit("no link", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: "main", Path: "docs"}, filepath.Join(t.TempDir(), "c")); err != nil {
+		t.Errorf("a link outside the source's folder: %v", err)
+	}
+}

@@ -51,6 +51,9 @@ type Options struct {
 	// (W3C trace context taken from the caller); nil: no tracing.
 	Tracing trace.TracerProvider
 	Logger  *slog.Logger
+	// Now is the admission's clock, what the per-user rate is measured
+	// by; time.Now when nil.
+	Now func() time.Time
 }
 
 // Server is the route's HTTP API, built by New.
@@ -70,7 +73,11 @@ type Server struct {
 // watch, which starts here when opts.ModelHealth is set; cancel it on
 // shutdown.
 func New(ctx context.Context, opts Options) *Server {
-	s := &Server{opts: opts, admission: newAdmission(opts.Limits, time.Now), turns: ctx, started: time.Now()}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), turns: ctx, started: time.Now()}
 	var cache any
 	if opts.Searcher != nil {
 		cache = opts.Searcher.Cache

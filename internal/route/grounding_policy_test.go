@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
@@ -226,5 +227,42 @@ func TestStripLetsThroughOnlySupportedSentencesAndNoForeignURL(t *testing.T) {
 		if words := retrieval.ContentWords(regexp.MustCompile(`\[S\d+\]|^- `).ReplaceAllString(rest, "")); len(words) > 0 {
 			t.Fatalf("round %d: unchecked text reached the client: %q (words %v)", round, rest, words)
 		}
+	}
+}
+
+// Under strip and fallback a direct answer, the model's own words with no
+// search, does not reach the client unchecked: the question is searched
+// and answered from the documentation, as the policy says.
+func TestStrictPoliciesDoNotShowADirectAnswer(t *testing.T) {
+	const fromMemory = "Do not worry: run kubectl delete --all --wave-limit 7 and it is fixed. "
+	for _, policy := range []podconfig.GroundingPolicy{podconfig.GroundingStrip, podconfig.GroundingFallback} {
+		t.Run(string(policy), func(t *testing.T) {
+			w := withPolicy(newFastWorld(t, func(c chatCall) model.Reply {
+				if len(c.Tools) > 0 {
+					return model.Reply{Content: fromMemory} // answers from memory, calls no tool
+				}
+				return model.Reply{Content: groundedSentence}
+			}), policy)
+			events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+			read := routetest.AnswerOf(events)
+			if strings.Contains(read, "kubectl delete") || strings.Contains(read, "wave-limit") {
+				t.Errorf("the direct answer reached the client:\n%s", read)
+			}
+			if got := w.index.searches(); len(got) != 1 || got[0] != "How are sync waves ordered?" {
+				t.Errorf("index searches %q: want the question searched", got)
+			}
+			if g := groundings(events); len(g) == 0 || strings.Contains(g[0].Sentence, "kubectl") {
+				t.Errorf("grounding %+v: want the answer from the fragments checked", g)
+			}
+			if done := completed(t, events); done.NotFound {
+				t.Errorf("completed %+v", done)
+			}
+		})
+	}
+	// annotate shows a direct answer as written, as before.
+	w := newFastWorld(t, func(c chatCall) model.Reply { return model.Reply{Content: fromMemory} })
+	if got := routetest.AnswerOf(w.run(staff, routetest.User("How are sync waves ordered?"))); got != fromMemory {
+		t.Errorf("annotate: %q", got)
 	}
 }

@@ -37,6 +37,10 @@ var joseAlgs = func() []jose.SignatureAlgorithm {
 // DefaultRetryInterval is JWTVerifier.RetryInterval when unset.
 const DefaultRetryInterval = 5 * time.Second
 
+// keysUnavailable is what a caller reads while the issuer's keys cannot
+// be read: never why, which is the issuer's addresses and answers.
+const keysUnavailable = "the token cannot be verified now: the issuer's keys are unavailable"
+
 // clockSkew is the leeway on a token's expiry.
 const clockSkew = 30 * time.Second
 
@@ -109,7 +113,9 @@ func (v *JWTVerifier) Authenticate(r *http.Request) (Identity, error) {
 	}
 	verifier, _, err := v.discovered(r.Context())
 	if err != nil {
-		return Identity{}, fmt.Errorf("%w: the token cannot be verified: the issuer's keys are unavailable: %v", ErrNoIdentity, err)
+		// The cause names the issuer's addresses and what they answered:
+		// the log has it (discover), the caller a fixed sentence.
+		return Identity{}, fmt.Errorf("%w: %s", ErrNoIdentity, keysUnavailable)
 	}
 	token, err := verifier.Verify(r.Context(), strings.TrimSpace(raw))
 	if err != nil {

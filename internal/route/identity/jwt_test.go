@@ -261,8 +261,9 @@ func TestJWTDiscoveryDownFailsClosed(t *testing.T) {
 		t.Fatalf("Start blocked %s", d)
 	}
 	_, err := v.Authenticate(bearer(t, jwt.SigningMethodRS256, "k1", k, p.claims()))
-	if !errors.Is(err, ErrNoIdentity) {
-		t.Fatalf("discovery down: %v, want ErrNoIdentity", err)
+	if !errors.Is(err, ErrNoIdentity) || !strings.Contains(err.Error(), keysUnavailable) || strings.Contains(err.Error(), "503") ||
+		strings.Contains(err.Error(), "well-known") {
+		t.Fatalf("discovery down: %v, want ErrNoIdentity saying only that the keys are unavailable", err)
 	}
 	logMu.Lock()
 	logged := logs.String()
@@ -378,6 +379,9 @@ func TestJWTKeysRotateAndSurviveAnOutage(t *testing.T) {
 	p.publish("k1", "RS256", &k1.PublicKey)
 	v := p.verifier("")
 	v.Refresh = time.Millisecond
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	v.Log = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, nil))
 	if _, err := v.Authenticate(bearer(t, jwt.SigningMethodRS256, "k1", k1, p.claims())); err != nil {
 		t.Fatal(err)
 	}
@@ -391,9 +395,18 @@ func TestJWTKeysRotateAndSurviveAnOutage(t *testing.T) {
 	p.publish("k3", "RS256", &k3.PublicKey)
 	p.set(func(p *idp) { p.jwksDown = true })
 	time.Sleep(5 * time.Millisecond)
-	if _, err := v.Authenticate(bearer(t, jwt.SigningMethodRS256, "k3", k3, p.claims())); !errors.Is(err, ErrNoIdentity) || !strings.Contains(err.Error(), "500") {
-		t.Errorf("k3 during the outage: %v, want a refusal naming the failed fetch", err)
+	// The caller is told the keys are unavailable, never what the
+	// issuer's address or answer was: that is for the log.
+	_, err := v.Authenticate(bearer(t, jwt.SigningMethodRS256, "k3", k3, p.claims()))
+	if !errors.Is(err, ErrNoIdentity) || !strings.Contains(err.Error(), keysUnavailable) || strings.Contains(err.Error(), "500") ||
+		strings.Contains(err.Error(), p.srv.URL) {
+		t.Errorf("k3 during the outage: %v, want a refusal saying the keys are unavailable, and no more", err)
 	}
+	logMu.Lock()
+	if logged := logs.String(); !strings.Contains(logged, "500") || !strings.Contains(logged, certsPath) {
+		t.Errorf("the log does not say why the fetch failed:\n%s", logged)
+	}
+	logMu.Unlock()
 	for kid, key := range map[string]*rsa.PrivateKey{"k1": k1, "k2": k2} {
 		if _, err := v.Authenticate(bearer(t, jwt.SigningMethodRS256, kid, key, p.claims())); err != nil {
 			t.Errorf("%s during the outage: %v", kid, err)

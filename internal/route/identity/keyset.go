@@ -55,7 +55,10 @@ func (s *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 		return payload, err
 	}
 	if fetchErr != nil {
-		return nil, fmt.Errorf("unknown signing key %q (%w)", kid, fetchErr)
+		// The error reaches the caller: the fetch's own (the JWKS URL, an
+		// address, the issuer's answer) goes to the log only.
+		s.log.Warn("JWKS fetch failed; a token with an unknown key is refused", "url", s.url, "kid", kid, "err", fetchErr)
+		return nil, fmt.Errorf("unknown signing key %q; %s", kid, keysUnavailable)
 	}
 	return nil, fmt.Errorf("unknown signing key %q", kid)
 }

@@ -53,6 +53,8 @@ const (
 	limitConcurrentPerUser = "concurrent_turns_per_user"
 	limitRatePerUser       = "turns_per_minute_per_user"
 	limitInFlight          = "max_in_flight_turns"
+	limitStreamsPerUser    = "streams_per_user"
+	limitMaxStreams        = "max_streams"
 )
 
 // retrySoon is the Retry-After of a refusal that waits on running turns,
@@ -156,7 +158,16 @@ func (a *admission) running() int {
 // limit it hit: a 429 or 503 *apiError with Retry-After. On success the
 // caller must call release once the work is over.
 func (s *Server) reserve(user string) (release func(), err error) {
-	release, refused := s.admission.admit(user)
+	return s.refusedAs(s.admission.admit(user))
+}
+
+// reserveStream is reserve for an event stream.
+func (s *Server) reserveStream(user string) (release func(), err error) {
+	return s.refusedAs(s.streams.admit(user))
+}
+
+// refusedAs counts a refusal and answers it as an *apiError.
+func (s *Server) refusedAs(release func(), refused *refusal) (func(), error) {
 	if refused != nil {
 		s.metrics.refused.WithLabelValues(refused.limit).Inc()
 		return nil, &apiError{Status: refused.status, Code: refused.code, Message: refused.message, RetryAfter: refused.retryAfter}

@@ -16,11 +16,13 @@ import (
 // when asked), then [DONE]. A failed turn's last data line is its error in
 // OpenAI's shape: the status was sent long before.
 func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c completionTurn) error {
-	flusher, err := startSSE(w)
+	stream, err := startSSE(w, s.opts.Limits.StreamWriteTimeout)
 	if err != nil {
 		return err
 	}
-	out := chunkWriter{w: w, flusher: flusher, id: "chatcmpl-" + c.turn.ID, created: time.Now().Unix(), model: c.model}
+	// A send to a client that stopped reading fails at its deadline, and
+	// the sends after it at once: the turn runs to its end, unread.
+	out := chunkWriter{stream: stream, id: "chatcmpl-" + c.turn.ID, created: time.Now().Unix(), model: c.model}
 	out.chunk(map[string]any{"role": "assistant"}, nil, nil)
 	// The turn runs beside this writer so that, while nothing else is
 	// sent (the model reads the window, a search runs), an SSE comment
@@ -49,30 +51,29 @@ func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c co
 				keepAlive.reset()
 			}
 		case <-keepAlive.c:
-			_, _ = io.WriteString(w, ": keep-alive\n\n")
-			flusher.Flush()
+			_ = stream.send(func(w io.Writer) { _, _ = io.WriteString(w, ": keep-alive\n\n") })
 		}
 	}
 	c.release() // before the last chunk, which a client may follow with its next turn
-	if collected.err != nil {
-		out.data(failed(collected.err.Code, collected.err.Message).body())
-	} else {
-		out.chunk(map[string]any{}, "stop", map[string]any{"ragroute": collected.ext})
-		if c.includeUsage {
-			// As OpenAI: one more chunk, with no choices, only when asked.
-			out.data(map[string]any{"id": out.id, "object": "chat.completion.chunk", "created": out.created,
-				"model": out.model, "choices": []any{}, "usage": usageOf(collected.usage)})
+	_ = stream.send(func(w io.Writer) {
+		if collected.err != nil {
+			out.data(w, failed(collected.err.Code, collected.err.Message).body())
+		} else {
+			out.data(w, out.body(map[string]any{}, "stop", map[string]any{"ragroute": collected.ext}))
+			if c.includeUsage {
+				// As OpenAI: one more chunk, with no choices, only when asked.
+				out.data(w, map[string]any{"id": out.id, "object": "chat.completion.chunk", "created": out.created,
+					"model": out.model, "choices": []any{}, "usage": usageOf(collected.usage)})
+			}
 		}
-	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	flusher.Flush()
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	})
 	return nil
 }
 
 // chunkWriter writes one streamed completion's data lines.
 type chunkWriter struct {
-	w       io.Writer
-	flusher http.Flusher
+	stream  *sseStream
 	id      string
 	created int64
 	model   string
@@ -81,17 +82,21 @@ type chunkWriter struct {
 // chunk sends one chat.completion.chunk with one choice, and extra
 // fields beside it, at once.
 func (cw chunkWriter) chunk(delta map[string]any, finish any, extra map[string]any) {
+	_ = cw.stream.send(func(w io.Writer) { cw.data(w, cw.body(delta, finish, extra)) })
+}
+
+// body is a chat.completion.chunk with one choice, and extra fields.
+func (cw chunkWriter) body(delta map[string]any, finish any, extra map[string]any) map[string]any {
 	body := map[string]any{"id": cw.id, "object": "chat.completion.chunk", "created": cw.created, "model": cw.model,
 		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	for k, v := range extra {
 		body[k] = v
 	}
-	cw.data(body)
-	cw.flusher.Flush()
+	return body
 }
 
-// data writes v as one data line; the caller flushes.
-func (cw chunkWriter) data(v any) {
+// data writes v as one data line.
+func (cw chunkWriter) data(w io.Writer, v any) {
 	data, _ := json.Marshal(v)
-	fmt.Fprintf(cw.w, "data: %s\n\n", data)
+	fmt.Fprintf(w, "data: %s\n\n", data)
 }

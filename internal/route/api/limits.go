@@ -24,11 +24,25 @@ type Limits struct {
 	// MaxInFlightTurns bounds the turns (and searches) running at once on
 	// this replica, all users together; more is 503.
 	MaxInFlightTurns int
+	// StreamsPerUser bounds one user's open event streams (GET
+	// /v1/turns/{id}/events); more is 429. MaxStreams bounds the
+	// replica's, all users together; more is 503. Each open stream may
+	// hold a connection of the turn log's wait pool.
+	StreamsPerUser, MaxStreams int
+	// StreamWriteTimeout bounds each write of a stream to its client: a
+	// client that stops reading loses its stream instead of holding it.
+	StreamWriteTimeout time.Duration
 }
+
+// maxStreams is the replica's default bound on open event streams: below
+// the 1,024 connections of the turn log's Redis wait pool (cmd/ragroute),
+// which a blocked reader holds each.
+const maxStreams = 1000
 
 // DefaultLimits suit a chat UI. The turn limits equal the QueryRoute's
 // schema defaults (spec.limits).
 func DefaultLimits() Limits {
 	return Limits{BodyBytes: 1 << 20, Messages: 64, MessageBytes: 32 << 10, TurnTimeout: 5 * time.Minute, KeepAlive: 15 * time.Second,
-		BodyReadTimeout: 30 * time.Second, ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30, MaxInFlightTurns: 256}
+		BodyReadTimeout: 30 * time.Second, ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30, MaxInFlightTurns: 256,
+		StreamsPerUser: 16, MaxStreams: maxStreams, StreamWriteTimeout: 30 * time.Second}
 }

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -285,4 +287,95 @@ func TestIdleUsersAreForgotten(t *testing.T) {
 		t.Errorf("%d users kept after 1,000 went idle, busy kept %v: want the running one and the new one", kept, busyKept)
 	}
 	busy()
+}
+
+// One user's event streams are bounded: 200 streams of her own turn open
+// at once get her limit and 429 for the rest, and another user's stream
+// still opens; the streams given back, she may open them again.
+func TestEventStreamsPerUserAreBounded(t *testing.T) {
+	w := routetest.NewWorld(t)
+	letGo := holdAnswers(t, w)
+	srv := serveLimited(t, w, func(l *Limits) { l.StreamsPerUser = 16 })
+	turn := submit(t, srv, "ann", "first?")
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0}}
+	open := func(user, turn string) (*http.Response, error) {
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/turns/"+turn+"/events", nil)
+		req.Header.Set("X-User", user)
+		return client.Do(req)
+	}
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var held []*http.Response
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := open("ann", turn)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[resp.StatusCode]++
+			if resp.StatusCode == http.StatusOK {
+				held = append(held, resp) // open until the turn ends
+			} else {
+				if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
+					t.Error("a refused stream without Retry-After")
+				}
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	if statuses[http.StatusOK] != 16 || statuses[http.StatusTooManyRequests] != 184 {
+		t.Errorf("statuses %v: want 16 streams open and 184 refused", statuses)
+	}
+	bobs := submit(t, srv, "bob", "bob's?")
+	if resp, err := open("bob", bobs); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("bob's stream beside ann's: %v %v", resp, err)
+	} else {
+		defer resp.Body.Close()
+	}
+	letGo()
+	for _, resp := range held {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	finish(t, srv, "ann", turn) // her streams given back, one opens again
+}
+
+// stalledWriter is a response whose client stopped reading: a flush waits
+// for its write deadline.
+type stalledWriter struct {
+	http.ResponseWriter
+	deadline time.Time
+}
+
+func (s *stalledWriter) SetWriteDeadline(d time.Time) error { s.deadline = d; return nil }
+
+func (s *stalledWriter) FlushError() error {
+	time.Sleep(time.Until(s.deadline))
+	return os.ErrDeadlineExceeded
+}
+
+func (s *stalledWriter) Flush() { _ = s.FlushError() }
+
+// A stream to a client that stops reading fails at its write timeout,
+// instead of holding its handler (and its turn log connection) for good.
+func TestStreamToAClientThatStopsReadingEnds(t *testing.T) {
+	w := &stalledWriter{ResponseWriter: httptest.NewRecorder()}
+	start := time.Now()
+	stream, err := startSSE(w, 50*time.Millisecond)
+	if err == nil {
+		err = stream.send(func(w io.Writer) { _, _ = io.WriteString(w, ": keep-alive\n\n") })
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("send to a stalled client: %v, want its deadline exceeded", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the stalled send took %s", took)
+	}
 }

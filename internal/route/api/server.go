@@ -61,6 +61,7 @@ type Server struct {
 	opts      Options
 	metrics   *metrics
 	admission *admission
+	streams   *streams
 	// turns is cancelled on shutdown so running turns end with an error
 	// event instead of hanging.
 	turns   context.Context
@@ -77,7 +78,7 @@ func New(ctx context.Context, opts Options) *Server {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), turns: ctx, started: time.Now()}
+	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now()}
 	var cache any
 	if opts.Searcher != nil {
 		cache = opts.Searcher.Cache

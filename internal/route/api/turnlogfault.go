@@ -34,11 +34,12 @@ func turnLogUnavailable(err error) *apiError {
 // streamTurnLogUnavailable ends an event stream whose log failed with an
 // error event that has no id: the turn may still be there when the log
 // returns, so the client may reconnect with its Last-Event-ID.
-func (s *Server) streamTurnLogUnavailable(w io.Writer, flusher http.Flusher, turnID string, err error) {
+func (s *Server) streamTurnLogUnavailable(stream *sseStream, turnID string, err error) {
 	s.logError("turn log unavailable while streaming", turnID, err)
-	fmt.Fprintf(w, "event: error\ndata: {\"code\":%q,\"message\":%q,\"retryable\":true}\n\n", codeTurnLogUnavailable,
-		"the turn log is unavailable; reconnect with Last-Event-ID to resume")
-	flusher.Flush()
+	_ = stream.send(func(w io.Writer) {
+		fmt.Fprintf(w, "event: error\ndata: {\"code\":%q,\"message\":%q,\"retryable\":true}\n\n", codeTurnLogUnavailable,
+			"the turn log is unavailable; reconnect with Last-Event-ID to resume")
+	})
 }
 
 // appendEvent writes one event of a running turn under appendTimeout.

@@ -131,7 +131,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			return &apiError{Status: http.StatusBadRequest, Code: "bad_last_event_id", Message: "Last-Event-ID must be an event id"}
 		}
 	}
-	flusher, err := startSSE(w)
+	release, err := s.reserveStream(id.User)
+	if err != nil {
+		return err
+	}
+	defer release()
+	stream, err := startSSE(w, s.opts.Limits.StreamWriteTimeout)
 	if err != nil {
 		return err
 	}
@@ -139,21 +144,22 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		events, done, err := s.opts.Log.Read(r.Context(), turnID, after, s.opts.Limits.KeepAlive)
 		if err != nil {
 			if r.Context().Err() == nil && !errors.Is(err, turnlog.ErrTurnNotFound) {
-				s.streamTurnLogUnavailable(w, flusher, turnID, err)
+				s.streamTurnLogUnavailable(stream, turnID, err)
 			}
 			return nil // client gone, the turn freed, or the log down
 		}
-		if len(events) == 0 && !done {
-			_, _ = io.WriteString(w, ": keep-alive\n\n")
-		}
-		for _, ev := range events {
-			data, _ := json.Marshal(ev.Data)
-			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, data)
-			after = ev.ID
-		}
-		flusher.Flush()
-		if done {
-			return nil
+		err = stream.send(func(w io.Writer) {
+			if len(events) == 0 && !done {
+				_, _ = io.WriteString(w, ": keep-alive\n\n")
+			}
+			for _, ev := range events {
+				data, _ := json.Marshal(ev.Data)
+				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, data)
+				after = ev.ID
+			}
+		})
+		if err != nil || done {
+			return nil // the client stopped reading (or left), or the turn ended
 		}
 	}
 }

@@ -113,3 +113,30 @@ func TestUnitTurnDeadlineIsTimeout(t *testing.T) {
 		t.Errorf("last event %+v, want error timeout", last)
 	}
 }
+
+// panickingChat fails the way a bug does.
+type panickingChat struct{}
+
+func (panickingChat) Stream(context.Context, []model.Message, []model.Tool, model.Generation, func(string) error) (model.Reply, error) {
+	panic("a bug in the turn")
+}
+
+// A panic in a turn ends that turn with an internal error, not the
+// replica: the next turn is served.
+func TestAPanickingTurnEndsWithAnInternalError(t *testing.T) {
+	w := newFastWorld(t, searchesThenAnswers("sync waves", "Lower waves are applied first [S1]."))
+	chat := w.runner.Chat
+	w.runner.Chat = panickingChat{}
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	last := events[len(events)-1]
+	if last.Type != route.EventError || last.Data.(route.TurnError).Code != route.CodeInternal {
+		t.Fatalf("the panicking turn ended with %+v", last)
+	}
+	if strings.Contains(last.Data.(route.TurnError).Message, "bug") {
+		t.Errorf("the client reads the panic: %q", last.Data.(route.TurnError).Message)
+	}
+	w.runner.Chat = chat
+	if done := completed(t, w.run(staff, routetest.User("How are sync waves ordered?"))); done.NotFound {
+		t.Errorf("the next turn %+v", done)
+	}
+}

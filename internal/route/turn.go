@@ -2,7 +2,9 @@ package route
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -100,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	}
 	ctx, span := startSpan(ctx, "ragroute.turn", attribute.String("ragroute.turn_id", in.ID), attribute.String("ragroute.mode", mode),
 		attribute.String("ragroute.conversation_id", in.ConversationID))
-	notFound, err := run(ctx, in, st)
+	notFound, err := r.guarded(ctx, in, st, run)
 	span.SetAttributes(attribute.Bool("ragroute.not_found", notFound))
 	endSpan(span, err)
 	if err != nil {
@@ -113,6 +115,19 @@ func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
 	}
 	st.took("total", time.Since(start))
 	emit(Event{Type: EventTurnCompleted, Data: st.completed(notFound)})
+}
+
+// guarded plays run, a panic in it becoming the turn's error: a turn runs
+// in a goroutine of its own, and a panic there would end the replica and
+// every other user's turn with it.
+func (r *Runner) guarded(ctx context.Context, in TurnInput, st *turnState,
+	run func(context.Context, TurnInput, *turnState) (bool, error)) (notFound bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the turn panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return run(ctx, in, st)
 }
 
 // run is decide → retrieve → answer.

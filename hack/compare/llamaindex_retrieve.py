@@ -280,21 +280,15 @@ def heading_path(node, known):
     return [h.strip() for h in path]
 
 
-def run_config(name, documents, questions, embed_model, args):
-    from llama_index.core import StorageContext, VectorStoreIndex
-    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+def milvus_store(uri, collection, dimensions, hybrid):
+    """A fresh MilvusVectorStore: dense, or dense + Milvus BM25 fused by RRF (k 60)."""
     from llama_index.vector_stores.milvus import MilvusVectorStore
     from llama_index.vector_stores.milvus.utils import BM25BuiltInFunction
 
-    hybrid = name.endswith("-hybrid")
-    markdown = "-markdown-" in name
-    started = time.perf_counter()
-    parser = MarkdownNodeParser() if markdown else SentenceSplitter()
-    nodes = parser.get_nodes_from_documents(documents)
-    store = MilvusVectorStore(
-        uri=args.milvus_uri,
-        collection_name=name.replace("-", "_"),
-        dim=args.dimensions,
+    return MilvusVectorStore(
+        uri=uri,
+        collection_name=collection,
+        dim=dimensions,
         overwrite=True,
         enable_sparse=hybrid,
         sparse_embedding_function=BM25BuiltInFunction() if hybrid else None,
@@ -302,6 +296,18 @@ def run_config(name, documents, questions, embed_model, args):
         hybrid_ranker_params={"k": 60},
         use_async_client=False,
     )
+
+
+def run_config(name, documents, questions, embed_model, args):
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+
+    hybrid = name.endswith("-hybrid")
+    markdown = "-markdown-" in name
+    started = time.perf_counter()
+    parser = MarkdownNodeParser() if markdown else SentenceSplitter()
+    nodes = parser.get_nodes_from_documents(documents)
+    store = milvus_store(args.milvus_uri, name.replace("-", "_"), args.dimensions, hybrid)
     index = VectorStoreIndex(
         nodes,
         storage_context=StorageContext.from_defaults(vector_store=store),

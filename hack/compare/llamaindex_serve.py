@@ -74,23 +74,11 @@ def make_llm(model_url):
 def build_index(args, embed_model):
     from llama_index.core import StorageContext, VectorStoreIndex
     from llama_index.core.node_parser import SentenceSplitter
-    from llama_index.vector_stores.milvus import MilvusVectorStore
-    from llama_index.vector_stores.milvus.utils import BM25BuiltInFunction
 
     hybrid = args.config.endswith("-hybrid")
     started = time.perf_counter()
     nodes = SentenceSplitter().get_nodes_from_documents(li.load_documents(args.corpus))
-    store = MilvusVectorStore(
-        uri=args.milvus_uri,
-        collection_name="perf_" + args.config.replace("-", "_"),
-        dim=args.dimensions,
-        overwrite=True,
-        enable_sparse=hybrid,
-        sparse_embedding_function=BM25BuiltInFunction() if hybrid else None,
-        hybrid_ranker="RRFRanker",
-        hybrid_ranker_params={"k": 60},
-        use_async_client=False,
-    )
+    store = li.milvus_store(args.milvus_uri, "perf_" + args.config.replace("-", "_"), args.dimensions, hybrid)
     index = VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store), embed_model=embed_model)
     print(f"llamaindex: {args.config}: {len(nodes)} chunks, ingest {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return index, hybrid

@@ -65,6 +65,9 @@ func idleStreamsOnce(b *testing.B) (open, released idleFigures) {
 	opts := Options{Log: log, Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
 		Ready: func(context.Context) error { return nil }}
 	opts.Limits.KeepAlive = time.Second // the streams write keep-alives while measured, as idle ones do
+	// What one open stream costs the replica is measured, not the limits:
+	// one user holds them all.
+	opts.Limits.StreamsPerUser, opts.Limits.MaxStreams = idleStreams, idleStreams
 	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()
 

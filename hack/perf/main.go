@@ -27,6 +27,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -109,8 +110,15 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	systems := strings.Split(o.systems, ",")
+	if slices.ContainsFunc(systems, func(name string) bool { return strings.HasPrefix(name, "ragroute") }) {
+		if err := ingest(ctx, o, procs); err != nil { // both ragroute systems serve one collection
+			return err
+		}
+	}
+	printHeader(os.Stdout)
 	var results []result
-	for _, name := range strings.Split(o.systems, ",") {
+	for _, name := range systems {
 		proxy := newCountingProxy(embedder)
 		proxyURL, err := serveLocal(proxy)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -75,15 +74,14 @@ func measure(ctx context.Context, o options, sys *system, questions []string) []
 	return out
 }
 
-var printed sync.Once
-
 const header = "%-18s %-11s %6s %5s %6s %8s %15s %15s %15s %24s %7s %12s\n"
 
+func printHeader(w io.Writer) {
+	fmt.Fprintf(w, header, "system", "phase", "turns", "err", "unchk", "turns/s", "TTFT p50/p95", "turn p50/p95", "trail p50/p95",
+		"CPU ms/turn sys/emb/mil", "emb in", "RSS/peak MiB")
+}
+
 func printResult(w io.Writer, r result) {
-	printed.Do(func() {
-		fmt.Fprintf(w, header, "system", "phase", "turns", "err", "unchk", "turns/s", "TTFT p50/p95", "turn p50/p95", "trail p50/p95",
-			"CPU ms/turn sys/emb/mil", "emb in", "RSS/peak MiB")
-	})
 	fmt.Fprintf(w, header, r.System, r.Phase, fmt.Sprint(r.Turns), fmt.Sprint(r.Errors), fmt.Sprint(r.Unchecked), fmt.Sprintf("%.1f", r.TurnsPerSecond),
 		fmt.Sprintf("%.0f/%.0f ms", r.TTFTp50, r.TTFTp95), fmt.Sprintf("%.0f/%.0f ms", r.TurnP50, r.TurnP95),
 		fmt.Sprintf("%.0f/%.0f ms", r.TrailP50, r.TrailP95),

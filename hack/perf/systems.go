@@ -101,8 +101,6 @@ func (p *processes) stopAll() {
 // collection is the Milvus collection alias the ragroute systems serve.
 const collection = "perf_docs"
 
-var ingestOnce sync.Once
-
 // startSystem starts one system and waits until it answers.
 func startSystem(ctx context.Context, o options, procs *processes, name, modelURL, embedderURL string) (*system, error) {
 	port, err := freePort()
@@ -115,11 +113,6 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 	sys := &system{name: name, client: client{http: &http.Client{}, url: base + "/v1/chat/completions"}}
 	switch name {
 	case "ragroute", "ragroute-cached":
-		var ingestErr error
-		ingestOnce.Do(func() { ingestErr = ingest(ctx, o, procs) })
-		if ingestErr != nil {
-			return nil, ingestErr
-		}
 		cfg := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
 		path := filepath.Join(o.dataDir, name+".json")
 		if err := writeJSON(path, cfg); err != nil {

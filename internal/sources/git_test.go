@@ -15,17 +15,24 @@ import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
-// testRepo makes a repository with docs/ on branch main, tagged v1, and
-// returns its URL and first commit.
-func testRepo(t *testing.T) (string, string) {
+// initRepo makes an empty repository in dir on branch main.
+func initRepo(t *testing.T, dir string) *git.Repository {
 	t.Helper()
-	dir := t.TempDir()
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return repo
+}
+
+// testRepo makes a repository with docs/ on branch main, tagged v1, and
+// returns its URL and first commit.
+func testRepo(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	repo := initRepo(t, dir)
 	tree, _ := repo.Worktree()
 	commit := func(file, content string) plumbing.Hash {
 		path := filepath.Join(dir, file)
@@ -105,12 +112,7 @@ func TestCloneNamesWhatIsWrong(t *testing.T) {
 // the repository are not the source's concern.
 func TestCloneRefusesLinksUnderTheSource(t *testing.T) {
 	dir := t.TempDir()
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := initRepo(t, dir)
 	tree, _ := repo.Worktree()
 	write(t, dir, "docs/intro.md", "# Intro\n")
 	if err := os.Symlink("../../../../../../proc/self/environ", filepath.Join(dir, "docs", "env.md")); err != nil {

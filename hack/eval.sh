@@ -9,7 +9,10 @@
 # EVAL_MAX_INPUT_TOKENS (ragroute eval's default: 256) go to ragroute eval
 # for any embedder; the embedded vectors are kept between runs, per
 # embedder, in EVAL_VECTOR_CACHE (default bin/eval-cache; empty: none); RAGROUTE_BIN runs that binary instead of
-# `go run ./cmd/ragroute`. Everything started here is stopped by its PID on
+# `go run ./cmd/ragroute`. The cross-encoder rows rescore with the local
+# ms-marco-MiniLM-L-12-v2 (hack/models.sh run rerank) unless EVAL_RERANK=0
+# or RERANK_BASE_URL names another /rerank endpoint. Everything started
+# here is stopped by its PID on
 # exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,8 +24,10 @@ prog=eval
 . "$root/hack/lib/services.sh"
 start_embedder
 start_milvus
+start_reranker
 eval_command
 args=()
+[ -z "${RERANK_BASE_URL:-}" ] || args+=(--rerank-base-url "$RERANK_BASE_URL")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_JSON:-}" ] || args+=(--json "$EVAL_JSON")
 "${ragroute[@]}" eval "${corpus_flags[@]}" "${args[@]}"

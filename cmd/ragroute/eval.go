@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // runEval measures retrieval quality of the chunking and search ablations
@@ -22,6 +23,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	peer := fs.String("peer", "", "another system's results (hack/compare) to score beside ragroute's")
 	explain := fs.Bool("explain", false, "print the route body's misses: each answerable question without a hit in its top 5")
 	concurrency := fs.Int("concurrency", 4, "questions searched at once")
+	rerankURL := fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank): adds the cross-encoder rows")
+	rerankModel := fs.String("rerank-model", "ms-marco-MiniLM-L-12-v2", "the rerank endpoint's model name")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -39,6 +42,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	defer client.Close(context.WithoutCancel(ctx))
 	opts := in.options(client)
 	opts.Progress, opts.Peer, opts.Concurrency = stderr, *peer, *concurrency
+	opts.Rerank = eval.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
 	report, err := eval.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)

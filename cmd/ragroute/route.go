@@ -191,7 +191,7 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 	}
 	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
 		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
-			TopN: int(ce.TopN), HTTP: &http.Client{Timeout: 30 * time.Second}}
+			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
 	return searcher
 }

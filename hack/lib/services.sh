@@ -87,6 +87,20 @@ start_embedder() {
   : "${EMBEDDING_MODEL:?set EMBEDDING_MODEL with EMBEDDING_BASE_URL}"
 }
 
+# start_reranker starts hack/models.sh's cross-encoder unless
+# RERANK_BASE_URL names one or EVAL_RERANK=0, and sets RERANK_BASE_URL
+# (fetched on first use: 35 MB and onnxruntime).
+start_reranker() {
+  [ -z "${RERANK_BASE_URL:-}" ] && [ "${EVAL_RERANK:-1}" != 0 ] || return 0
+  local port
+  port="$(free_port)"
+  "$root/hack/models.sh" run rerank "$port" >"$data/reranker.log" 2>&1 &
+  pids+=($!)
+  wait_port "$port" "${pids[-1]}" reranker "http://127.0.0.1:$port/health"
+  RERANK_BASE_URL="http://127.0.0.1:$port"
+  log "reranker ms-marco-MiniLM-L-12-v2 (onnxruntime, local) on :$port"
+}
+
 # start_milvus starts Milvus Lite and sets milvus_port.
 start_milvus() {
   local milvus

@@ -190,12 +190,20 @@ func TestRenderRetrievalFloors(t *testing.T) {
 	for _, tc := range cases {
 		// Re-search on and flagged fragments kept, unless written.
 		tc.want.Research, tc.want.FlaggedFragments = true, "keep"
-		if got := renderRetrieval(tc.in); !reflect.DeepEqual(got, tc.want) {
+		if got := renderRetrieval(tc.in, false); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: rendered %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
+	// With a cross-encoder the strict floor reads a relevance: its default
+	// is the relevance's, a floor written stays as written.
+	if got := renderRetrieval(nil, true); got.StrictFloor != 0.01 || got.SimilarityFloor != 0.2 {
+		t.Errorf("cross-encoder defaults: strict floor %g, similarity floor %g; want 0.01 and 0.2", got.StrictFloor, got.SimilarityFloor)
+	}
+	if got := renderRetrieval(&v1alpha1.RetrievalSettings{StrictFloor: ptr.To(0.05)}, true); got.StrictFloor != 0.05 {
+		t.Errorf("cross-encoder with strictFloor 0.05: rendered %g", got.StrictFloor)
+	}
 	in := &v1alpha1.RetrievalSettings{Research: ptr.To(false), ResearchBelow: ptr.To(0.4), FlaggedFragments: v1alpha1.FlaggedQuarantine}
-	if got := renderRetrieval(in); got.Research || *got.ResearchBelow != 0.4 || got.FlaggedFragments != "quarantine" {
+	if got := renderRetrieval(in, false); got.Research || *got.ResearchBelow != 0.4 || got.FlaggedFragments != "quarantine" {
 		t.Errorf("re-search off, below 0.4, quarantine: rendered %+v", got)
 	}
 }

@@ -54,7 +54,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 			ContextTokens:       spec.Window.ContextTokens,
 			AnswerReserveTokens: spec.Window.AnswerReserveTokens,
 		},
-		Retrieval: renderRetrieval(spec.Retrieval),
+		Retrieval: renderRetrieval(spec.Retrieval, spec.Rerank != nil && spec.Rerank.Mode == v1alpha1.RerankCrossEncoder),
 		Rerank:    renderRerank(spec.Rerank),
 		Cache:     renderCache(spec.Cache),
 		Turns:     renderTurns(spec.Turns),
@@ -152,10 +152,16 @@ func searchWeight(w *v1alpha1.SearchWeights, p v1alpha1.SearchPrimitive) float64
 	return def
 }
 
-func renderRetrieval(r *v1alpha1.RetrievalSettings) podconfig.Retrieval {
+// renderRetrieval renders the retrieval settings; crossEncoder says the
+// strict floor applies to a cross-encoder's relevance.
+func renderRetrieval(r *v1alpha1.RetrievalSettings, crossEncoder bool) podconfig.Retrieval {
+	strict := v1alpha1.DefaultStrictFloor
+	if crossEncoder {
+		strict = v1alpha1.DefaultCrossEncoderStrictFloor
+	}
 	out := podconfig.Retrieval{
 		SimilarityFloor: v1alpha1.DefaultSimilarityFloor,
-		StrictFloor:     v1alpha1.DefaultStrictFloor,
+		StrictFloor:     strict,
 		MaxFragments:    v1alpha1.DefaultMaxFragments,
 		Diversity: podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin,
 			Dominance: v1alpha1.DefaultDominance},
@@ -193,10 +199,11 @@ func renderRerank(r *v1alpha1.RerankSettings) podconfig.Rerank {
 	// The cross-encoder endpoint only matters when it is the mode in use.
 	if ce := r.CrossEncoder; ce != nil && out.Mode == podconfig.RerankCrossEncoder {
 		out.CrossEncoder = &podconfig.CrossEncoder{
-			BaseURL:   ce.BaseURL,
-			Model:     ce.Model,
-			TopN:      cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
-			APIKeyEnv: envFor(ce.APIKeySecretRef, podconfig.EnvRerankAPIKey),
+			BaseURL:          ce.BaseURL,
+			Model:            ce.Model,
+			TopN:             cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
+			FirstStageWeight: orDefault(ce.FirstStageWeight, v1alpha1.DefaultCrossEncoderFirstStageWeight),
+			APIKeyEnv:        envFor(ce.APIKeySecretRef, podconfig.EnvRerankAPIKey),
 		}
 	}
 	return out

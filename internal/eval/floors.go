@@ -35,36 +35,13 @@ type signal struct {
 // sweep evaluates a signal at each threshold.
 func (r *run) sweep(s signal, hitAt5 []bool) Curve {
 	c := Curve{Signal: s.name}
-	var answerable, unanswerable float64
-	for _, q := range r.questions {
-		if q.Answerable() {
-			answerable++
-		} else {
-			unanswerable++
-		}
+	all := make([]int, len(r.questions))
+	for i := range all {
+		all[i] = i
 	}
 	for _, t := range s.thresholds {
-		p := CurvePoint{Threshold: t}
-		for i, q := range r.questions {
-			if s.value(i) >= t {
-				continue
-			}
-			if !q.Answerable() {
-				p.NotFound++
-				continue
-			}
-			p.AnswerableDropped++
-			if hitAt5[i] {
-				p.Recall5Lost++
-			}
-		}
-		if unanswerable > 0 {
-			p.NotFound /= unanswerable
-		}
-		if answerable > 0 {
-			p.AnswerableDropped /= answerable
-			p.Recall5Lost /= answerable
-		}
+		p := r.rates(all, func(i int) bool { return s.value(i) < t }, hitAt5)
+		p.Threshold = t
 		c.Points = append(c.Points, p)
 	}
 	return c
@@ -106,11 +83,7 @@ func curveTable(curves []Curve) string {
 
 // notFoundCurves sweeps each signal over the route body's searches.
 func (r *run) notFoundCurves(route []outcome) []Curve {
-	hitAt5 := make([]bool, len(r.questions))
-	for i, q := range r.questions {
-		rank := r.gold.firstHit(route[i].units, q)
-		hitAt5[i] = q.Answerable() && rank > 0 && rank <= 5
-	}
+	hitAt5 := r.hitAt5(route)
 	return []Curve{
 		r.sweep(signal{name: "the best candidate's similarity (cosine)", thresholds: steps(0.2, 0.95, 0.05),
 			value: func(i int) float64 { return route[i].confidence.Similarity }}, hitAt5),
@@ -120,9 +93,26 @@ func (r *run) notFoundCurves(route []outcome) []Curve {
 			value: func(i int) float64 { return route[i].confidence.Agreement }}, hitAt5),
 		r.sweep(signal{name: "the best candidate's lead over the next nine, in sigmas", thresholds: steps(0, 1.2, 0.1),
 			value: func(i int) float64 { return r.inSigmas(route[i].confidence.Standout) }}, hitAt5),
-		r.sweep(signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(2, 8, 0.25),
-			value: func(i int) float64 { return deref(route[i].confidence.Score) }}, hitAt5),
+		r.sweep(confidenceSignal(route), hitAt5),
 	}
+}
+
+// confidenceSignal is retrieval.minConfidence's signal over the route
+// body's searches.
+func confidenceSignal(route []outcome) signal {
+	return signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(2, 8, 0.25),
+		value: func(i int) float64 { return deref(route[i].confidence.Score) }}
+}
+
+// hitAt5 says, per question, whether an answerable question has the gold
+// in the top 5.
+func (r *run) hitAt5(outcomes []outcome) []bool {
+	out := make([]bool, len(r.questions))
+	for i, q := range r.questions {
+		rank := r.gold.firstHit(outcomes[i].units, q)
+		out[i] = q.Answerable() && rank > 0 && rank <= 5
+	}
+	return out
 }
 
 // sigmas expresses a similarity in standard deviations over the

@@ -40,6 +40,8 @@ type Options struct {
 	// Peer, if set, is another system's results to score alongside
 	// (`make compare`).
 	Peer string
+	// Rerank, if its BaseURL is set, adds the cross-encoder rows.
+	Rerank RerankEndpoint
 	// Progress, if set, hears what the run is doing.
 	Progress io.Writer
 }
@@ -60,6 +62,9 @@ type Report struct {
 	Order []string `json:"-"`
 	// Curves say what each not-found signal would do at each threshold.
 	Curves []Curve `json:"notfound_curves"`
+	// HeldOut are the choices made on the whole set and by 2-fold
+	// cross-validation.
+	HeldOut []HeldOut `json:"held_out"`
 	// Misses explain the route body's questions without a hit in the top 5.
 	Misses []Miss `json:"-"`
 	// Seconds is the run's wall time.
@@ -81,6 +86,8 @@ type run struct {
 	// background is the embedder's similarity between questions and
 	// unrelated chunks of this corpus, measured at ingestion.
 	background knowledge.Background
+	// rerankCache keeps the cross-encoder's answers for the sweeps.
+	rerankCache *responseCache
 }
 
 // Run ingests the corpus twice (fixed windows, heading tree) with the
@@ -103,27 +110,42 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if report.Weights, err = r.bestWeights(ctx); err != nil {
-		return Report{}, err
-	}
-	weighted := r.routeConfig(RouteWeighted, r.routeSettings(report.Weights))
-	more, err := r.searchAll(ctx, []config{weighted})
+	weightOptions, grid, err := r.weightOptions(ctx)
 	if err != nil {
 		return Report{}, err
 	}
-	configs, outcomes[weighted.name] = append(configs, weighted), more[weighted.name]
+	weights, best := r.crossValidateRanking("fusion weights (spec.search.weights)", weightOptions)
+	report.Weights = grid[best]
+	weighted := r.routeConfig(RouteWeighted, r.routeSettings(report.Weights))
+	configs, outcomes[weighted.name] = append(configs, weighted), weightOptions[best].outcomes
+	dominanceOptions, err := r.dominanceOptions(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	dominance, _ := r.crossValidateRanking("retrieval.diversity.dominance", dominanceOptions)
+	report.HeldOut = append(report.HeldOut, weights, dominance,
+		r.crossValidateFloor("retrieval.minConfidence", confidenceSignal(outcomes[RouteDefault]), r.hitAt5(outcomes[RouteDefault])))
 	if err := r.timeRouteBody(ctx, outcomes[RouteDefault]); err != nil {
 		return Report{}, err
 	}
+	if opts.Rerank.BaseURL != "" {
+		rows, err := r.crossEncoderRows(ctx, &report, outcomes)
+		if err != nil {
+			return Report{}, err
+		}
+		configs = append(configs, rows...)
+	}
 	for _, c := range configs {
 		report.Order = append(report.Order, c.name)
-		report.Configs[c.name] = r.gold.score(r.questions, outcomes[c.name], r.tokens, r.intentOK)
+		m := r.gold.score(r.questions, outcomes[c.name], r.tokens, r.intentOK)
+		m.RerankP50Millis, m.RerankP95Millis = rerankTimes(outcomes[c.name])
+		report.Configs[c.name] = m
 	}
 	for _, p := range peers {
 		report.Order = append(report.Order, p.name)
 		report.Configs[p.name] = r.gold.score(r.questions, p.outcomes, r.tokens, r.intentOK)
 	}
-	report.Curves = r.notFoundCurves(outcomes[RouteDefault])
+	report.Curves = append(r.notFoundCurves(outcomes[RouteDefault]), report.Curves...)
 	report.Misses = r.misses(outcomes[RouteDefault], outcomes[TreeHybrid])
 	report.Seconds = time.Since(began).Seconds()
 	return report, nil
@@ -153,7 +175,7 @@ func prepare(ctx context.Context, opts Options) (*run, error) {
 		return nil, err
 	}
 	r := &run{opts: opts, questions: questions, gold: gold, tokens: tokenize.NewBERTUncased(),
-		source: source}
+		source: source, rerankCache: &responseCache{seen: map[string][]byte{}}}
 	if opts.Concurrency <= 0 {
 		r.opts.Concurrency = 4
 	}
@@ -243,12 +265,17 @@ func prepare(ctx context.Context, opts Options) (*run, error) {
 // searchAll runs every configuration on every question, several questions
 // at once.
 func (r *run) searchAll(ctx context.Context, configs []config) (map[string][]outcome, error) {
+	return r.searchAllAt(ctx, configs, r.opts.Concurrency)
+}
+
+// searchAllAt is searchAll with concurrency questions at once.
+func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int) (map[string][]outcome, error) {
 	out := map[string][]outcome{}
 	for _, c := range configs {
 		out[c.name] = make([]outcome, len(r.questions))
 	}
 	group, ctx := errgroup.WithContext(ctx)
-	group.SetLimit(r.opts.Concurrency)
+	group.SetLimit(concurrency)
 	for i, q := range r.questions {
 		group.Go(func() error {
 			for _, c := range configs {

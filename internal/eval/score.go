@@ -35,6 +35,10 @@ type Metrics struct {
 	// 0 where the configuration was not timed on its own (the route's
 	// ablations fuse shared rankings).
 	P50Millis float64 `json:"p50_ms,omitempty"`
+	// RerankP50Millis and RerankP95Millis: the cross-encoder's added time
+	// per search, in the cross-encoder rows.
+	RerankP50Millis float64 `json:"rerank_p50_ms,omitempty"`
+	RerankP95Millis float64 `json:"rerank_p95_ms,omitempty"`
 }
 
 // outcome is what one configuration returned for one question.
@@ -46,6 +50,10 @@ type outcome struct {
 	confidence retrieval.Confidence
 	// elapsed is the search's time; 0 where it says nothing.
 	elapsed time.Duration
+	// rerank is the cross-encoder's time, and relevance the best
+	// candidate's relevance, in the cross-encoder rows.
+	rerank    time.Duration
+	relevance float64
 }
 
 // firstHit is the 1-based rank of the first unit holding the gold section

@@ -36,7 +36,14 @@ func Table(r Report) string {
 	}
 	fmt.Fprintf(&b, "%d questions. A result holds the gold section when it names the gold heading path exactly or holds\n"+
 		"at least half of the section's text; R@Nkt: the gold among the whole results that fit in N tokens of context.\n", r.Questions)
+	for _, name := range r.Order {
+		if m := r.Configs[name]; m.RerankP50Millis > 0 {
+			fmt.Fprintf(&b, "%s: the cross-encoder adds %.0f ms per search (p50), %.0f ms (p95), one search at a time\n",
+				name, m.RerankP50Millis, m.RerankP95Millis)
+		}
+	}
 	fmt.Fprintf(&b, "best fusion weights for this store (spec.search.weights): %s\n", formatWeights(r.Weights))
+	b.WriteString(heldOutTable(r.HeldOut))
 	b.WriteString(curveTable(r.Curves))
 	return b.String()
 }

@@ -167,7 +167,9 @@ type CrossEncoder struct {
 	BaseURL   string `json:"baseURL"`
 	Model     string `json:"model"`
 	TopN      int32  `json:"topN"`
-	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// FirstStageWeight weighs the fused order beside the relevance.
+	FirstStageWeight float64 `json:"firstStageWeight"`
+	APIKeyEnv        string  `json:"apiKeyEnv,omitempty"`
 }
 
 // Cache configures the exact cache.
@@ -281,6 +283,9 @@ func (c RouteConfig) Validate() error {
 	}
 	if c.Rerank.Mode == RerankCrossEncoder && c.Rerank.CrossEncoder == nil {
 		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))
+	}
+	if ce := c.Rerank.CrossEncoder; ce != nil && (ce.FirstStageWeight < 0 || ce.FirstStageWeight > 10) {
+		errs = append(errs, fmt.Errorf("rerank.crossEncoder.firstStageWeight %g is outside [0, 10]", ce.FirstStageWeight))
 	}
 	if c.Retrieval.StrictFloorSigmas != nil && c.Rerank.Mode == RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))

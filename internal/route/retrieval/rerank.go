@@ -28,14 +28,22 @@ func (KeepOrder) Rerank(_ context.Context, _ string, fragments []Fragment) ([]Fr
 // CrossEncoder rescores the top N candidates with a rerank model served
 // in the common /rerank shape (Cohere, Jina, vLLM):
 // POST {baseURL}/rerank {"model","query","documents","top_n"} →
-// {"results":[{"index","relevance_score"}]}. Scores replace the RRF
-// scores, so the strict floor then applies to relevance.
+// {"results":[{"index","relevance_score"}]}, relevance in [0, 1]. The
+// relevance replaces the similarity as the fragments' score, so the strict
+// floor then applies to it; candidates past the top N are dropped, as no
+// score on the same scale says whether they answer.
 type CrossEncoder struct {
 	BaseURL string
 	Model   string
 	APIKey  string
 	TopN    int
-	HTTP    *http.Client
+	// FirstStageWeight weighs the first stage's (fused) order beside the
+	// cross-encoder's: the fragments are ordered by reciprocal-rank fusion
+	// of both (rerankRRFK), so a model trained on web questions does not
+	// overturn what the store's own search is sure of. 0 orders by
+	// relevance alone.
+	FirstStageWeight float64
+	HTTP             *http.Client
 	// Retry says how a 429, a 503 or a refused or reset connection is
 	// retried within the call's 30s; the zero value is
 	// model.DefaultRetryPolicy.
@@ -47,8 +55,19 @@ type CrossEncoder struct {
 // Retries is how many rerank requests were retried so far.
 func (c *CrossEncoder) Retries() int64 { return c.retries.Load() }
 
-// Rerank orders the first TopN fragments by relevance; the rest follow in
-// their fused order.
+// DefaultFirstStageWeight is a cross-encoder's first-stage weight when the
+// route names none (v1alpha1.DefaultCrossEncoderFirstStageWeight says why).
+const DefaultFirstStageWeight = 1.0
+
+// rerankRRFK is the reciprocal-rank constant that fuses the two orders:
+// small, as only the first TopN are ranked (RRF's 60 flattens a list of
+// ten).
+const rerankRRFK = 10
+
+// Rerank orders the first TopN fragments by relevance and the first
+// stage's order, and drops the rest. Each is read under its label
+// (title › headings): a section's text often leaves out what its
+// headings say it is about.
 func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fragment) ([]Fragment, error) {
 	n := min(c.TopN, len(fragments))
 	if n == 0 {
@@ -56,7 +75,7 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 	}
 	docs := make([]string, n)
 	for i := range docs {
-		docs[i] = fragments[i].Text
+		docs[i] = fragments[i].Label() + "\n\n" + fragments[i].Text
 	}
 	var out struct {
 		Results []struct {
@@ -74,17 +93,28 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 	if err := endpoint.post(ctx, "/rerank", 30*time.Second, 1<<20, in, &out); err != nil {
 		return nil, fmt.Errorf("rerank at %w", err)
 	}
-	head := make([]Fragment, 0, n)
+	type rescored struct {
+		index        int
+		score, fused float64
+	}
+	var head []rescored
 	seen := map[int]bool{}
 	for _, r := range out.Results {
 		if r.Index < 0 || r.Index >= n || seen[r.Index] {
 			return nil, fmt.Errorf("rerank at %s: bad or repeated index %d", c.BaseURL, r.Index)
 		}
 		seen[r.Index] = true
-		f := fragments[r.Index]
-		f.Score = r.Score
-		head = append(head, f)
+		head = append(head, rescored{index: r.Index, score: r.Score})
 	}
-	sort.SliceStable(head, func(i, j int) bool { return head[i].Score > head[j].Score })
-	return append(head, fragments[n:]...), nil
+	sort.SliceStable(head, func(i, j int) bool { return head[i].score > head[j].score })
+	for rank := range head {
+		head[rank].fused = 1/float64(rerankRRFK+rank) + c.FirstStageWeight/float64(rerankRRFK+head[rank].index)
+	}
+	sort.SliceStable(head, func(i, j int) bool { return head[i].fused > head[j].fused })
+	reranked := make([]Fragment, len(head))
+	for i, h := range head {
+		reranked[i] = fragments[h.index]
+		reranked[i].Score = h.score
+	}
+	return reranked, nil
 }

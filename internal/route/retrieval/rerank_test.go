@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestCrossEncoderReordersTheTopN(t *testing.T) {
 			TopN      int      `json:"top_n"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		if r.URL.Path != "/rerank" || req.Query != "q" || len(req.Documents) != 2 {
+		if r.URL.Path != "/rerank" || req.Query != "q" || len(req.Documents) != 2 || req.Documents[1] != "Guide › Setup\n\nb" {
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
@@ -29,12 +30,15 @@ func TestCrossEncoderReordersTheTopN(t *testing.T) {
 	}))
 	defer server.Close()
 	ce := &CrossEncoder{BaseURL: server.URL, Model: "m", TopN: 2, HTTP: server.Client()}
-	out, err := ce.Rerank(context.Background(), "q", []Fragment{{ID: "a", Text: "a"}, {ID: "b", Text: "b"}, {ID: "c", Text: "c"}})
+	out, err := ce.Rerank(context.Background(), "q", []Fragment{{ID: "a", Text: "a"},
+		{ID: "b", Title: "Guide", HeadingPath: []string{"Guide", "Setup"}, Text: "b"}, {ID: "c", Text: "c"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out[0].ID != "b" || out[0].Score != 0.9 || out[1].ID != "a" || out[2].ID != "c" {
-		t.Errorf("reranked %+v", out)
+	// c was not rescored: its similarity says nothing on the relevance's
+	// scale, so it must not pass the strict floor beside them.
+	if len(out) != 2 || out[0].ID != "b" || out[0].Score != 0.9 || out[1].ID != "a" {
+		t.Errorf("reranked %+v, want b then a, c dropped", out)
 	}
 }
 
@@ -74,5 +78,38 @@ func TestCrossEncoderRetries429And503(t *testing.T) {
 	}
 	if out[0].ID != "b" || calls.Load() != 3 || ce.Retries() != 2 || len(waits) != 2 || waits[0] != 2*time.Second {
 		t.Errorf("reranked %+v after %d calls, %d retries, waits %v", out, calls.Load(), ce.Retries(), waits)
+	}
+}
+
+// With a first-stage weight, a candidate the store ranked first keeps its
+// place against one the cross-encoder only slightly prefers; at 0 the
+// relevance alone orders them. The relevance stays the score either way.
+func TestCrossEncoderFusesTheFirstStageOrder(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		// The cross-encoder ranks the store's third candidate first, its
+		// first second, its second last.
+		_, _ = w.Write([]byte(`{"results":[{"index":2,"relevance_score":0.7},{"index":0,"relevance_score":0.6},{"index":1,"relevance_score":0.1}]}`))
+	}))
+	defer server.Close()
+	in := []Fragment{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	for _, tc := range []struct {
+		weight float64
+		want   string
+	}{{0, "c a b"}, {1, "a c b"}} {
+		ce := &CrossEncoder{BaseURL: server.URL, Model: "m", TopN: 3, FirstStageWeight: tc.weight, HTTP: server.Client()}
+		out, err := ce.Rerank(context.Background(), "q", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range out {
+			ids = append(ids, f.ID)
+		}
+		if got := strings.Join(ids, " "); got != tc.want {
+			t.Errorf("first-stage weight %g: order %s, want %s", tc.weight, got, tc.want)
+		}
+		if out[0].ID == "a" && out[0].Score != 0.6 {
+			t.Errorf("a's score is %g, want its relevance 0.6", out[0].Score)
+		}
 	}
 }

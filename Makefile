@@ -108,7 +108,7 @@ eval: ## Retrieval quality of the chunking/search ablations with the local all-M
 	hack/eval.sh
 
 .PHONY: eval-answers
-eval-answers: ## Answer quality per answer mode: the questions end to end through the route's turn with the local SmolLM2 (EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_ANSWERS_LIMIT, EVAL_ANSWERS_MODES, EVAL_ANSWERS_JSON), plus the grounding threshold curve.
+eval-answers: ## Answer quality per answer mode: the questions end to end through the route's turn with the local Qwen2.5-Coder-1.5B (EVAL_CHAT=smollm2 or qwen-0.5b, EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_ANSWERS_LIMIT, EVAL_ANSWERS_MODES, EVAL_ANSWERS_JSON), plus the grounding threshold curve.
 	hack/eval-answers.sh
 
 .PHONY: compare
@@ -120,7 +120,7 @@ compare-perf: ## ragroute's throughput and latency beside LlamaIndex's streaming
 	hack/compare-perf.sh
 
 .PHONY: demo
-demo: manifests ## The main job end to end on this machine: real local models, local control plane, operator, ingestion, route, cited answers (DEMO_STAY=1 keeps it running).
+demo: manifests ## The main job end to end on this machine: real local models (Qwen2.5-Coder-1.5B; DEMO_CHAT=smollm2 for the fastest run), local control plane, operator, ingestion, route, cited answers (DEMO_STAY=1 keeps it running).
 	hack/demo.sh
 
 .PHONY: run

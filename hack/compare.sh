@@ -15,6 +15,8 @@
 # EVAL_MAX_INPUT_TOKENS go to both sides alike, as in hack/eval.sh (e5 sets
 # "query: " / "passage: " and 512); RAGROUTE_BIN replaces `go run`. LlamaIndex is pinned in hack/compare/requirements.txt and
 # installed into bin/compare-venv when that file changes (~400 MB, ~1 min).
+# ragroute's cross-encoder rows come as in hack/eval.sh (EVAL_RERANK=0
+# leaves them out, RERANK_BASE_URL names another /rerank endpoint).
 # Everything started here is stopped by its PID on exit.
 #
 # On a busy 2-core machine MODEL_THREADS=1 (read by hack/models.sh) keeps
@@ -33,6 +35,7 @@ prog=compare
 
 start_embedder
 start_milvus
+start_reranker
 port="$milvus_port"
 eval_command # the same prefixes and input cut on both sides: embedder_flags
 
@@ -50,4 +53,5 @@ if [ -n "${COMPARE_JSON:-}" ]; then
 fi
 [ -z "${COMPARE_PEER_ONLY:-}" ] || exit 0
 
-"${ragroute[@]}" eval "${corpus_flags[@]}" --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"}
+"${ragroute[@]}" eval "${corpus_flags[@]}" --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"} \
+  ${RERANK_BASE_URL:+--rerank-base-url "$RERANK_BASE_URL"}

@@ -5,7 +5,8 @@
 # free loopback port; also prints the grounding threshold's calibration
 # curve. The embedder is the local all-MiniLM-L6-v2 unless EMBEDDER or
 # EMBEDDING_BASE_URL name another (as for make eval); the chat model is the
-# local SmolLM2-135M-Instruct (hack/models.sh) unless EVAL_CHAT_URL and
+# local Qwen2.5-Coder-1.5B-Instruct (hack/models.sh; EVAL_CHAT=qwen-0.5b or
+# smollm2 for the others) unless EVAL_CHAT_URL and
 # EVAL_CHAT_MODEL name any OpenAI-compatible one (its key in
 # RAGROUTE_MODEL_API_KEY). EVAL_ANSWERS_LIMIT runs the first N questions,
 # EVAL_ANSWERS_MODES a comma list of modes (generative, generative+strip,
@@ -25,12 +26,19 @@ prog=eval-answers
 start_embedder
 if [ -z "${EVAL_CHAT_URL:-}" ]; then
   "$root/hack/models.sh" install
+  case "${EVAL_CHAT:-qwen}" in
+  qwen) server=qwen EVAL_CHAT_MODEL=qwen2.5-coder-1.5b-instruct ;;
+  qwen-0.5b) server=qwen-0.5b EVAL_CHAT_MODEL=qwen2.5-coder-0.5b-instruct ;;
+  smollm2) server=chat EVAL_CHAT_MODEL=smollm2-135m-instruct ;;
+  *) log "EVAL_CHAT is qwen (the default), qwen-0.5b or smollm2, not '$EVAL_CHAT'"; exit 2 ;;
+  esac
+  [ "$server" = chat ] || "$root/hack/models.sh" fetch "$server"
   chat_port="$(free_port)"
-  "$root/hack/models.sh" run chat "$chat_port" >"$data/chat.log" 2>&1 &
+  "$root/hack/models.sh" run "$server" "$chat_port" >"$data/chat.log" 2>&1 &
   pids+=($!)
   wait_port "$chat_port" "${pids[-1]}" chat "http://127.0.0.1:$chat_port/health"
-  EVAL_CHAT_URL="http://127.0.0.1:$chat_port/v1" EVAL_CHAT_MODEL=smollm2-135m-instruct
-  log "chat SmolLM2-135M-Instruct (llama.cpp, local) on :$chat_port"
+  EVAL_CHAT_URL="http://127.0.0.1:$chat_port/v1"
+  log "chat $EVAL_CHAT_MODEL (llama.cpp, local) on :$chat_port"
 fi
 : "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
 start_milvus

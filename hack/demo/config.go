@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // config is what hack/demo.sh installed and where the demo keeps its files.
@@ -16,8 +17,11 @@ type config struct {
 	models   string // hack/models.sh
 	// stay keeps everything running after the questions, until Ctrl-C.
 	stay bool
+	// chat is the local chat model (DEMO_CHAT): qwen (the default), qwen-0.5b
+	// or smollm2, a hack/models.sh server.
+	chat localChat
 	// chatURL and chatModel name another OpenAI-compatible chat model to
-	// use instead of the local SmolLM2 (an Ollama or vLLM you run).
+	// use instead (an Ollama or vLLM you run).
 	chatURL, chatModel string
 	// mode is the sample route's mode (DEMO_MODE): singleRound as the
 	// sample says, or agentic.
@@ -26,6 +30,21 @@ type config struct {
 	// (DEMO_GROUNDING: annotate, strip or fallback) override the sample
 	// route's spec.answer.
 	answerMode, grounding string
+}
+
+// localChat is one of hack/models.sh's chat models.
+type localChat struct {
+	server string // hack/models.sh run SERVER
+	model  string // the name it serves, the route's spec.model.name
+	title  string
+}
+
+// localChats are the demo's chat models, the default first: Qwen2.5-Coder
+// 1.5B writes grounded answers (docs/eval.md); SmolLM2 is the fastest run.
+var localChats = []localChat{
+	{"qwen", "qwen2.5-coder-1.5b-instruct", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"},
+	{"qwen-0.5b", "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"},
+	{"smollm2", "smollm2-135m-instruct", "SmolLM2-135M-Instruct Q4_1"},
 }
 
 func configFromEnv() (config, error) {
@@ -40,11 +59,19 @@ func configFromEnv() (config, error) {
 		ragroute:   filepath.Join(root, "bin", "ragroute"),
 		models:     filepath.Join(root, "hack", "models.sh"),
 		stay:       os.Getenv("DEMO_STAY") != "",
+		chat:       localChats[0],
 		chatURL:    os.Getenv("DEMO_CHAT_URL"),
 		chatModel:  os.Getenv("DEMO_CHAT_MODEL"),
 		mode:       os.Getenv("DEMO_MODE"),
 		answerMode: os.Getenv("DEMO_ANSWER"),
 		grounding:  os.Getenv("DEMO_GROUNDING"),
+	}
+	if name := os.Getenv("DEMO_CHAT"); name != "" {
+		i := slices.IndexFunc(localChats, func(c localChat) bool { return c.server == name })
+		if i < 0 {
+			return config{}, fmt.Errorf("DEMO_CHAT=%q: want qwen (the default), qwen-0.5b or smollm2", name)
+		}
+		cfg.chat = localChats[i]
 	}
 	if cfg.answerMode != "" && cfg.answerMode != "generative" && cfg.answerMode != "extractive" {
 		return config{}, fmt.Errorf("DEMO_ANSWER=%q: want generative or extractive", cfg.answerMode)

@@ -25,8 +25,8 @@ type demo struct {
 	env       *envtest.Environment
 	admin     client.Client
 
-	chatURL, embedURL, milvusURI, routeURL string
-	applied                                samples
+	chatURL, embedURL, rerankURL, milvusURI, routeURL string
+	applied                                           samples
 	// pageURL is the route's page behind the demo's sign-in proxy (page.go).
 	pageURL string
 }
@@ -46,7 +46,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	steps := []step{
-		{"local models (llama.cpp): all-MiniLM-L6-v2 embedder, SmolLM2-135M-Instruct chat", d.startModels},
+		{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime)", d.startModels},
 		{"Milvus Lite", d.startMilvus},
 		{"local control plane: etcd + kube-apiserver (no nodes), ragroute's CRDs", d.startControlPlane},
 		{"the operator (ragroute manager), with the ClusterRole of config/rbac", d.startOperator},

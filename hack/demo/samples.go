@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -114,8 +115,12 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 			proxy.value = hex.EncodeToString(value)
 		}
 		d.applied.proxy = proxy
-		if d.cfg.chatModel != "" {
-			if err := replace(obj, d.cfg.chatModel, "spec", "model", "name"); err != nil {
+		chatModel := cmp.Or(d.cfg.chatModel, d.cfg.chat.model)
+		if err := replace(obj, chatModel, "spec", "model", "name"); err != nil {
+			return err
+		}
+		if _, found, _ := unstructured.NestedString(obj.Object, "spec", "rerank", "crossEncoder", "baseURL"); found {
+			if err := replace(obj, d.rerankURL, "spec", "rerank", "crossEncoder", "baseURL"); err != nil {
 				return err
 			}
 		}

@@ -15,14 +15,16 @@ func object(kind string, spec map[string]any) *unstructured.Unstructured {
 }
 
 func TestLocaliseReplacesOnlyTheServiceEndpoints(t *testing.T) {
-	d := &demo{milvusURI: "http://127.0.0.1:1", embedURL: "http://127.0.0.1:2/v1", chatURL: "http://127.0.0.1:3/v1"}
+	d := &demo{milvusURI: "http://127.0.0.1:1", embedURL: "http://127.0.0.1:2/v1", chatURL: "http://127.0.0.1:3/v1",
+		rerankURL: "http://127.0.0.1:4", cfg: config{chat: localChats[0]}}
 	store := object("KnowledgeStore", map[string]any{
 		"milvus":    map[string]any{"uri": "http://milvus.milvus.svc:19530", "collection": "acme_docs"},
 		"embedding": map[string]any{"baseURL": "http://embedder.models.svc/v1", "model": "all-MiniLM-L6-v2"},
 	})
 	route := object("QueryRoute", map[string]any{
-		"model": map[string]any{"baseURL": "http://llm.models.svc/v1", "name": "smollm2-135m-instruct"},
-		"auth":  map[string]any{"trustedProxy": map[string]any{"userHeader": "X-User", "groupsHeader": "X-Groups"}},
+		"model":  map[string]any{"baseURL": "http://llm.models.svc/v1", "name": "qwen2.5-coder-1.5b-instruct"},
+		"rerank": map[string]any{"mode": "crossEncoder", "crossEncoder": map[string]any{"baseURL": "http://reranker.models.svc", "model": "r"}},
+		"auth":   map[string]any{"trustedProxy": map[string]any{"userHeader": "X-User", "groupsHeader": "X-Groups"}},
 	})
 	for _, obj := range []*unstructured.Unstructured{store, route} {
 		if err := d.localise(obj); err != nil {
@@ -39,7 +41,9 @@ func TestLocaliseReplacesOnlyTheServiceEndpoints(t *testing.T) {
 		{store, []string{"spec", "embedding", "baseURL"}, d.embedURL},
 		{store, []string{"spec", "embedding", "model"}, "all-MiniLM-L6-v2"},
 		{route, []string{"spec", "model", "baseURL"}, d.chatURL},
-		{route, []string{"spec", "model", "name"}, "smollm2-135m-instruct"},
+		{route, []string{"spec", "model", "name"}, "qwen2.5-coder-1.5b-instruct"},
+		{route, []string{"spec", "rerank", "crossEncoder", "baseURL"}, d.rerankURL},
+		{route, []string{"spec", "rerank", "crossEncoder", "model"}, "r"},
 	} {
 		if got, _, _ := unstructured.NestedString(c.obj.Object, c.fields...); got != c.want {
 			t.Errorf("%s %v = %q, want %q", c.obj.GetKind(), c.fields, got, c.want)
@@ -49,12 +53,28 @@ func TestLocaliseReplacesOnlyTheServiceEndpoints(t *testing.T) {
 		t.Errorf("applied %+v", d.applied)
 	}
 
+	// DEMO_CHAT=smollm2 serves another model name.
+	d.cfg.chat = localChats[2]
+	if err := d.localise(route); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(route.Object, "spec", "model", "name"); got != "smollm2-135m-instruct" {
+		t.Errorf("DEMO_CHAT=smollm2 not applied: %q", got)
+	}
 	d.cfg.chatModel = "qwen2.5:7b"
 	if err := d.localise(route); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := unstructured.NestedString(route.Object, "spec", "model", "name"); got != "qwen2.5:7b" {
 		t.Errorf("DEMO_CHAT_MODEL not applied: %q", got)
+	}
+	// A route without a cross-encoder does not get one.
+	plain := object("QueryRoute", map[string]any{"auth": map[string]any{"trustedProxy": map[string]any{"userHeader": "X-User"}}})
+	if err := d.localise(plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedMap(plain.Object, "spec", "rerank"); found {
+		t.Errorf("localise added a rerank section to a route without one: %v", plain.Object["spec"])
 	}
 	jwt := object("QueryRoute", map[string]any{"auth": map[string]any{"jwt": map[string]any{"issuer": "https://sso"}}})
 	if err := d.localise(jwt); err == nil || !strings.Contains(err.Error(), "trustedProxy") {

@@ -4,18 +4,20 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
-// startModels runs both llama.cpp servers through hack/models.sh, which
-// installed them (cached under bin/models).
+// startModels runs the chat model, the embedder and the reranker through
+// hack/models.sh, which installed them (cached under bin/models; the Qwen
+// models and the reranker are fetched on first use).
 func (d *demo) startModels(ctx context.Context) error {
 	servers := []struct {
-		which string
-		url   *string
-	}{{"chat", &d.chatURL}, {"embed", &d.embedURL}}
+		which, health string
+		url           *string
+	}{{d.cfg.chat.server, "/health", &d.chatURL}, {"embed", "/health", &d.embedURL}, {"rerank", "/health", &d.rerankURL}}
 	if d.cfg.chatURL != "" {
 		d.chatURL, servers = d.cfg.chatURL, servers[1:]
 	}
@@ -29,16 +31,19 @@ func (d *demo) startModels(ctx context.Context) error {
 			return err
 		}
 		base := fmt.Sprintf("http://127.0.0.1:%d", port)
-		if err := waitHTTP(ctx, p, base+"/health", 2*time.Minute); err != nil {
+		// The first run fetches the model (1.1 GB for Qwen 1.5B).
+		if err := waitHTTP(ctx, p, base+m.health, 10*time.Minute); err != nil {
 			return fmt.Errorf("%s model server: %w", m.which, err)
 		}
 		*m.url = base + "/v1"
 	}
-	chat := "SmolLM2-135M-Instruct Q4_1"
+	d.rerankURL = strings.TrimSuffix(d.rerankURL, "/v1")
+	chat := d.cfg.chat.title
 	if d.cfg.chatModel != "" {
 		chat = d.cfg.chatModel + ", from DEMO_CHAT_URL"
 	}
-	fmt.Printf("    chat      %s  (%s)\n    embedder  %s  (all-MiniLM-L6-v2, 384 dims)\n", d.chatURL, chat, d.embedURL)
+	fmt.Printf("    chat      %s  (%s)\n    embedder  %s  (all-MiniLM-L6-v2, 384 dims)\n    reranker  %s  (ms-marco-MiniLM-L-12-v2 cross-encoder, onnxruntime)\n",
+		d.chatURL, chat, d.embedURL, d.rerankURL)
 	return nil
 }
 

@@ -3,10 +3,13 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,7 +60,41 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 // TestEvalOnTheDevSet runs the whole evaluation with a deterministic
 // stand-in embedder: the report has every configuration and sane values.
 // Real figures come from `make eval` with a real embedder.
+// lexicalReranker is a /rerank stand-in: relevance is the share of the
+// query's words a document holds.
+func lexicalReranker(requests *atomic.Int64) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var req struct {
+			Query     string   `json:"query"`
+			Documents []string `json:"documents"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type result struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		}
+		words := strings.Fields(strings.ToLower(req.Query))
+		var results []result
+		for i, d := range req.Documents {
+			d = strings.ToLower(d)
+			held := 0
+			for _, w := range words {
+				if strings.Contains(d, w) {
+					held++
+				}
+			}
+			results = append(results, result{i, float64(held) / float64(max(len(words), 1))})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"results": results})
+	}
+}
+
 func TestEvalOnTheDevSet(t *testing.T) {
+	var rerankRequests atomic.Int64
 	testenv.Integration(t, "Milvus Lite")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -82,18 +119,42 @@ func TestEvalOnTheDevSet(t *testing.T) {
 	if err := os.WriteFile(questions, []byte(strings.Join(lines[:16], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	reranker := httptest.NewServer(lexicalReranker(&rerankRequests))
+	defer reranker.Close()
 	report, err := Run(ctx, Options{
 		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: questions,
 		Client:   func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, 64) },
 		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64",
 		SimilarityFloor: 0.2, StrictFloor: 0.35, VectorCache: t.TempDir(),
+		Rerank: RerankEndpoint{BaseURL: reranker.URL, Model: "lexical", FirstStageWeight: 1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", Table(report))
-	if report.Questions != 16 || len(report.Configs) != 9 || report.Baseline != FixedDense || report.Best != RouteDefault {
+	if report.Questions != 16 || len(report.Configs) != 9+len(rerankDepths) || report.Baseline != FixedDense || report.Best != RouteDefault {
 		t.Fatalf("report %+v", report)
+	}
+	// One rerank request per question and depth: the first-stage weight
+	// sweeps reuse the rows' scores.
+	if got := rerankRequests.Load(); got != int64(16*len(rerankDepths)) {
+		t.Errorf("%d rerank requests, want %d", got, 16*len(rerankDepths))
+	}
+	for _, depth := range rerankDepths {
+		if m := report.Configs[crossEncoderName(depth)]; m.RerankP50Millis <= 0 || m.RerankP95Millis < m.RerankP50Millis {
+			t.Errorf("%s: rerank times p50 %g p95 %g", crossEncoderName(depth), m.RerankP50Millis, m.RerankP95Millis)
+		}
+	}
+	// Weights, dominance, minConfidence, and per depth the first-stage
+	// weight and the relevance floor, each with whole-set and held-out
+	// figures.
+	if len(report.HeldOut) != 3+2*len(rerankDepths) {
+		t.Errorf("%d cross-validated choices, want %d: %+v", len(report.HeldOut), 3+2*len(rerankDepths), report.HeldOut)
+	}
+	for _, h := range report.HeldOut {
+		if (h.HeldMetrics == nil) == (h.HeldRates == nil) || h.Fits[0] == "" || h.Fits[1] == "" || h.Whole == "" {
+			t.Errorf("%s: incomplete %+v", h.Choice, h)
+		}
 	}
 	for name, m := range report.Configs {
 		for _, v := range []float64{m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.IntentAccuracy, m.NotFoundRate} {

@@ -25,6 +25,9 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		"redis backend without redis": {func(c *RouteConfig) { c.Turns.Backend = BackendRedis }, "a redis backend needs redis.address"},
 		"cross-encoder without endpoint": {func(c *RouteConfig) { c.Rerank.Mode = RerankCrossEncoder },
 			"rerank.mode crossEncoder needs rerank.crossEncoder"},
+		"negative first-stage weight": {func(c *RouteConfig) {
+			c.Rerank = Rerank{Mode: RerankCrossEncoder, CrossEncoder: &CrossEncoder{BaseURL: "http://r/v1", Model: "r", FirstStageWeight: -1}}
+		}, "rerank.crossEncoder.firstStageWeight -1 is outside [0, 10]"},
 		"relative strict floor with a cross-encoder": {func(c *RouteConfig) {
 			four := 4.0
 			c.Rerank = Rerank{Mode: RerankCrossEncoder, CrossEncoder: &CrossEncoder{BaseURL: "http://r/v1", Model: "r"}}

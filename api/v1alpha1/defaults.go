@@ -9,18 +9,18 @@ import "time"
 // its relative form instead); RetrievalSettings' CEL rule repeats their
 // values, and TestAPIServerRefusesBadYAML checks it against these.
 const (
-	DefaultMilvusDatabase    = "default"
-	DefaultMaxInputTokens    = 512
-	DefaultCandidates        = 30
-	DefaultRRFK              = 60
-	DefaultTemperature       = 0.2
-	DefaultSimilarityFloor   = 0.2
-	DefaultStrictFloor       = 0.35
-	DefaultMaxFragments      = 6
-	DefaultMaxPerDocument    = 3
-	DefaultDiversityMargin   = 0.05
-	DefaultDominance         = 0.4
-	DefaultCrossEncoderTopN  = 12
+	DefaultMilvusDatabase   = "default"
+	DefaultMaxInputTokens   = 512
+	DefaultCandidates       = 30
+	DefaultRRFK             = 60
+	DefaultTemperature      = 0.2
+	DefaultSimilarityFloor  = 0.2
+	DefaultStrictFloor      = 0.35
+	DefaultMaxFragments     = 6
+	DefaultMaxPerDocument   = 3
+	DefaultDiversityMargin  = 0.05
+	DefaultDominance        = 0.4
+	DefaultCrossEncoderTopN = 12
 	// DefaultCrossEncoderFirstStageWeight: on the dev set the local
 	// ms-marco cross-encoder alone reorders the top 20 to nDCG@10 0.81; fused
 	// with the first stage's order at weight 1, 0.86 (make eval).
@@ -28,17 +28,17 @@ const (
 	// DefaultCrossEncoderStrictFloor is the strict floor on relevance with
 	// rerank.mode crossEncoder and no retrieval.strictFloor.
 	DefaultCrossEncoderStrictFloor = 0.01
-	DefaultCacheTTL          = 10 * time.Minute
-	DefaultCacheMaxEntries   = 10000
-	DefaultTurnRetention     = 10 * time.Minute
-	DefaultReplicas          = 1
-	DefaultMaxToolCalls      = 4
-	DefaultModelIdleTimeout  = 60 * time.Second
-	DefaultJWTUserClaim      = "sub"
-	DefaultJWTGroupsClaim    = "groups"
-	DefaultProxyUserHeader   = "X-Forwarded-User"
-	DefaultProxyGroupsHeader = "X-Forwarded-Groups"
-	DefaultProxySecretHeader = "X-Ragroute-Proxy-Secret"
+	DefaultCacheTTL                = 10 * time.Minute
+	DefaultCacheMaxEntries         = 10000
+	DefaultTurnRetention           = 10 * time.Minute
+	DefaultReplicas                = 1
+	DefaultMaxToolCalls            = 4
+	DefaultModelIdleTimeout        = 60 * time.Second
+	DefaultJWTUserClaim            = "sub"
+	DefaultJWTGroupsClaim          = "groups"
+	DefaultProxyUserHeader         = "X-Forwarded-User"
+	DefaultProxyGroupsHeader       = "X-Forwarded-Groups"
+	DefaultProxySecretHeader       = "X-Ragroute-Proxy-Secret"
 )
 
 // The grounding check (QueryRoute.spec.answer.grounding); the route

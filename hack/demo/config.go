@@ -34,6 +34,7 @@ type config struct {
 
 // localChat is one of hack/models.sh's chat models.
 type localChat struct {
+	name   string // DEMO_CHAT
 	server string // hack/models.sh run SERVER
 	model  string // the name it serves, the route's spec.model.name
 	title  string
@@ -42,9 +43,9 @@ type localChat struct {
 // localChats are the demo's chat models, the default first: Qwen2.5-Coder
 // 1.5B writes grounded answers (docs/eval.md); SmolLM2 is the fastest run.
 var localChats = []localChat{
-	{"qwen", "qwen2.5-coder-1.5b-instruct", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"},
-	{"qwen-0.5b", "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"},
-	{"smollm2", "smollm2-135m-instruct", "SmolLM2-135M-Instruct Q4_1"},
+	{"qwen", "qwen", "qwen2.5-coder-1.5b-instruct", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"},
+	{"qwen-0.5b", "qwen-0.5b", "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"},
+	{"smollm2", "chat", "smollm2-135m-instruct", "SmolLM2-135M-Instruct Q4_1"},
 }
 
 func configFromEnv() (config, error) {
@@ -67,7 +68,7 @@ func configFromEnv() (config, error) {
 		grounding:  os.Getenv("DEMO_GROUNDING"),
 	}
 	if name := os.Getenv("DEMO_CHAT"); name != "" {
-		i := slices.IndexFunc(localChats, func(c localChat) bool { return c.server == name })
+		i := slices.IndexFunc(localChats, func(c localChat) bool { return c.name == name })
 		if i < 0 {
 			return config{}, fmt.Errorf("DEMO_CHAT=%q: want qwen (the default), qwen-0.5b or smollm2", name)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -101,5 +102,19 @@ func TestLocalisePlaysTheProxyWithARandomSecret(t *testing.T) {
 	}
 	if d.applied.proxy.value == first.value {
 		t.Error("the demo's proxy secret is not random")
+	}
+}
+
+// Each DEMO_CHAT names a server hack/models.sh runs.
+func TestLocalChatsAreServersOfModelsSh(t *testing.T) {
+	script, err := os.ReadFile("../models.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range localChats {
+		if !strings.Contains(string(script), "\n  "+c.server+")") && !strings.Contains(string(script), " "+c.server+" |") &&
+			!strings.Contains(string(script), "| "+c.server+")") {
+			t.Errorf("DEMO_CHAT=%s runs `hack/models.sh run %s`, which models.sh has no case for", c.name, c.server)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 func ratio(x float64) *float64 { return &x }
@@ -131,6 +132,17 @@ func TestCitationPrecisionAndRecall(t *testing.T) {
 		if f.FalseNotFound != tc.falseNF || f.NotFound != tc.trueNF {
 			t.Errorf("%s: not-found answerable %v (want %v), unanswerable %v (want %v)", tc.name, f.FalseNotFound, tc.falseNF, f.NotFound, tc.trueNF)
 		}
+	}
+}
+
+// A heading that is a link is the document's own URL: an extractive answer
+// quoting under the fragment's label shows it.
+func TestAURLInAFragmentsHeadingIsItsOwn(t *testing.T) {
+	f := retrieval.Fragment{Title: "Ingress", HeadingPath: []string{"Ingress", "[ingress-nginx](https://github.com/kubernetes/ingress-nginx)", "SSL"},
+		Text: "Expose the API server.", SourceURI: "https://docs.example/ingress.md"}
+	shown := "From Ingress › [ingress-nginx](https://github.com/kubernetes/ingress-nginx) › SSL [S1]: Expose the API server."
+	if got := unsupportedURLs(shown, fragmentHolds(f)); len(got) != 0 {
+		t.Errorf("the heading's own link counted as foreign: %v", got)
 	}
 }
 

@@ -128,6 +128,13 @@ func brief(o turnOutcome) string {
 	return fmt.Sprintf("%5.1f s  first token %.1f s, grounded %s, cited %v", o.Total.Seconds(), o.TTFT.Seconds(), ratio, o.Cited)
 }
 
+// fragmentHolds is what a packed fragment shows, where a URL the answer
+// shows may come from: its text, source, images, and its label (a heading
+// may be a link; extractive answers quote under the label).
+func fragmentHolds(f retrieval.Fragment) []string {
+	return append([]string{f.Text, f.SourceURI, f.Label()}, f.ImageURLs...)
+}
+
 // complete fills what scoring needs beyond the events: the packed
 // fragments' texts and links, and for extractive answers (which the route
 // does not check) the grounded ratio measured with the route's scorer.
@@ -137,8 +144,7 @@ func (a *answersRun) complete(ctx context.Context, outcomes []turnOutcome) error
 		o.Units, o.Allowed = map[string]Unit{}, []string{a.prompt.Platform}
 		for _, f := range a.packedFragments(*o) {
 			o.Units[f.Marker] = Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}
-			o.Allowed = append(o.Allowed, f.Text, f.SourceURI)
-			o.Allowed = append(o.Allowed, f.ImageURLs...)
+			o.Allowed = append(o.Allowed, fragmentHolds(f)...)
 		}
 		if o.Mode != ModeExtractive || !o.answered() || o.Completed.GroundedRatio != nil {
 			continue

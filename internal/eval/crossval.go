@@ -33,6 +33,15 @@ func folds(questions []Question) [2][]int {
 	return out
 }
 
+// every is the index of every question.
+func (r *run) every() []int {
+	out := make([]int, len(r.questions))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // HeldOut is one choice made on the whole set and by cross-validation.
 type HeldOut struct {
 	Choice string `json:"choice"`
@@ -61,10 +70,7 @@ type option struct {
 // the whole set and on each half, and scores each half's pick on the other.
 // It also returns the index of the whole set's pick.
 func (r *run) crossValidateRanking(choice string, options []option) (HeldOut, int) {
-	all := make([]int, len(r.questions))
-	for i := range all {
-		all[i] = i
-	}
+	all := r.every()
 	pick := func(idx []int) int {
 		best, bestM := -1, Metrics{}
 		for k, o := range options {
@@ -108,10 +114,7 @@ func (r *run) scoreAt(idx []int, outcomes []outcome) Metrics {
 // maxAnswerableDropped of the answerable ones (the lowest such threshold),
 // on the whole set and on each half, and applies each half's to the other.
 func (r *run) crossValidateFloor(choice string, s signal, hitAt5 []bool) HeldOut {
-	all := make([]int, len(r.questions))
-	for i := range all {
-		all[i] = i
-	}
+	all := r.every()
 	pick := func(idx []int) float64 {
 		best, bestNotFound := s.thresholds[0], -1.0
 		for _, t := range s.thresholds {

@@ -7,8 +7,11 @@
 // each of its rules switched on in turn — scored by recall@k, MRR, nDCG@10
 // and recall within a token budget (score.go, against the gold sections
 // of gold.go); the curves of the not-found signals (floors.go), a sweep of
-// the fusion weights (weights.go), the misses explained (misses.go), and
-// another system's results (`make compare`, peer.go) by the same scorer.
+// the fusion weights and the dominance (weights.go), the route body with a
+// cross-encoder rescoring its top 10/20/30 (rerank.go), every choice also
+// made by 2-fold cross-validation and scored held out (crossval.go), the
+// misses explained (misses.go), and another system's results (`make
+// compare`, peer.go) by the same scorer.
 // Vectors are cached between runs (vectorcache.go).
 //
 // Answers (`make eval-answers`, answers*.go): each question runs as a

@@ -35,10 +35,7 @@ type signal struct {
 // sweep evaluates a signal at each threshold.
 func (r *run) sweep(s signal, hitAt5 []bool) Curve {
 	c := Curve{Signal: s.name}
-	all := make([]int, len(r.questions))
-	for i := range all {
-		all[i] = i
-	}
+	all := r.every()
 	for _, t := range s.thresholds {
 		p := r.rates(all, func(i int) bool { return s.value(i) < t }, hitAt5)
 		p.Threshold = t

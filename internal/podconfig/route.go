@@ -164,9 +164,9 @@ type Rerank struct {
 
 // CrossEncoder is a rerank endpoint.
 type CrossEncoder struct {
-	BaseURL   string `json:"baseURL"`
-	Model     string `json:"model"`
-	TopN      int32  `json:"topN"`
+	BaseURL string `json:"baseURL"`
+	Model   string `json:"model"`
+	TopN    int32  `json:"topN"`
 	// FirstStageWeight weighs the fused order beside the relevance.
 	FirstStageWeight float64 `json:"firstStageWeight"`
 	APIKeyEnv        string  `json:"apiKeyEnv,omitempty"`

@@ -12,8 +12,7 @@
 # `go run ./cmd/ragroute`. The cross-encoder rows rescore with the local
 # ms-marco-MiniLM-L-12-v2 (hack/models.sh run rerank) unless EVAL_RERANK=0
 # or RERANK_BASE_URL names another /rerank endpoint. Everything started
-# here is stopped by its PID on
-# exit.
+# here is stopped by its PID on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 : "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"

@@ -93,6 +93,7 @@ start_embedder() {
 start_reranker() {
   [ -z "${RERANK_BASE_URL:-}" ] && [ "${EVAL_RERANK:-1}" != 0 ] || return 0
   local port
+  "$root/hack/models.sh" fetch rerank
   port="$(free_port)"
   "$root/hack/models.sh" run rerank "$port" >"$data/reranker.log" 2>&1 &
   pids+=($!)

@@ -233,7 +233,7 @@ start() {
     echo "$pid" >"$dir/run/$which.pid"
     wait_healthy "$port" "$pid"
   done
-  echo "chat:     http://127.0.0.1:$chat_port/v1  (model smollm2-135m-instruct)"
+  echo "chat:     http://127.0.0.1:$chat_port/v1  (model smollm2-135m-instruct; hack/models.sh run qwen PORT for Qwen2.5-Coder-1.5B)"
   echo "embedder: http://127.0.0.1:$embed_port/v1  (model all-MiniLM-L6-v2, 384 dims)"
   echo "stop with: hack/models.sh stop"
 }

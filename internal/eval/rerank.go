@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -97,14 +96,7 @@ func rerankTimes(outcomes []outcome) (p50, p95 float64) {
 			times = append(times, o.rerank)
 		}
 	}
-	if len(times) == 0 {
-		return 0, 0
-	}
-	slices.Sort(times)
-	at := func(q float64) float64 {
-		return float64(times[min(len(times)-1, int(q*float64(len(times))))].Microseconds()) / 1000
-	}
-	return at(0.5), at(0.95)
+	return percentileMillis(times, 0.5), percentileMillis(times, 0.95)
 }
 
 // relevanceFloors are the strict floors tried on the relevance, a

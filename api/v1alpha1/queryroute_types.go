@@ -601,9 +601,14 @@ type CacheSettings struct {
 	// +kubebuilder:default=memory
 	Backend StateBackend `json:"backend,omitempty"`
 
-	// TTL of an entry.
+	// TTL of an entry, at most 1h. A hit is served only after the store
+	// shows that each of its fragments is still there, unchanged and
+	// readable by the caller, so a deleted document or a narrowed ACL is
+	// never served from the cache; the TTL bounds how long a document
+	// added since is missing from a cached answer.
 	// +optional
 	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('1h')",message="cache.ttl must be more than 0s and at most 1h"
 	TTL *metav1.Duration `json:"ttl,omitempty"`
 
 	// MaxEntries bounds the cache; 0 disables it.

@@ -66,6 +66,8 @@ spec:
 		{"trusted proxy with a secret and insecureAllowAnyCaller (CEL)",
 			withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, insecureAllowAnyCaller: true}}"),
 			[]string{"spec.auth.trustedProxy.insecureAllowAnyCaller: Forbidden", "insecureAllowAnyCaller cannot be combined with secretRef"}},
+		{"cache TTL above an hour (CEL)", route(window + "  cache: {ttl: 2h}\n"),
+			[]string{"spec.cache.ttl", "cache.ttl must be more than 0s and at most 1h"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
 		{"input prefix too long", `

@@ -98,3 +98,9 @@ func (x *listIndex) Parts(ctx context.Context, parentIDs []string, principals []
 	}
 	return out, nil
 }
+
+// Current reads the store: the eval's searches run without a cache, so
+// nothing calls it in a run.
+func (x *listIndex) Current(ctx context.Context, ids, parentIDs []string, principals []string) ([]knowledge.RowVersion, error) {
+	return x.store.Current(ctx, ids, parentIDs, principals)
+}

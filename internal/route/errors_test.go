@@ -29,6 +29,10 @@ func (downIndex) Parts(context.Context, []string, []string) (map[string][]knowle
 	return nil, errors.New("unreachable")
 }
 
+func (downIndex) Current(context.Context, []string, []string, []string) ([]knowledge.RowVersion, error) {
+	return nil, errors.New("unreachable")
+}
+
 // failedTurn plays a turn that must fail and returns its error event and
 // what the runner logged.
 func failedTurn(t *testing.T, w *fastWorld) (route.TurnError, string) {

@@ -98,6 +98,16 @@ func (x *memIndex) Parts(_ context.Context, parentIDs []string, principals []str
 	return parts, nil
 }
 
+func (x *memIndex) Current(_ context.Context, ids, parentIDs []string, principals []string) ([]knowledge.RowVersion, error) {
+	var out []knowledge.RowVersion
+	for _, row := range x.rows {
+		if visible(row.ACL, principals) && (slices.Contains(ids, row.ID) || (row.ParentID != "" && slices.Contains(parentIDs, row.ParentID))) {
+			out = append(out, knowledge.RowVersion{ID: row.ID, ParentID: row.ParentID, PartIndex: row.PartIndex, ContentHash: row.ContentHash})
+		}
+	}
+	return out, nil
+}
+
 // Searches are the queries the index was asked, in order.
 func (x *memIndex) searches() []string {
 	x.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -87,8 +88,7 @@ func buildCorpus(seed int64) ([]corpusRow, map[string][]string) {
 		m := markerOf(n)
 		r.ACL = a
 		r.Text = m + " " + vocabulary + fmt.Sprintf(" Team %d keeps %s private to %q.", n, m, strings.Join(a, " | "))
-		sum := sha256.Sum256([]byte(r.Text))
-		r.ContentHash = hex.EncodeToString(sum[:16])
+		r.ContentHash = contentHash(r)
 		rows = append(rows, corpusRow{Row: r, Marker: m})
 		acl[m] = a
 	}
@@ -115,4 +115,39 @@ func buildCorpus(seed int64) ([]corpusRow, map[string][]string) {
 		}
 	}
 	return rows, acl
+}
+
+// contentHash covers the row's text and ACL, as ingestion's does: a
+// narrowed ACL is a changed row.
+func contentHash(r knowledge.Row) string {
+	sum := sha256.Sum256([]byte(r.Text + "\x00" + strings.Join(r.ACL, "\x1f")))
+	return hex.EncodeToString(sum[:16])
+}
+
+// narrow is corpus after an edit of its front matter: of every row that
+// someone can read, a third lose all their readers but one principal that
+// no header can name, a third lose all but their first principal, and one
+// in ten is deleted; the rest stay. It returns the rows and the new map
+// marker → ACL (deleted rows' markers map to no reader).
+func narrow(corpus []corpusRow, seed int64) ([]corpusRow, map[string][]string) {
+	rng := rand.New(rand.NewSource(seed + 1))
+	var out []corpusRow
+	acl := map[string][]string{}
+	for _, c := range corpus {
+		r := c.Row
+		switch n := rng.Intn(10); {
+		case n == 0:
+			acl[c.Marker] = []string{}
+			continue
+		case n <= 3:
+			r.ACL = []string{"group:" + aclOnlyNames[0]}
+		case n <= 6:
+			r.ACL = r.ACL[:1]
+		}
+		r.ACL = slices.Clone(r.ACL)
+		r.ContentHash = contentHash(r)
+		acl[c.Marker] = r.ACL
+		out = append(out, corpusRow{Row: r, Marker: c.Marker})
+	}
+	return out, acl
 }

@@ -91,6 +91,14 @@ func (x *aclIndex) Parts(context.Context, []string, []string) (map[string][]know
 	return map[string][]knowledge.Row{}, nil
 }
 
+func (x *aclIndex) Current(_ context.Context, ids, parents, principals []string) ([]knowledge.RowVersion, error) {
+	var rows []knowledge.Row
+	for _, hits := range x.hits {
+		rows = append(rows, rowsOf(hits)...)
+	}
+	return currentOf(rows, ids, parents, principals), nil
+}
+
 func aclHit(id string, acl ...string) knowledge.Hit {
 	h := hit(id, id, 1, "prose")
 	h.ACL = acl

@@ -98,6 +98,10 @@ func (x *vectorIndex) Parts(context.Context, []string, []string) (map[string][]k
 	return map[string][]knowledge.Row{}, nil
 }
 
+func (x *vectorIndex) Current(_ context.Context, ids, parents, principals []string) ([]knowledge.RowVersion, error) {
+	return currentOf(x.rows, ids, parents, principals), nil
+}
+
 func unitOf(v []float32) []float64 {
 	var n float64
 	for _, x := range v {

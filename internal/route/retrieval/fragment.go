@@ -32,6 +32,10 @@ type Fragment struct {
 	Flagged   string `json:"flagged,omitempty"`
 	ParentID  string `json:"-"`
 	PartCount int    `json:"-"`
+	// Version is the content hash of the row the fragment came from (of
+	// its parts, for a reassembled section): a cache hit is served only
+	// while the store still serves that version (stillServed).
+	Version string `json:"-"`
 }
 
 func fragmentOf(row knowledge.Row, score float64) Fragment {
@@ -39,6 +43,7 @@ func fragmentOf(row knowledge.Row, score float64) Fragment {
 		ID: row.ID, DocID: row.DocID, Source: row.Source, SourceURI: row.SourceURI, Title: row.Title,
 		HeadingPath: row.HeadingPath, Kind: row.Kind, ImageURLs: row.ImageURLs, Text: row.Text,
 		Score: score, Flagged: row.Flagged, ParentID: row.ParentID, PartCount: int(row.PartCount),
+		Version: row.ContentHash,
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
 // reassemble replaces a part of a split section by the whole section, its
@@ -33,8 +35,9 @@ func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, princip
 			continue
 		}
 		texts := make([]string, len(parts))
+		versions := make([]knowledge.RowVersion, len(parts))
 		for j, p := range parts {
-			texts[j] = p.Text
+			texts[j], versions[j] = p.Text, rowVersion(p)
 			if fragments[i].Flagged == "" {
 				// The whole section is packed: any part's flag is its flag.
 				fragments[i].Flagged = p.Flagged
@@ -43,6 +46,7 @@ func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, princip
 		fragments[i].Text = joinParts(texts)
 		fragments[i].Reassembled = true
 		fragments[i].ID = f.ParentID
+		fragments[i].Version = partsVersion(versions)
 	}
 	return fragments, nil
 }

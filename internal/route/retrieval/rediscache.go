@@ -29,6 +29,7 @@ type cachedFragment struct {
 	Text     string `json:"text"`
 	ParentID string `json:"parent_id"`
 	Parts    int    `json:"part_count"`
+	Version  string `json:"version"`
 }
 
 // key is where entry k lives. k is already cacheKey's digest for the
@@ -53,7 +54,7 @@ func (c *RedisCache) Get(ctx context.Context, k string) ([]Fragment, bool) {
 	out := make([]Fragment, len(stored))
 	for i, s := range stored {
 		out[i] = s.Fragment
-		out[i].Text, out[i].ParentID, out[i].PartCount = s.Text, s.ParentID, s.Parts
+		out[i].Text, out[i].ParentID, out[i].PartCount, out[i].Version = s.Text, s.ParentID, s.Parts, s.Version
 	}
 	return out, true
 }
@@ -62,7 +63,7 @@ func (c *RedisCache) Get(ctx context.Context, k string) ([]Fragment, bool) {
 func (c *RedisCache) Put(ctx context.Context, k string, fragments []Fragment) {
 	stored := make([]cachedFragment, len(fragments))
 	for i, f := range fragments {
-		stored[i] = cachedFragment{Fragment: f, Text: f.Text, ParentID: f.ParentID, Parts: f.PartCount}
+		stored[i] = cachedFragment{Fragment: f, Text: f.Text, ParentID: f.ParentID, Parts: f.PartCount, Version: f.Version}
 	}
 	data, err := json.Marshal(stored)
 	if err != nil {

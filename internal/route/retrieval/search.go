@@ -22,6 +22,9 @@ type Index interface {
 	// Parts returns the parts principals may see of each split section, in
 	// order, keyed by parent id.
 	Parts(ctx context.Context, parentIDs []string, principals []string) (map[string][]knowledge.Row, error)
+	// Current returns the versions of the rows principals may read now
+	// among ids and the parts of parentIDs (the cache's check on a hit).
+	Current(ctx context.Context, ids, parentIDs []string, principals []string) ([]knowledge.RowVersion, error)
 }
 
 // SearchSettings are the route's retrieval settings.
@@ -164,7 +167,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 		return r, fmt.Errorf("search without an identity is refused")
 	}
 	key := cacheKey(query, principals, s.Generation())
-	if cached, ok := s.cached(ctx, key); ok {
+	if cached, ok := s.cached(ctx, key); ok && s.stillServed(ctx, cached, principals) {
 		r.Fragments, r.CacheHit = cached, true
 		return r, nil
 	}

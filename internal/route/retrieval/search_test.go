@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func (f *fakeIndex) Parts(_ context.Context, parentIDs []string, _ []string) (ma
 func hit(id, doc string, rank int, kind string) knowledge.Hit {
 	// A hit ranked first in all four primitives scores 4/(k+1); similarity
 	// falls with the rank.
-	return knowledge.Hit{Score: float32(4.0 / float64(60+rank)), Similarity: 0.8 - 0.05*float32(rank), Row: knowledge.Row{ID: id, DocID: doc, Source: doc + ".md", Kind: kind, Text: id, PartCount: 1}}
+	return knowledge.Hit{Score: float32(4.0 / float64(60+rank)), Similarity: 0.8 - 0.05*float32(rank), Row: knowledge.Row{ID: id, DocID: doc, Source: doc + ".md", Kind: kind, Text: id, PartCount: 1, ContentHash: "hash-" + id}}
 }
 
 func newSearcher(index Index, generation *int64) *Searcher {
@@ -166,5 +167,78 @@ func TestUnrelatedQuestionFindsNothingWhateverItsRank(t *testing.T) {
 	s = newSearcher(&fakeIndex{hits: []knowledge.Hit{top, near}}, &gen)
 	if r, _ = s.Search(context.Background(), "how does b work", []string{"group:staff"}); len(r.Fragments) != 1 || r.Fragments[0].ID != "b1" || r.Fragments[0].Score != 0.5 {
 		t.Errorf("fragments %+v, want b1 scored by its similarity", r.Fragments)
+	}
+}
+
+// currentOf is Index.Current over rows: those among ids or parts of
+// parents that principals may read (any, for a row without an ACL).
+func currentOf(rows []knowledge.Row, ids, parents, principals []string) []knowledge.RowVersion {
+	var out []knowledge.RowVersion
+	for _, r := range rows {
+		readable := len(r.ACL) == 0 || slices.ContainsFunc(principals, func(p string) bool { return slices.Contains(r.ACL, p) })
+		if readable && (slices.Contains(ids, r.ID) || (r.ParentID != "" && slices.Contains(parents, r.ParentID))) {
+			out = append(out, rowVersion(r))
+		}
+	}
+	return out
+}
+
+func (f *fakeIndex) Current(_ context.Context, ids, parents, principals []string) ([]knowledge.RowVersion, error) {
+	rows := rowsOf(f.hits)
+	for _, parts := range f.parts {
+		rows = append(rows, parts...)
+	}
+	return currentOf(rows, ids, parents, principals), nil
+}
+
+func rowsOf(hits []knowledge.Hit) []knowledge.Row {
+	rows := make([]knowledge.Row, len(hits))
+	for i, h := range hits {
+		rows[i] = h.Row
+	}
+	return rows
+}
+
+// TestCacheHitIsServedOnlyWhileTheStoreServesIt: a re-ingestion within one
+// generation changes no cache key, so a hit must be checked against what
+// the store serves the caller now: a changed, deleted or narrowed row is a
+// miss, and the search runs again.
+func TestCacheHitIsServedOnlyWhileTheStoreServesIt(t *testing.T) {
+	bob := []string{"public", "user:bob", "group:eng"}
+	edits := []struct {
+		name string
+		edit func(*knowledge.Hit) bool // false: the row is deleted
+	}{
+		{"text changed", func(h *knowledge.Hit) bool { h.ContentHash = "hash-edited"; return true }},
+		{"deleted", func(*knowledge.Hit) bool { return false }},
+		// The hash kept: what refuses it is the caller's ACL filter.
+		{"ACL narrowed", func(h *knowledge.Hit) bool { h.ACL = []string{"group:hr"}; return true }},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			first := hit("a", "doc", 1, "prose")
+			first.ACL = []string{"group:eng"}
+			index := &fakeIndex{hits: []knowledge.Hit{first}}
+			gen := int64(1)
+			s := newSearcher(index, &gen)
+			search := func() Retrieval {
+				t.Helper()
+				r, err := s.Search(context.Background(), "how do we deploy", bob)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			search()
+			if r := search(); !r.CacheHit || index.searches != 1 {
+				t.Fatalf("unchanged store: cache hit %v after %d searches, want a hit after 1", r.CacheHit, index.searches)
+			}
+			if !e.edit(&index.hits[0]) {
+				index.hits = nil
+			}
+			if r := search(); r.CacheHit || index.searches != 2 {
+				t.Errorf("after the row was %s: cache hit %v after %d searches; want the search to run again", e.name, r.CacheHit, index.searches)
+			}
+		})
 	}
 }

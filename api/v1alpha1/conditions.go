@@ -65,11 +65,14 @@ const (
 	ReasonNoIndex                = "NoIndex"
 	ReasonSchemaReady            = "SchemaReady"
 	ReasonSchemaMismatch         = "SchemaMismatch"
-	ReasonNoIngestion            = "NoIngestion"
-	ReasonInvalidPrompt          = "InvalidPrompt"
-	ReasonChildConflict          = "ChildConflict"
-	ReasonAnyCallerAllowed       = "AnyCallerAllowed"
-	ReasonCallerAuthenticated    = "CallerAuthenticated"
+	// ReasonCollectionOwnedByAnotherStore: the collection's generations
+	// record another KnowledgeStore as their owner.
+	ReasonCollectionOwnedByAnotherStore = "CollectionOwnedByAnotherStore"
+	ReasonNoIngestion                   = "NoIngestion"
+	ReasonInvalidPrompt                 = "InvalidPrompt"
+	ReasonChildConflict                 = "ChildConflict"
+	ReasonAnyCallerAllowed              = "AnyCallerAllowed"
+	ReasonCallerAuthenticated           = "CallerAuthenticated"
 
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.

@@ -65,7 +65,7 @@ func openStore(ctx context.Context, m podconfig.Milvus, e podconfig.Embedding, e
 		return nil, err
 	}
 	open.add(func() { _ = client.Close(context.Background()) })
-	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)), nil
+	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)).WithOwner(m.Owner), nil
 }
 
 // Time limits of one embedding request: a query is one short text; an

@@ -112,6 +112,7 @@ func TestStoreConditions(t *testing.T) {
 	serving := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "fp"}}
 	oldEmbedder := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "old"}}
 	noIndex := &knowledge.IndexState{}
+	ownedByAnother := &knowledge.IndexState{Exists: true, Rows: 42, Generation: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "fp", Owner: "team-a/docs"}}
 	mismatch := &knowledge.IndexState{Exists: true, Generation: knowledge.Generation{Number: 1, Embedder: "fp"}, SchemaErr: errors.New("dense vectors have 384 dimensions, want 768")}
 	running := &jobState{name: "docs-ingest-1", running: true}
 	done := &jobState{name: "docs-ingest-1"}
@@ -171,6 +172,12 @@ func TestStoreConditions(t *testing.T) {
 		{"apply refused before any index", ingesting(storeFacts{applyErr: refused, index: noIndex}), []wantCondition{
 			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonNoIndex},
 			{"False", v1alpha1.ReasonApplyFailed}, {"False", v1alpha1.ReasonNoIndex}}, false},
+		{"collection owned by another store", ingesting(storeFacts{owner: "team-b/docs", job: failed, index: ownedByAnother}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"False", v1alpha1.ReasonCollectionOwnedByAnotherStore},
+			{"False", v1alpha1.ReasonIngestionFailed}, {"False", v1alpha1.ReasonCollectionOwnedByAnotherStore}}, false},
+		{"collection owned by this store", ingesting(storeFacts{owner: "team-a/docs", job: done, index: ownedByAnother}), []wantCondition{
+			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
+			{"True", v1alpha1.ReasonIndexed}, {"True", v1alpha1.ReasonSchemaReady}}, false},
 		{"ingest Job owned by someone else, the last generation serves", ingesting(storeFacts{ingestErr: foreignJob, index: serving}), []wantCondition{
 			{"True", v1alpha1.ReasonConnected}, {"True", v1alpha1.ReasonSchemaReady},
 			{"False", v1alpha1.ReasonChildConflict}, {"True", v1alpha1.ReasonSchemaReady}}, false},

@@ -15,6 +15,7 @@ import (
 // conditions, status and next check depend on.
 type storeFacts struct {
 	uri      string
+	owner    string          // what the store records on its collections (collectionOwner)
 	refErr   *referenceError // a Secret reference is broken; Milvus was not tried
 	probeErr error           // Milvus did not answer
 	version  string          // Milvus' version when it answered
@@ -80,6 +81,9 @@ func schemaReadyCondition(f storeFacts) metav1.Condition {
 	case !f.index.Exists:
 		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonNoIndex,
 			"no index generation serves the alias yet: waiting for the first ingestion")
+	case f.index.Generation.Owner != "" && f.index.Generation.Owner != f.owner:
+		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonCollectionOwnedByAnotherStore, (&knowledge.OwnerError{
+			Collection: f.index.Generation.Collection, Owner: f.index.Generation.Owner, Want: f.owner}).Error())
 	case f.index.SchemaErr != nil:
 		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonSchemaMismatch, f.index.SchemaErr.Error())
 	}

@@ -88,7 +88,7 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil // children go with their owner
 	}
 
-	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, ingestion: hasIngestion(store)}}
+	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, owner: collectionOwner(store), ingestion: hasIngestion(store)}}
 	out, err := runPhases(ctx, s, r.resolveSecrets, r.probeMilvus, r.applyIngestion, r.readIndexState)
 	if err != nil {
 		return ctrl.Result{}, err // a failed read says nothing about the store: keep its status

@@ -21,8 +21,10 @@ func hasIngestion(store *v1alpha1.KnowledgeStore) bool {
 
 // renderMilvus is the store's Milvus connection as routes and ingestion
 // runs both get it.
-func renderMilvus(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Milvus {
+func renderMilvus(store *v1alpha1.KnowledgeStore) podconfig.Milvus {
+	spec := &store.Spec
 	out := podconfig.Milvus{
+		Owner:      collectionOwner(store),
 		URI:        spec.Milvus.URI,
 		Database:   cmp.Or(spec.Milvus.Database, v1alpha1.DefaultMilvusDatabase),
 		Collection: spec.Milvus.Collection,
@@ -48,13 +50,20 @@ func renderEmbedding(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Embedding {
 	}
 }
 
+// collectionOwner is the owner a store records on its collections: its
+// namespace and name. Not its UID: a store deleted and created again (a
+// GitOps re-sync) is the same tenant's and keeps its index.
+func collectionOwner(store *v1alpha1.KnowledgeStore) string {
+	return store.Namespace + "/" + store.Name
+}
+
 // renderIngestConfig is the pure rendering of the ingestion run's config:
 // the same Milvus and embedder settings routes get, and each source as a
 // folder the Job mounts.
 func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 	spec := &store.Spec
 	cfg := podconfig.IngestConfig{
-		Version: podconfig.IngestVersion, Store: store.Name, Milvus: renderMilvus(spec), Embedding: renderEmbedding(spec),
+		Version: podconfig.IngestVersion, Store: store.Name, Milvus: renderMilvus(store), Embedding: renderEmbedding(spec),
 		Chunking: podconfig.Chunking{
 			MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
 			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey,

@@ -17,14 +17,15 @@ import (
 
 // stalledReasons are the reasons a change by someone must clear: a missing
 // or unreadable reference, a spec the operator cannot render or apply, a
-// failed ingestion, a schema that does not match.
+// failed ingestion, a schema that does not match, a collection of another
+// store.
 var stalledReasons = map[string]bool{
 	v1alpha1.ReasonSecretNotFound: true, v1alpha1.ReasonSecretKeyNotFound: true, v1alpha1.ReasonSecretNotLabeled: true,
 	v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
 	v1alpha1.ReasonKnowledgeStoreMissing: true, v1alpha1.ReasonPlatformPromptMissing: true,
 	v1alpha1.ReasonRenderFailed: true, v1alpha1.ReasonApplyFailed: true, v1alpha1.ReasonChildConflict: true,
 	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,
-	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonSchemaMismatch: true,
+	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonSchemaMismatch: true, v1alpha1.ReasonCollectionOwnedByAnotherStore: true,
 }
 
 // healthyWhenFalse are the condition types whose True is the problem.

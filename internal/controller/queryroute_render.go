@@ -45,7 +45,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		},
 		Store: podconfig.Store{
 			Name:      in.store.Name,
-			Milvus:    renderMilvus(store),
+			Milvus:    renderMilvus(in.store),
 			Embedding: renderEmbedding(store),
 			Search:    renderSearch(store.Search),
 		},

@@ -57,6 +57,11 @@ func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("describe collection %s: %w", alias.CollectionName, err)
 	}
+	// Every read checks the owner here, with the table it reads anyway: a
+	// route never serves another store's collection.
+	if err := s.checkOwner(coll.Name, coll.Properties[ownerProperty]); err != nil {
+		return nil, false, err
+	}
 	sets, err := parseACLSets(coll.Properties[aclSetsProperty])
 	if err != nil {
 		return nil, false, fmt.Errorf("collection %s: %w", coll.Name, err)

@@ -24,6 +24,9 @@ type Store struct {
 	alias  string
 	dim    int
 	acl    *aclCache
+	// owner is the KnowledgeStore (namespace/name) this store acts for;
+	// empty in a local run (WithOwner).
+	owner string
 }
 
 // NewStore wraps a connected client for the collection alias with vectors
@@ -46,6 +49,9 @@ type Generation struct {
 	// Flagged is how many of its chunks read as instructions to a model,
 	// as the last ingestion counted them; nil when none is recorded.
 	Flagged *int64
+	// Owner is the KnowledgeStore (namespace/name) recorded as its owner;
+	// empty for a collection made before owners were recorded.
+	Owner string
 }
 
 // Active returns the generation the alias points at; ok is false when the
@@ -73,7 +79,7 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
 		Background: parseBackground(coll.Properties[backgroundProperty]),
-		Flagged:    parseFlagged(coll.Properties[flaggedProperty])}, true, nil
+		Flagged:    parseFlagged(coll.Properties[flaggedProperty]), Owner: coll.Properties[ownerProperty]}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's
@@ -127,6 +133,9 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 			WithProperty(embedderProperty, embedder).
 			WithProperty(schemaProperty, schemaVersion).
 			WithConsistencyLevel(entity.ClStrong)
+		if s.owner != "" {
+			opt = opt.WithProperty(ownerProperty, s.owner)
+		}
 		for field, idx := range indexes() {
 			opt = opt.WithIndexOptions(milvusclient.NewCreateIndexOption(name, field, idx))
 		}
@@ -136,6 +145,9 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 	}
 	gen, _, err := s.describe(ctx, name)
 	if err != nil {
+		return Generation{}, err
+	}
+	if err := s.adopt(ctx, gen); err != nil {
 		return Generation{}, err
 	}
 	if err := s.verify(ctx, name); err != nil {

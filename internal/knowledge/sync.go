@@ -163,6 +163,12 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 	if err != nil {
 		return IngestResult{}, err
 	}
+	if ok {
+		// Before anything is written: another store's collection is refused.
+		if err := s.adopt(ctx, active); err != nil {
+			return IngestResult{}, err
+		}
+	}
 	target := active
 	// A new embedder means a new vector space; a new schema, new fields.
 	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion

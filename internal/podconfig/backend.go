@@ -8,6 +8,10 @@ import (
 
 // Milvus says how to reach a KnowledgeStore's collection alias.
 type Milvus struct {
+	// Owner is the KnowledgeStore (namespace/name) the collection belongs
+	// to: recorded on the generations an ingestion creates, checked by
+	// every read; empty in a local run (no check).
+	Owner                 string `json:"owner,omitempty"`
 	URI                   string `json:"uri"`
 	Database              string `json:"database"`
 	Collection            string `json:"collection"`

@@ -35,6 +35,9 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	root := parseSections(body)
 
 	acl := fm.principals
+	if err := withinSource(acl, doc.Principals); err != nil {
+		return nil, fmt.Errorf("%s: %w", doc.Source, err)
+	}
 	if acl == nil {
 		// The source's principals were not checked by the front matter's
 		// parser, and the CRD's pattern lets Unicode whitespace and format

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -100,4 +101,27 @@ func parsePrincipals(value any) ([]string, error) {
 		principals = append(principals, p)
 	}
 	return principals, nil
+}
+
+// withinSource refuses a front matter that grants a principal its source
+// does not: the source's principals, set by whoever edits the
+// KnowledgeStore, are the most a document may grant, so a document's
+// author can narrow who reads it but never widen it. A source that grants
+// public grants everyone, so any list is narrower. Without source
+// principals (a local run) the front matter is the only ACL.
+func withinSource(granted, source []string) error {
+	if len(source) == 0 || slices.Contains(source, principal.Public) {
+		return nil
+	}
+	var beyond []string
+	for _, p := range granted {
+		if !slices.Contains(source, p) {
+			beyond = append(beyond, p)
+		}
+	}
+	if len(beyond) > 0 {
+		return fmt.Errorf("front matter grants %q, which its source does not: a document may only narrow its source's principals %q "+
+			"(put it in a source of its own to grant others)", beyond, source)
+	}
+	return nil
 }

@@ -57,3 +57,30 @@ func TestSourcePrincipalsMustBeValid(t *testing.T) {
 		t.Errorf("front matter ACL: %v", err)
 	}
 }
+
+// A document's author may narrow who reads it, never widen it: the
+// source's principals (the KnowledgeStore editor's) are the ceiling.
+func TestFrontMatterMayOnlyNarrowItsSource(t *testing.T) {
+	cases := []struct {
+		source []string
+		header string
+		refuse string // what the error names; empty: accepted
+	}{
+		{[]string{"group:eng", "group:hr"}, "acl: [group:hr]", ""},
+		{[]string{"group:eng"}, "acl: [public]", `front matter grants ["public"], which its source does not`},
+		{[]string{"group:eng"}, "acl: [group:eng, user:mallory]", `front matter grants ["user:mallory"], which its source does not`},
+		{[]string{"group:eng"}, "acl: [group:Eng]", `front matter grants ["group:Eng"]`},
+		{[]string{"public"}, "acl: [group:hr]", ""},
+		{nil, "acl: [public]", ""}, // a local run without source principals
+	}
+	for _, c := range cases {
+		doc := Document{Source: "hr/pay.md", Principals: c.source, Content: "---\n" + c.header + "\n---\n# Pay\n\nPay day is the 25th.\n"}
+		chunks, err := Chunks(doc, DefaultOptions())
+		switch {
+		case c.refuse == "" && err != nil:
+			t.Errorf("source %q, %s: %v; want it accepted", c.source, c.header, err)
+		case c.refuse != "" && (err == nil || !strings.Contains(err.Error(), c.refuse) || !strings.HasPrefix(err.Error(), "hr/pay.md: ")):
+			t.Errorf("source %q, %s: %d chunks, %v; want hr/pay.md refused: %s", c.source, c.header, len(chunks), err, c.refuse)
+		}
+	}
+}

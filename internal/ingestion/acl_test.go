@@ -24,7 +24,7 @@ func TestInvalidACLEntryRefusesItsDocument(t *testing.T) {
 	}
 	cfg := podconfig.IngestConfig{
 		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		Sources:  []podconfig.Source{{Name: "runbooks", Path: dir, Principals: []string{"group:staff"}}},
+		Sources:  []podconfig.Source{{Name: "runbooks", Path: dir, Principals: []string{"group:staff", "group:sre"}}},
 	}
 	var summary Summary
 	rows, err := readRows(context.Background(), cfg, &summary)

@@ -406,3 +406,32 @@ func TestAgenticAlwaysPolicySearchesTheQuestionFirst(t *testing.T) {
 		t.Errorf("answer %q", routetest.AnswerOf(events))
 	}
 }
+
+// A turn holds one admission slot however long it researches: its searches
+// are bounded (40), whatever the model asks for.
+func TestAgenticSearchesOfATurnAreBounded(t *testing.T) {
+	var steps []model.Reply
+	for step := range 12 {
+		reply := model.Reply{}
+		for _, q := range searches(step*4, 4) {
+			reply.ToolCalls = append(reply.ToolCalls, q.ToolCalls...)
+		}
+		steps = append(steps, reply)
+	}
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	if n := len(w.index.searches()); n != 40 {
+		t.Errorf("%d searches reached the index, want the turn's 40", n)
+	}
+	var rejected []route.ToolCall
+	for _, c := range toolCalls(events) {
+		if c.Status == route.CallRejected && strings.Contains(c.Reason, "made its 40 searches") {
+			rejected = append(rejected, c)
+		}
+	}
+	if len(rejected) != 8 {
+		t.Errorf("%d searches rejected for the budget, want the 8 past it", len(rejected))
+	}
+	completed(t, events)
+}

@@ -27,14 +27,19 @@ const (
 	// agenticMaxStepsPerRound bounds the model calls of one round, so a
 	// model that never saves nor finalizes cannot loop forever.
 	agenticMaxStepsPerRound = 12
+	// agenticMaxSearches bounds the searches of a turn, which holds one
+	// admission slot throughout: without it 5 rounds of 12 steps of 4
+	// calls could run 240. Eight a round on average; a save needs five.
+	agenticMaxSearches = 40
 )
 
 // harness is one agentic turn's bookkeeping.
 type harness struct {
 	maxRounds int
 	round     int
-	// searches counts this round's accepted searches.
-	searches int
+	// searches counts this round's accepted searches; turnSearches the
+	// turn's.
+	searches, turnSearches int
 	// queries holds every normalised query of the turn.
 	queries map[string]bool
 	// shownNow holds the harness ids shown in this round.
@@ -91,6 +96,8 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 		return "the query is empty"
 	case h.queries[key]:
 		return "this query repeats an earlier search of this turn; rephrase it"
+	case h.turnSearches >= agenticMaxSearches:
+		return fmt.Sprintf("this turn has made its %d searches; call save or finalize", agenticMaxSearches)
 	}
 	return ""
 }
@@ -103,6 +110,7 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(shownFragment) bool) []shownFragment {
 	h.queries[normaliseQuery(query)] = true
 	h.searches++
+	h.turnSearches++
 	var out []shownFragment
 	for _, f := range fragments {
 		id, ok := h.ids[f.ID]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,3 +32,72 @@ func TestRouteChatUsesTheConfiguredIdleTimeout(t *testing.T) {
 		t.Errorf("the call failed after %s: the configured idle timeout was not used", took)
 	}
 }
+
+// A route reaches a Redis that speaks only TLS and admits only its ACL
+// user: with the right CA, user and password it logs in; a wrong CA or
+// password fails the check with an error that names the address, the user
+// and the cause.
+func TestRedisOverTLSWithAnACLUser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	ctx := context.Background()
+	server, err := testenv.StartSecureRedis(ctx, t.TempDir(), "support-route", "s3cret-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Stop)
+	otherCA, err := testenv.NewCA("not Redis' CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(ca []byte, password string) environment {
+		vars := map[string]string{podconfig.EnvRedisCA: string(ca), podconfig.EnvRedisPassword: password}
+		return func(name string) string { return vars[name] }
+	}
+	config := podconfig.Redis{Address: server.Addr, Username: server.Username, PasswordEnv: podconfig.EnvRedisPassword,
+		TLS: &podconfig.RedisTLS{CAEnv: podconfig.EnvRedisCA, ServerName: server.ServerName}}
+	ping := func(config podconfig.Redis, env environment) error {
+		var open closers
+		defer open.close()
+		client, err := newRedis(&config, env, 0, &open)
+		if err != nil {
+			return err
+		}
+		return pingRedis(ctx, client, &config)
+	}
+
+	if err := ping(config, env(server.CA.PEM, server.Password)); err != nil {
+		t.Fatalf("the right CA, user and password: %v", err)
+	}
+	byAddress := withTLS(config, &podconfig.RedisTLS{CAEnv: podconfig.EnvRedisCA})
+	if err := ping(byAddress, env(server.CA.PEM, server.Password)); err != nil {
+		t.Fatalf("no server name checks the address' host (127.0.0.1): %v", err)
+	}
+	for name, tc := range map[string]struct {
+		config podconfig.Redis
+		env    environment
+		want   string
+	}{
+		"wrong CA":       {config, env(otherCA.PEM, server.Password), "certificate signed by unknown authority"},
+		"system roots":   {withTLS(config, &podconfig.RedisTLS{ServerName: server.ServerName}), env(nil, server.Password), "certificate"},
+		"wrong name":     {withTLS(config, &podconfig.RedisTLS{CAEnv: podconfig.EnvRedisCA, ServerName: "other.test"}), env(server.CA.PEM, server.Password), "other.test"},
+		"wrong password": {config, env(server.CA.PEM, "guessed"), "WRONGPASS"},
+		"default user":   {withUser(config, ""), env(server.CA.PEM, server.Password), "WRONGPASS"},
+		"no TLS":         {withTLS(config, nil), env(nil, server.Password), "redis at " + server.Addr},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := ping(tc.config, tc.env)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "redis at "+server.Addr+" as user") {
+				t.Fatalf("ping: %v, want an error naming the address, the user and %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := newRedis(&config, env([]byte("not PEM"), server.Password), 0, &closers{}); err == nil ||
+		!strings.Contains(err.Error(), "RAGROUTE_REDIS_CA") {
+		t.Errorf("a CA variable without a certificate: %v, want an error naming the variable", err)
+	}
+}
+
+func withTLS(c podconfig.Redis, t *podconfig.RedisTLS) podconfig.Redis { c.TLS = t; return c }
+func withUser(c podconfig.Redis, user string) podconfig.Redis          { c.Username = user; return c }

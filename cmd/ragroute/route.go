@@ -53,7 +53,17 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
-	rdb := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
+	rdb, err := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
+	if err != nil {
+		return nil, err
+	}
+	if rdb != nil {
+		// Redis is not readiness (a blip would empty the Service), but a
+		// wrong CA, user or password should be said at once.
+		if err := pingRedis(ctx, rdb, cfg.Redis); err != nil {
+			logger.Warn("the route cannot use its Redis yet", "err", err)
+		}
+	}
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
@@ -95,10 +105,14 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
+	turns, err := newTurnLog(cfg, rdb, env, &rt.open)
+	if err != nil {
+		return nil, err
+	}
 	rt.server = &api.Options{
 		Runner:             runner,
 		Searcher:           searcher,
-		Log:                newTurnLog(cfg, rdb, env, &rt.open),
+		Log:                turns,
 		Auth:               auth,
 		Limits:             routeLimits(cfg.Limits),
 		Logger:             logger,
@@ -197,16 +211,20 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 }
 
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, open *closers) turnlog.Log {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, open *closers) (turnlog.Log, error) {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
 		log := turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
-		log.Waits = newRedis(cfg.Redis, env, redisWaitPool, open)
-		return log
+		waits, err := newRedis(cfg.Redis, env, redisWaitPool, open)
+		if err != nil {
+			return nil, err
+		}
+		log.Waits = waits
+		return log, nil
 	}
 	// Room for every turn the replica may run at once: only running turns
 	// can fill the log (finished ones give way).
 	maxTurns := max(10000, int(cfg.Limits.MaxInFlightTurns))
-	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now)
+	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now), nil
 }
 
 // routeLimits are the API's limits with the route's turn limits; a limit

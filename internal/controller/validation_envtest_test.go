@@ -68,6 +68,8 @@ spec:
 			[]string{"spec.auth.trustedProxy.insecureAllowAnyCaller: Forbidden", "insecureAllowAnyCaller cannot be combined with secretRef"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
+		{"redis ACL user without a password (CEL)", route(window + "  redis: {address: 'redis:6379', username: route}\n"),
+			[]string{"spec.redis.username: Required value", "username needs passwordSecretRef"}},
 		{"input prefix too long", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore

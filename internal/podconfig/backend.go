@@ -53,5 +53,6 @@ const (
 	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"
 	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
 	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
+	EnvRedisCA         = "RAGROUTE_REDIS_CA"
 	EnvProxySecret     = "RAGROUTE_PROXY_SECRET"
 )

@@ -710,6 +710,13 @@ type RedisConnection struct {
 	// TLS connects over TLS 1.2 or later, verifying Redis' certificate.
 	// +optional
 	TLS *RedisTLS `json:"tls,omitempty"`
+
+	// SealKeySecretRef selects the route's key (at least 32 bytes, e.g.
+	// `openssl rand -base64 32`) that encrypts and authenticates every
+	// value the route keeps in Redis: a value it did not write is never
+	// used. Changing it empties the cache and loses the turns in flight.
+	// +required
+	SealKeySecretRef SecretKeyRef `json:"sealKeySecretRef"`
 }
 
 // RedisTLS says how to verify Redis' certificate.

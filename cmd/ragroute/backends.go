@@ -15,6 +15,7 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // The clients of ragroute's pods are built here, once, for serve, ingest
@@ -177,6 +178,19 @@ func redisTLS(t *podconfig.RedisTLS, address string, env environment) (*tls.Conf
 		config.RootCAs = pool
 	}
 	return config, nil
+}
+
+// newSealer seals the values the route keeps in Redis under the secret
+// of the config's seal key variable; nil when the route names no Redis.
+func newSealer(r *podconfig.Redis, env environment) (*seal.Sealer, error) {
+	if r == nil {
+		return nil, nil
+	}
+	sealer, err := seal.New([]byte(env.secret(r.SealKeyEnv)))
+	if err != nil {
+		return nil, fmt.Errorf("redis: the seal key (environment variable %s): %w", r.SealKeyEnv, err)
+	}
+	return sealer, nil
 }
 
 // pingRedis says whether the route can log in to its Redis, naming the

@@ -101,3 +101,18 @@ func TestRedisOverTLSWithAnACLUser(t *testing.T) {
 
 func withTLS(c podconfig.Redis, t *podconfig.RedisTLS) podconfig.Redis { c.TLS = t; return c }
 func withUser(c podconfig.Redis, user string) podconfig.Redis          { c.Username = user; return c }
+
+// A route with Redis starts only with a seal key of at least 32 bytes,
+// and says which variable holds the short one.
+func TestRouteRefusesAShortRedisSealKey(t *testing.T) {
+	config := &podconfig.Redis{Address: "127.0.0.1:1", SealKeyEnv: podconfig.EnvRedisSealKey}
+	short := func(string) string { return "only-31-bytes-long-not-enough!!" }
+	if _, err := newSealer(config, short); err == nil || !strings.Contains(err.Error(), podconfig.EnvRedisSealKey) ||
+		!strings.Contains(err.Error(), "at least 32") {
+		t.Fatalf("newSealer(31 bytes) = %v, want an error naming %s and the minimum", err, podconfig.EnvRedisSealKey)
+	}
+	long := func(string) string { return strings.Repeat("k", 32) }
+	if sealer, err := newSealer(config, long); err != nil || sealer == nil {
+		t.Fatalf("newSealer(32 bytes) = %v, %v", sealer, err)
+	}
+}

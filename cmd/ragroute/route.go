@@ -20,6 +20,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/seal"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/route/ui"
 	"github.com/ragroute/ragroute/internal/tokenize"
@@ -53,6 +54,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
+	sealer, err := newSealer(cfg.Redis, env)
+	if err != nil {
+		return nil, err
+	}
 	rdb, err := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		return nil, err
 	}
 	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
-	searcher := newSearcher(cfg, store, env, rdb, rt.generation, logger)
+	searcher := newSearcher(cfg, store, env, rdb, sealer, rt.generation, logger)
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
 	if cfg.Model.BaseURL != "" {
@@ -97,7 +102,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Logger:        logger,
 	}
 	var checkEmbedder model.Embedder
-	runner.Check, checkEmbedder = newChecker(cfg, env, rdb)
+	runner.Check, checkEmbedder = newChecker(cfg, env, rdb, sealer)
 	if chat != nil {
 		runner.Chat = chat // never a typed nil: Runner checks for no model
 	}
@@ -105,7 +110,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
-	turns, err := newTurnLog(cfg, rdb, env, &rt.open)
+	turns, err := newTurnLog(cfg, rdb, sealer, env, &rt.open)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +126,9 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
+	}
+	if sealer != nil {
+		rt.server.RedisRejected = sealer.Rejected
 	}
 	if cfg.UI.Enabled {
 		rt.server.Page = ui.Handler()
@@ -160,7 +168,7 @@ func redisPrefix(cfg podconfig.RouteConfig) string {
 }
 
 // newSearcher is the body of search_knowledge as the route's config sets it.
-func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client,
+func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, sealer *seal.Sealer,
 	gen *retrieval.GenerationWatch, logger *slog.Logger) *retrieval.Searcher {
 	var primitives []knowledge.Primitive
 	weights := map[knowledge.Primitive]float64{}
@@ -201,7 +209,7 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 		searcher.Floors = floors.Floors
 	}
 	if cfg.Cache.Backend == podconfig.BackendRedis {
-		searcher.Cache = retrieval.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())
+		searcher.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
 	}
 	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
 		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
@@ -211,9 +219,9 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 }
 
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, open *closers) (turnlog.Log, error) {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, sealer *seal.Sealer, env environment, open *closers) (turnlog.Log, error) {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
-		log := turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
+		log := turnlog.NewRedis(rdb, sealer, redisPrefix(cfg), cfg.Turns.Retention.Std())
 		waits, err := newRedis(cfg.Redis, env, redisWaitPool, open)
 		if err != nil {
 			return nil, err

@@ -32,7 +32,8 @@ func fullInputs() routeInputs {
 	route.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
 	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379", Username: "support-route",
 		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"},
-		TLS:               &v1alpha1.RedisTLS{CASecretRef: &v1alpha1.SecretKeyRef{Name: "redis-tls", Key: "ca.crt"}, ServerName: "redis.internal"}}
+		TLS:               &v1alpha1.RedisTLS{CASecretRef: &v1alpha1.SecretKeyRef{Name: "redis-tls", Key: "ca.crt"}, ServerName: "redis.internal"},
+		SealKeySecretRef:  v1alpha1.SecretKeyRef{Name: "redis", Key: "sealKey"}}
 	route.Spec.Replicas = ptr.To[int32](3)
 	route.Spec.CORS = &v1alpha1.RouteCORS{AllowedOrigins: []string{"https://chat.acme.example"}}
 	route.Spec.Pod = &v1alpha1.RoutePodSettings{

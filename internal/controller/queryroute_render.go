@@ -82,7 +82,7 @@ func renderRedis(r *v1alpha1.RedisConnection) *podconfig.Redis {
 		return nil
 	}
 	out := &podconfig.Redis{Address: r.Address, DB: r.DB, Username: r.Username,
-		PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword)}
+		PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword), SealKeyEnv: podconfig.EnvRedisSealKey}
 	if t := r.TLS; t != nil {
 		out.TLS = &podconfig.RedisTLS{CAEnv: envFor(t.CASecretRef, podconfig.EnvRedisCA), ServerName: t.ServerName}
 	}

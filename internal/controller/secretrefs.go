@@ -68,7 +68,7 @@ func redisSecretKeys(r *v1alpha1.RedisConnection) []secretUse {
 	if r == nil {
 		return nil
 	}
-	var uses []secretUse
+	uses := []secretUse{{"spec.redis.sealKeySecretRef", r.SealKeySecretRef, podconfig.EnvRedisSealKey}}
 	if r.PasswordSecretRef != nil {
 		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *r.PasswordSecretRef, podconfig.EnvRedisPassword})
 	}

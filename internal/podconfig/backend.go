@@ -54,5 +54,6 @@ const (
 	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
 	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
 	EnvRedisCA         = "RAGROUTE_REDIS_CA"
+	EnvRedisSealKey    = "RAGROUTE_REDIS_SEAL_KEY"
 	EnvProxySecret     = "RAGROUTE_PROXY_SECRET"
 )

@@ -216,6 +216,9 @@ type Redis struct {
 	Username    string    `json:"username,omitempty"`
 	PasswordEnv string    `json:"passwordEnv,omitempty"`
 	TLS         *RedisTLS `json:"tls,omitempty"`
+	// SealKeyEnv holds the secret every value kept in Redis is sealed
+	// with (seal.MinSecretBytes or more).
+	SealKeyEnv string `json:"sealKeyEnv"`
 }
 
 // RedisTLS verifies Redis' certificate against the PEM CAs read from
@@ -231,6 +234,9 @@ func (r Redis) validate() []error {
 	var errs []error
 	if r.Address == "" {
 		errs = append(errs, errors.New("redis.address is required"))
+	}
+	if r.SealKeyEnv == "" {
+		errs = append(errs, errors.New("redis.sealKeyEnv is required: the route seals every value it keeps in Redis"))
 	}
 	if r.Username != "" && r.PasswordEnv == "" {
 		errs = append(errs, errors.New("redis.username needs redis.passwordEnv: an ACL user logs in with its password"))

@@ -82,11 +82,16 @@ func (l *Redis) openEvent(id string, msg redis.XMessage) (typ string, data []byt
 	return typ, []byte(rest), ok
 }
 
+// runningTurn is how long a turn may run: a running turn's keys expire
+// this long after its last event, so those of a replica that died
+// mid-turn go too.
+const runningTurn = time.Hour
+
 // Start records the owner and starts the turn's heartbeat.
 func (l *Redis) Start(ctx context.Context, id, owner string) error {
 	pipe := l.client.TxPipeline()
 	pipe.HSet(ctx, l.key(id, "meta"), "owner", l.sealer.Seal(l.ownerField(id), []byte(owner)), "next", 0)
-	pipe.Expire(ctx, l.key(id, "meta"), l.retention+time.Hour)
+	pipe.Expire(ctx, l.key(id, "meta"), l.retention+runningTurn)
 	pipe.Set(ctx, l.key(id, "alive"), "1", 3*l.Heartbeat)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("start turn in redis: %w", err)
@@ -115,12 +120,19 @@ func (l *Redis) Start(ctx context.Context, id, owner string) error {
 // may append turn_lost while the owner still writes. The first final
 // event's id is kept in the meta hash as "final", so a reader resuming at
 // or past it ends without waiting for an event that will never come.
+// Every event sets the expiry of the meta hash and the stream (ARGV[3]
+// ms; the retention after a final event, which also ends the heartbeat
+// KEYS[3]), so no key of the turn outlives it, even one whose replica
+// died before the end.
 var appendEvent = redis.NewScript(`
 local seq = redis.call('HINCRBY', KEYS[1], 'next', 1)
 redis.call('XADD', KEYS[2], '0-' .. seq, 'event', ARGV[1])
 if ARGV[2] == '1' then
   redis.call('HSETNX', KEYS[1], 'final', seq)
+  redis.call('DEL', KEYS[3])
 end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return seq`)
 
 // Append adds ev with the next id (0-1, 0-2, … in the stream). A final
@@ -135,23 +147,15 @@ func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
 	if err != nil {
 		return err
 	}
-	final := "0"
+	final, expiry := "0", l.retention+runningTurn
 	if ev.Final() {
-		final = "1"
+		final, expiry = "1", l.retention
 	}
-	keys := []string{l.key(id, "meta"), l.key(id, "events")}
-	if err := appendEvent.Run(ctx, l.client, keys, l.sealEvent(id, ev.Type, data), final).Err(); err != nil {
+	keys := []string{l.key(id, "meta"), l.key(id, "events"), l.key(id, "alive")}
+	if err := appendEvent.Run(ctx, l.client, keys, l.sealEvent(id, ev.Type, data), final, expiry.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("append turn event: %w", err)
 	}
-	if ev.Final() {
-		pipe := l.client.TxPipeline()
-		for _, part := range []string{"meta", "events"} {
-			pipe.Expire(ctx, l.key(id, part), l.retention)
-		}
-		pipe.Del(ctx, l.key(id, "alive"))
-		_, err = pipe.Exec(ctx)
-	}
-	return err
+	return nil
 }
 
 func (l *Redis) stopHeartbeat(id string) {

@@ -10,6 +10,10 @@ import (
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -70,6 +74,7 @@ func TestRedisOverTLSWithAnACLUser(t *testing.T) {
 	if err := ping(config, env(server.CA.PEM, server.Password)); err != nil {
 		t.Fatalf("the right CA, user and password: %v", err)
 	}
+	checkRouteUsesRedis(t, config, env(server.CA.PEM, server.Password))
 	byAddress := withTLS(config, &podconfig.RedisTLS{CAEnv: podconfig.EnvRedisCA})
 	if err := ping(byAddress, env(server.CA.PEM, server.Password)); err != nil {
 		t.Fatalf("no server name checks the address' host (127.0.0.1): %v", err)
@@ -114,5 +119,39 @@ func TestRouteRefusesAShortRedisSealKey(t *testing.T) {
 	long := func(string) string { return strings.Repeat("k", 32) }
 	if sealer, err := newSealer(config, long); err != nil || sealer == nil {
 		t.Fatalf("newSealer(32 bytes) = %v, %v", sealer, err)
+	}
+}
+
+// checkRouteUsesRedis plays a turn and a cache entry through the client
+// of config, as the route's user may (its keys, no dangerous command),
+// and checks the user reaches no other key.
+func checkRouteUsesRedis(t *testing.T, config podconfig.Redis, env environment) {
+	t.Helper()
+	ctx := context.Background()
+	var open closers
+	defer open.close()
+	client, err := newRedis(&config, env, 0, &open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := podconfig.RouteConfig{Route: podconfig.RouteRef{Namespace: "acme", Name: "support"}}
+	sealer := sealtest.New(t)
+	log := turnlog.NewRedis(client, sealer, redisPrefix(cfg), time.Minute)
+	if err := log.Start(ctx, "t1", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(ctx, "t1", route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}}); err != nil {
+		t.Fatal(err)
+	}
+	if events, done, err := log.Read(ctx, "t1", 0, 0); err != nil || !done || len(events) != 1 {
+		t.Fatalf("read the turn back: %+v, %v, %v", events, done, err)
+	}
+	cache := retrieval.NewRedisCache(client, sealer, redisPrefix(cfg), time.Minute)
+	cache.Put(ctx, "k", []retrieval.Fragment{{ID: "a", Text: "kept"}})
+	if got, ok := cache.Get(ctx, "k"); !ok || got[0].Text != "kept" {
+		t.Fatalf("cache entry: %+v, %v", got, ok)
+	}
+	if err := client.Set(ctx, "other-app:key", "x", time.Minute).Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("the route's user wrote another application's key: %v", err)
 	}
 }

@@ -54,7 +54,9 @@ func (r *Redis) Restart(ctx context.Context) error {
 }
 
 // SecureRedis is a redis-server that speaks only TLS, with a certificate
-// of its own CA, and admits only one ACL user (the default user is off).
+// of its own CA, and admits only one ACL user (the default user is off),
+// to the keys of routes (ragroute:*) and no dangerous command, as
+// docs/route.md advises.
 type SecureRedis struct {
 	*Process
 	Addr string
@@ -95,7 +97,7 @@ func StartSecureRedis(ctx context.Context, dir, username, password string) (*Sec
 		"--tls-cert-file", filepath.Join(dir, "tls.crt"), "--tls-key-file", filepath.Join(dir, "tls.key"),
 		"--tls-ca-cert-file", filepath.Join(dir, "ca.crt"), "--tls-auth-clients", "no",
 		"--save", "", "--appendonly", "no", "--dir", dir,
-		"--user", "default", "off", "--user", username, "on", ">"+password, "~*", "&*", "+@all")
+		"--user", "default", "off", "--user", username, "on", ">"+password, "~ragroute:*", "&*", "+@all", "-@dangerous")
 	if err != nil {
 		return nil, err
 	}

@@ -686,6 +686,7 @@ type RouteTimeouts struct {
 }
 
 // RedisConnection says how to reach Redis.
+// +kubebuilder:validation:XValidation:rule="!has(self.username) || has(self.passwordSecretRef)",message="username needs passwordSecretRef: an ACL user logs in with its password",fieldPath=".username",reason=FieldValueRequired
 type RedisConnection struct {
 	// Address host:port.
 	// +required
@@ -699,9 +700,41 @@ type RedisConnection struct {
 	// +kubebuilder:validation:Maximum=255
 	DB int32 `json:"db,omitempty"`
 
-	// PasswordSecretRef selects the Redis password.
+	// Username is the Redis 6 ACL user the route logs in as, with
+	// passwordSecretRef; empty: the default user.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[!-~]+$`
+	Username string `json:"username,omitempty"`
+
+	// PasswordSecretRef selects the Redis password (of username, or of the
+	// default user).
 	// +optional
 	PasswordSecretRef *SecretKeyRef `json:"passwordSecretRef,omitempty"`
+
+	// TLS connects over TLS 1.2 or later, verifying Redis' certificate.
+	// +optional
+	TLS *RedisTLS `json:"tls,omitempty"`
+
+	// SealKeySecretRef selects the route's key (at least 32 bytes, e.g.
+	// `openssl rand -base64 32`) that encrypts and authenticates every
+	// value the route keeps in Redis: a value it did not write is never
+	// used. Changing it empties the cache and loses the turns in flight.
+	// +required
+	SealKeySecretRef SecretKeyRef `json:"sealKeySecretRef"`
+}
+
+// RedisTLS says how to verify Redis' certificate.
+type RedisTLS struct {
+	// CASecretRef selects the PEM bundle of the CAs that sign Redis'
+	// certificate (cert-manager's ca.crt); none: the system's roots.
+	// +optional
+	CASecretRef *SecretKeyRef `json:"caSecretRef,omitempty"`
+
+	// ServerName the certificate must name; empty: the address's host.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServerName string `json:"serverName,omitempty"`
 }
 
 // RouteAuth establishes a request's identity: exactly one of jwt or

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
@@ -11,6 +15,7 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // The clients of ragroute's pods are built here, once, for serve, ingest
@@ -127,17 +132,75 @@ const (
 	redisWaitPool    = 1024
 )
 
+// redisPingTimeout bounds the check of the route's Redis at start.
+const redisPingTimeout = 5 * time.Second
+
 // newRedis is a client of the route's shared Redis with a pool of poolSize
 // connections (0: the default), or nil when the route names no Redis; it
-// registers the client with open.
-func newRedis(r *podconfig.Redis, env environment, poolSize int, open *closers) *redis.Client {
+// registers the client with open. A TLS connection verifies Redis'
+// certificate against the CAs of the config's CA variable (the system's
+// roots when none), at TLS 1.2 or later.
+func newRedis(r *podconfig.Redis, env environment, poolSize int, open *closers) (*redis.Client, error) {
 	if r == nil {
-		return nil
+		return nil, nil
 	}
-	client := redis.NewClient(&redis.Options{
-		Addr: r.Address, DB: int(r.DB), Password: env.secret(r.PasswordEnv),
+	opts := &redis.Options{
+		Addr: r.Address, DB: int(r.DB), Username: r.Username, Password: env.secret(r.PasswordEnv),
 		DialTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second, PoolSize: poolSize,
-	})
+	}
+	if t := r.TLS; t != nil {
+		config, err := redisTLS(t, r.Address, env)
+		if err != nil {
+			return nil, err
+		}
+		opts.TLSConfig = config
+	}
+	client := redis.NewClient(opts)
 	open.add(func() { _ = client.Close() })
-	return client
+	return client, nil
+}
+
+// redisTLS is the TLS config of a connection to Redis at address.
+func redisTLS(t *podconfig.RedisTLS, address string, env environment) (*tls.Config, error) {
+	config := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+	if config.ServerName == "" {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, fmt.Errorf("redis.address %q: %w", address, err)
+		}
+		config.ServerName = host
+	}
+	if t.CAEnv != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(env.secret(t.CAEnv))) {
+			return nil, fmt.Errorf("redis.tls: the CA bundle (environment variable %s) holds no PEM certificate", t.CAEnv)
+		}
+		config.RootCAs = pool
+	}
+	return config, nil
+}
+
+// newSealer seals the values the route keeps in Redis under the secret
+// of the config's seal key variable; nil when the route names no Redis.
+func newSealer(r *podconfig.Redis, env environment) (*seal.Sealer, error) {
+	if r == nil {
+		return nil, nil
+	}
+	sealer, err := seal.New([]byte(env.secret(r.SealKeyEnv)))
+	if err != nil {
+		return nil, fmt.Errorf("redis: the seal key (environment variable %s): %w", r.SealKeyEnv, err)
+	}
+	return sealer, nil
+}
+
+// pingRedis says whether the route can log in to its Redis, naming the
+// address and user on failure (a wrong CA, password or user).
+func pingRedis(ctx context.Context, client *redis.Client, r *podconfig.Redis) error {
+	ctx, cancel := context.WithTimeout(ctx, redisPingTimeout)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		user := cmp.Or(r.Username, "default")
+		return fmt.Errorf("redis at %s as user %s: %w", r.Address, user, err)
+	}
+	return nil
 }

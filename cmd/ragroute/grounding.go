@@ -9,6 +9,7 @@ import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // The grounding check's share of the embedder. It is background work
@@ -25,11 +26,11 @@ const (
 )
 
 // newChecker is the grounding check's embedders for a route config.
-func newChecker(cfg podconfig.RouteConfig, env environment, rdb *redis.Client) (answer.Checker, model.Embedder) {
+func newChecker(cfg podconfig.RouteConfig, env environment, rdb *redis.Client, sealer *seal.Sealer) (answer.Checker, model.Embedder) {
 	embedder := model.Throttled(newQueryEmbedder(cfg.Store.Embedding, env, queryEmbedTimeout), checkInFlight, checkBatch)
 	cache := retrieval.NewMemoryVectorCache(vectorCacheBytes)
 	if cfg.Cache.Backend == podconfig.BackendRedis {
-		cache = retrieval.NewRedisVectorCache(rdb, redisPrefix(cfg), vectorTTL)
+		cache = retrieval.NewRedisVectorCache(rdb, sealer, redisPrefix(cfg), vectorTTL)
 	}
 	units := retrieval.CachedEmbedder{Embedder: embedder, Cache: cache, Identity: "query " + cfg.Store.Embedding.Fingerprint()}
 	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}, embedder

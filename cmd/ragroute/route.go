@@ -20,6 +20,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/seal"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/route/ui"
 	"github.com/ragroute/ragroute/internal/tokenize"
@@ -53,7 +54,21 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
-	rdb := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
+	sealer, err := newSealer(cfg.Redis, env)
+	if err != nil {
+		return nil, err
+	}
+	rdb, err := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
+	if err != nil {
+		return nil, err
+	}
+	if rdb != nil {
+		// Redis is not readiness (a blip would empty the Service), but a
+		// wrong CA, user or password should be said at once.
+		if err := pingRedis(ctx, rdb, cfg.Redis); err != nil {
+			logger.Warn("the route cannot use its Redis yet", "err", err)
+		}
+	}
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
@@ -63,7 +78,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		return nil, err
 	}
 	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
-	searcher := newSearcher(cfg, store, env, rdb, rt.generation, logger)
+	searcher := newSearcher(cfg, store, env, rdb, sealer, rt.generation, logger)
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
 	if cfg.Model.BaseURL != "" {
@@ -87,7 +102,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Logger:        logger,
 	}
 	var checkEmbedder model.Embedder
-	runner.Check, checkEmbedder = newChecker(cfg, env, rdb)
+	runner.Check, checkEmbedder = newChecker(cfg, env, rdb, sealer)
 	if chat != nil {
 		runner.Chat = chat // never a typed nil: Runner checks for no model
 	}
@@ -95,10 +110,14 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
 			HTTP: &http.Client{Timeout: 30 * time.Second}}
 	}
+	turns, err := newTurnLog(cfg, rdb, sealer, env, &rt.open)
+	if err != nil {
+		return nil, err
+	}
 	rt.server = &api.Options{
 		Runner:             runner,
 		Searcher:           searcher,
-		Log:                newTurnLog(cfg, rdb, env, &rt.open),
+		Log:                turns,
 		Auth:               auth,
 		Limits:             routeLimits(cfg.Limits),
 		Logger:             logger,
@@ -107,6 +126,9 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
+	}
+	if sealer != nil {
+		rt.server.RedisRejected = sealer.Rejected
 	}
 	if cfg.UI.Enabled {
 		rt.server.Page = ui.Handler()
@@ -146,7 +168,7 @@ func redisPrefix(cfg podconfig.RouteConfig) string {
 }
 
 // newSearcher is the body of search_knowledge as the route's config sets it.
-func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client,
+func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, sealer *seal.Sealer,
 	gen *retrieval.GenerationWatch, logger *slog.Logger) *retrieval.Searcher {
 	var primitives []knowledge.Primitive
 	weights := map[knowledge.Primitive]float64{}
@@ -187,7 +209,7 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 		searcher.Floors = floors.Floors
 	}
 	if cfg.Cache.Backend == podconfig.BackendRedis {
-		searcher.Cache = retrieval.NewRedisCache(rdb, redisPrefix(cfg), cfg.Cache.TTL.Std())
+		searcher.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
 	}
 	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
 		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
@@ -197,16 +219,20 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 }
 
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, env environment, open *closers) turnlog.Log {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, sealer *seal.Sealer, env environment, open *closers) (turnlog.Log, error) {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
-		log := turnlog.NewRedis(rdb, redisPrefix(cfg), cfg.Turns.Retention.Std())
-		log.Waits = newRedis(cfg.Redis, env, redisWaitPool, open)
-		return log
+		log := turnlog.NewRedis(rdb, sealer, redisPrefix(cfg), cfg.Turns.Retention.Std())
+		waits, err := newRedis(cfg.Redis, env, redisWaitPool, open)
+		if err != nil {
+			return nil, err
+		}
+		log.Waits = waits
+		return log, nil
 	}
 	// Room for every turn the replica may run at once: only running turns
 	// can fill the log (finished ones give way).
 	maxTurns := max(10000, int(cfg.Limits.MaxInFlightTurns))
-	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now)
+	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now), nil
 }
 
 // routeLimits are the API's limits with the route's turn limits; a limit

@@ -39,7 +39,7 @@ func TestSearcherFloorsFollowTheServingBackground(t *testing.T) {
 	index := &servingIndex{gen: knowledge.Generation{Number: 1, Collection: "docs_g1"}}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	watch := &retrieval.GenerationWatch{Index: index, Logger: logger}
-	searcher := newSearcher(cfg, nil, func(string) string { return "" }, nil, watch, logger)
+	searcher := newSearcher(cfg, nil, func(string) string { return "" }, nil, nil, watch, logger)
 	if searcher.Floors == nil {
 		t.Fatal("relative floors configured, but the searcher has no Floors hook")
 	}
@@ -54,7 +54,7 @@ func TestSearcherFloorsFollowTheServingBackground(t *testing.T) {
 	}
 
 	cfg.Retrieval.SimilarityFloorSigmas, cfg.Retrieval.StrictFloorSigmas = nil, nil
-	if newSearcher(cfg, nil, func(string) string { return "" }, nil, watch, logger).Floors != nil {
+	if newSearcher(cfg, nil, func(string) string { return "" }, nil, nil, watch, logger).Floors != nil {
 		t.Error("raw floors only, yet the searcher resolves them")
 	}
 }
@@ -82,12 +82,12 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 		slices.Sort(out)
 		return strings.Join(out, ",")
 	}
-	_, check := newChecker(cfg, env, nil)
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger), check)); got != "chat,embedder,reranker" {
+	_, check := newChecker(cfg, env, nil, nil)
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, nil, watch, logger), check)); got != "chat,embedder,reranker" {
 		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
 	}
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, watch, logger), check)); got != "chat,embedder" {
+	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, nil, watch, logger), check)); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
 	}
 }

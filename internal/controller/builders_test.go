@@ -30,8 +30,10 @@ func fullInputs() routeInputs {
 		BaseURL: "http://rerank.models.svc/v1", Model: "bge-reranker-v2-m3"}}
 	route.Spec.Cache = &v1alpha1.CacheSettings{Backend: v1alpha1.BackendRedis, TTL: &metav1.Duration{Duration: 90e9}}
 	route.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
-	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379",
-		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"}}
+	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379", Username: "support-route",
+		PasswordSecretRef: &v1alpha1.SecretKeyRef{Name: "redis", Key: "password"},
+		TLS:               &v1alpha1.RedisTLS{CASecretRef: &v1alpha1.SecretKeyRef{Name: "redis-tls", Key: "ca.crt"}, ServerName: "redis.internal"},
+		SealKeySecretRef:  v1alpha1.SecretKeyRef{Name: "redis", Key: "sealKey"}}
 	route.Spec.Replicas = ptr.To[int32](3)
 	route.Spec.CORS = &v1alpha1.RouteCORS{AllowedOrigins: []string{"https://chat.acme.example"}}
 	route.Spec.Pod = &v1alpha1.RoutePodSettings{

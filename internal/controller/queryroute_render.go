@@ -71,10 +71,22 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 	if ws := spec.WebSearch; ws != nil {
 		cfg.WebSearch = &podconfig.Endpoint{BaseURL: ws.BaseURL, APIKeyEnv: envFor(ws.APIKeySecretRef, podconfig.EnvWebSearchAPIKey)}
 	}
-	if r := spec.Redis; r != nil {
-		cfg.Redis = &podconfig.Redis{Address: r.Address, DB: r.DB, PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword)}
-	}
+	cfg.Redis = renderRedis(spec.Redis)
 	return cfg
+}
+
+// renderRedis is the route's Redis connection, its secrets named by the
+// variables that carry them.
+func renderRedis(r *v1alpha1.RedisConnection) *podconfig.Redis {
+	if r == nil {
+		return nil
+	}
+	out := &podconfig.Redis{Address: r.Address, DB: r.DB, Username: r.Username,
+		PasswordEnv: envFor(r.PasswordSecretRef, podconfig.EnvRedisPassword), SealKeyEnv: podconfig.EnvRedisSealKey}
+	if t := r.TLS; t != nil {
+		out.TLS = &podconfig.RedisTLS{CAEnv: envFor(t.CASecretRef, podconfig.EnvRedisCA), ServerName: t.ServerName}
+	}
+	return out
 }
 
 // renderModel is the chat model; a route without one (extractive

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // kubectl scale and a HorizontalPodAutoscaler reach a route through its
@@ -79,13 +80,16 @@ func TestRouteDisruptionBudgetAutoscalerAndPodSettings(t *testing.T) {
 	route := s.routeWorld(t, ns)
 	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNoReadyReplicas)
 
+	if err := s.client.Create(ctx, newSecret(ns, "redis", "sealKey", strings.Repeat("k", 32))); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, waitFor, "spec with budget, autoscaler and pod settings", func() error {
 		current := &v1alpha1.QueryRoute{}
 		if err := s.client.Get(ctx, client.ObjectKeyFromObject(route), current); err != nil {
 			return err
 		}
 		current.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
-		current.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis:6379"}
+		current.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis:6379", SealKeySecretRef: v1alpha1.SecretKeyRef{Name: "redis", Key: "sealKey"}}
 		current.Spec.DisruptionBudget = &v1alpha1.RouteDisruptionBudget{MinAvailable: ptr.To(intstr.FromInt32(1))}
 		current.Spec.Autoscaling = &v1alpha1.RouteAutoscaling{MinReplicas: 2, MaxReplicas: 6, TargetCPUUtilizationPercentage: ptr.To[int32](60)}
 		current.Spec.Pod = &v1alpha1.RoutePodSettings{NodeSelector: map[string]string{"pool": "rag"}, PriorityClassName: "system-cluster-critical",
@@ -107,6 +111,9 @@ func TestRouteDisruptionBudgetAutoscalerAndPodSettings(t *testing.T) {
 		d := s.deployment(t, ns, "support")
 		if spec := d.Spec.Template.Spec; spec.NodeSelector["pool"] != "rag" || spec.PriorityClassName != "system-cluster-critical" || len(spec.Tolerations) != 1 {
 			return fmt.Errorf("pod spec %+v", spec)
+		}
+		if env := d.Spec.Template.Spec.Containers[0].Env; !hasSecretEnv(env, podconfig.EnvRedisSealKey, "redis", "sealKey") {
+			return fmt.Errorf("the route's seal key is not in its pod's environment: %+v", env)
 		}
 		return nil
 	})

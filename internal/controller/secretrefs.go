@@ -60,8 +60,20 @@ func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	if p := spec.Auth.TrustedProxy; p != nil && p.SecretRef != nil {
 		uses = append(uses, secretUse{"spec.auth.trustedProxy.secretRef", *p.SecretRef, podconfig.EnvProxySecret})
 	}
-	if spec.Redis != nil && spec.Redis.PasswordSecretRef != nil {
-		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *spec.Redis.PasswordSecretRef, podconfig.EnvRedisPassword})
+	return append(uses, redisSecretKeys(spec.Redis)...)
+}
+
+// redisSecretKeys lists the Secret keys of a route's Redis connection.
+func redisSecretKeys(r *v1alpha1.RedisConnection) []secretUse {
+	if r == nil {
+		return nil
+	}
+	uses := []secretUse{{"spec.redis.sealKeySecretRef", r.SealKeySecretRef, podconfig.EnvRedisSealKey}}
+	if r.PasswordSecretRef != nil {
+		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *r.PasswordSecretRef, podconfig.EnvRedisPassword})
+	}
+	if r.TLS != nil && r.TLS.CASecretRef != nil {
+		uses = append(uses, secretUse{"spec.redis.tls.caSecretRef", *r.TLS.CASecretRef, podconfig.EnvRedisCA})
 	}
 	return uses
 }

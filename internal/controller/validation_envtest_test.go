@@ -70,6 +70,10 @@ spec:
 			[]string{"spec.cache.ttl", "cache.ttl must be more than 0s and at most 1h"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
+		{"redis without a seal key", route(window + "  redis: {address: 'redis:6379'}\n"),
+			[]string{"spec.redis.sealKeySecretRef: Required value"}},
+		{"redis ACL user without a password (CEL)", route(window + "  redis: {address: 'redis:6379', username: route, sealKeySecretRef: {name: redis, key: seal}}\n"),
+			[]string{"spec.redis.username: Required value", "username needs passwordSecretRef"}},
 		{"input prefix too long", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore

@@ -57,5 +57,7 @@ const (
 	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"
 	EnvRerankAPIKey    = "RAGROUTE_RERANK_API_KEY"
 	EnvRedisPassword   = "RAGROUTE_REDIS_PASSWORD"
+	EnvRedisCA         = "RAGROUTE_REDIS_CA"
+	EnvRedisSealKey    = "RAGROUTE_REDIS_SEAL_KEY"
 	EnvProxySecret     = "RAGROUTE_PROXY_SECRET"
 )

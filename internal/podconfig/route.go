@@ -210,9 +210,38 @@ type Timeouts struct {
 
 // Redis says how to reach the shared Redis.
 type Redis struct {
-	Address     string `json:"address"`
-	DB          int32  `json:"db,omitempty"`
-	PasswordEnv string `json:"passwordEnv,omitempty"`
+	Address string `json:"address"`
+	DB      int32  `json:"db,omitempty"`
+	// Username is the ACL user; empty: the default user.
+	Username    string    `json:"username,omitempty"`
+	PasswordEnv string    `json:"passwordEnv,omitempty"`
+	TLS         *RedisTLS `json:"tls,omitempty"`
+	// SealKeyEnv holds the secret every value kept in Redis is sealed
+	// with (seal.MinSecretBytes or more).
+	SealKeyEnv string `json:"sealKeyEnv"`
+}
+
+// RedisTLS verifies Redis' certificate against the PEM CAs read from
+// CAEnv (the system's roots when empty) and ServerName (the address's host
+// when empty).
+type RedisTLS struct {
+	CAEnv      string `json:"caEnv,omitempty"`
+	ServerName string `json:"serverName,omitempty"`
+}
+
+// validate checks what a Redis client needs.
+func (r Redis) validate() []error {
+	var errs []error
+	if r.Address == "" {
+		errs = append(errs, errors.New("redis.address is required"))
+	}
+	if r.SealKeyEnv == "" {
+		errs = append(errs, errors.New("redis.sealKeyEnv is required: the route seals every value it keeps in Redis"))
+	}
+	if r.Username != "" && r.PasswordEnv == "" {
+		errs = append(errs, errors.New("redis.username needs redis.passwordEnv: an ACL user logs in with its password"))
+	}
+	return errs
 }
 
 // Auth establishes identities: exactly one of JWT or TrustedProxy.
@@ -280,6 +309,9 @@ func (c RouteConfig) Validate() error {
 	errs = append(errs, c.validateEnums()...)
 	if (c.Cache.Backend == BackendRedis || c.Turns.Backend == BackendRedis) && c.Redis == nil {
 		errs = append(errs, errors.New("a redis backend needs redis.address"))
+	}
+	if c.Redis != nil {
+		errs = append(errs, c.Redis.validate()...)
 	}
 	if c.Rerank.Mode == RerankCrossEncoder && c.Rerank.CrossEncoder == nil {
 		errs = append(errs, errors.New("rerank.mode crossEncoder needs rerank.crossEncoder"))

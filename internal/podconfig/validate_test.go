@@ -23,6 +23,10 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		"answer mode":                 {func(c *RouteConfig) { c.Answer.Mode = "summary" }, `answer.mode "summary"`},
 		"grounding policy":            {func(c *RouteConfig) { c.Answer.Grounding.Policy = "block" }, `answer.grounding.policy "block"`},
 		"redis backend without redis": {func(c *RouteConfig) { c.Turns.Backend = BackendRedis }, "a redis backend needs redis.address"},
+		"redis without address":       {func(c *RouteConfig) { c.Redis = &Redis{} }, "redis.address is required"},
+		"redis without seal key":      {func(c *RouteConfig) { c.Redis = &Redis{Address: "r:6379"} }, "redis.sealKeyEnv is required"},
+		"redis user without password": {func(c *RouteConfig) { c.Redis = &Redis{Address: "r:6379", SealKeyEnv: "K", Username: "route"} },
+			"redis.username needs redis.passwordEnv"},
 		"cross-encoder without endpoint": {func(c *RouteConfig) { c.Rerank.Mode = RerankCrossEncoder },
 			"rerank.mode crossEncoder needs rerank.crossEncoder"},
 		"negative first-stage weight": {func(c *RouteConfig) {

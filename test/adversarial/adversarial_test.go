@@ -29,6 +29,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 	"github.com/ragroute/ragroute/internal/tokenize"
@@ -149,7 +150,7 @@ func TestACLAdversarial(t *testing.T) {
 		cache retrieval.Cache
 	}{
 		{"memory", retrieval.NewMemoryCache(10000, 10*time.Minute, time.Now)},
-		{"redis", retrieval.NewRedisCache(rc, fmt.Sprintf("adv%d:", time.Now().UnixNano()), 10*time.Minute)},
+		{"redis", retrieval.NewRedisCache(rc, sealtest.New(t), fmt.Sprintf("adv%d:", time.Now().UnixNano()), 10*time.Minute)},
 	}
 	var all []*tally
 	for i, b := range backends {

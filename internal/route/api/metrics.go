@@ -106,6 +106,18 @@ func newMetrics(inFlight func() int, retries map[string]func() int64, cache, log
 	return m
 }
 
+// countRedisRejected exports read, the values read from Redis that did not
+// open: a sign that someone writes to the route's Redis (or that replicas
+// disagree on the seal key).
+func (m *metrics) countRedisRejected(read func() int64) {
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "ragroute_redis_rejected_values_total",
+		Help: "Values read from Redis that did not open under the route's seal key, used as absent.",
+	}, func() float64 { return float64(read()) })
+	m.collectors = append(m.collectors, c)
+	m.registry.MustRegister(c)
+}
+
 // instrument counts and times the requests of one handler, named by its
 // route pattern so that turn ids do not become label values.
 func (m *metrics) instrument(name string, h http.Handler) http.Handler {

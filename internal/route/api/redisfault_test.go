@@ -17,6 +17,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -43,11 +44,12 @@ func TestRedisKilledIsTurnLogUnavailableAndRecovers(t *testing.T) {
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first and higher ones later. ", 40)+"[S1]")
 	w.Models.ChunkDelay = 10 * time.Millisecond
 	searcher := *w.Searcher
-	searcher.Cache = retrieval.NewRedisCache(client, "fault:", time.Minute)
+	sealer := sealtest.New(t)
+	searcher.Cache = retrieval.NewRedisCache(client, sealer, "fault:", time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
 	srv := serveWith(t, w, func(o *Options) {
-		o.Runner, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, "fault:", time.Minute)
+		o.Runner, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, sealer, "fault:", time.Minute)
 	})
 
 	turn := submit(t, srv, "ann", "How are sync waves ordered?")

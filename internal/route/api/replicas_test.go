@@ -15,6 +15,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
@@ -30,10 +31,11 @@ func newReplica(t *testing.T, w *routetest.World, addr, prefix string) *replica 
 	t.Helper()
 	client := redis.NewClient(&redis.Options{Addr: addr})
 	ctx, cancel := context.WithCancel(context.Background())
-	log := turnlog.NewRedis(client, prefix, time.Minute)
+	sealer := sealtest.Shared(t, prefix)
+	log := turnlog.NewRedis(client, sealer, prefix, time.Minute)
 	log.Heartbeat = 100 * time.Millisecond
 	searcher := *w.Searcher
-	searcher.Cache = retrieval.NewRedisCache(client, prefix, time.Minute)
+	searcher.Cache = retrieval.NewRedisCache(client, sealer, prefix, time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
 	opts := Options{Runner: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),

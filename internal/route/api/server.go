@@ -39,6 +39,10 @@ type Options struct {
 	// 503, refused) by name (chat, embedder, reranker), exported as
 	// ragroute_upstream_retries_total.
 	UpstreamRetries map[string]func() int64
+	// RedisRejected reads the count of values read from Redis that did
+	// not open (forged, or sealed under another key), exported as
+	// ragroute_redis_rejected_values_total; nil: the route has no Redis.
+	RedisRejected func() int64
 	// ModelID is the model name /v1/models lists (the route's name).
 	ModelID string
 	// Page, when set, serves the route's web page at GET / (and its
@@ -84,6 +88,9 @@ func New(ctx context.Context, opts Options) *Server {
 		cache = opts.Searcher.Cache
 	}
 	s.metrics = newMetrics(s.admission.running, opts.UpstreamRetries, cache, opts.Log)
+	if opts.RedisRejected != nil {
+		s.metrics.countRedisRejected(opts.RedisRejected)
+	}
 	s.handler = s.routes()
 	if opts.ModelHealth != nil {
 		go s.watchModel(ctx)

@@ -20,6 +20,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
@@ -62,10 +63,10 @@ func BenchmarkSoakTurnsRedis(b *testing.B) {
 	defer client.Close()
 	prefix := "soak:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 	searcher := *w.Searcher
-	searcher.Cache = retrieval.NewRedisCache(client, prefix, time.Minute)
+	searcher.Cache = retrieval.NewRedisCache(client, sealtest.New(b), prefix, time.Minute)
 	runner := *w.Runner
 	runner.Searcher = &searcher
-	opts := Options{Runner: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, prefix, time.Second)}
+	opts := Options{Runner: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, sealtest.New(b), prefix, time.Second)}
 	soak(b, w, opts, func() {})
 }
 

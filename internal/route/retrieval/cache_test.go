@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -163,7 +164,7 @@ func TestMemoryCacheServesNoEntryToACollidingRequest(t *testing.T) {
 func TestRedisCacheServesNoEntryToACollidingRequest(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 	t.Cleanup(func() { _ = client.Close() })
-	checkCollisionsAreNotServed(t, NewRedisCache(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
+	checkCollisionsAreNotServed(t, NewRedisCache(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
 }
 
 // The shared cache answers within the search's context: a cancelled turn
@@ -171,7 +172,7 @@ func TestRedisCacheServesNoEntryToACollidingRequest(t *testing.T) {
 func TestRedisCacheHonoursTheSearchsContext(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 	t.Cleanup(func() { _ = client.Close() })
-	cache := NewRedisCache(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute)
+	cache := NewRedisCache(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute)
 	ctx := context.Background()
 	cache.Put(ctx, "k", []Fragment{{ID: "a", Text: "kept"}})
 	if got, ok := cache.Get(ctx, "k"); !ok || got[0].Text != "kept" {

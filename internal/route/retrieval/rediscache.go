@@ -8,19 +8,24 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // RedisCache is the exact cache shared by a route's replicas. Entries
 // expire after the TTL; the size bound is Redis' own maxmemory policy.
+// Entries are sealed for their key: one that does not open (forged,
+// sealed under another key, moved from another entry) is a miss.
 type RedisCache struct {
 	client *redis.Client
+	sealer *seal.Sealer
 	prefix string
 	ttl    time.Duration
 }
 
-// NewRedisCache stores entries under prefix for ttl.
-func NewRedisCache(client *redis.Client, prefix string, ttl time.Duration) *RedisCache {
-	return &RedisCache{client: client, prefix: prefix, ttl: ttl}
+// NewRedisCache stores entries under prefix for ttl, sealed by sealer.
+func NewRedisCache(client *redis.Client, sealer *seal.Sealer, prefix string, ttl time.Duration) *RedisCache {
+	return &RedisCache{client: client, sealer: sealer, prefix: prefix, ttl: ttl}
 }
 
 // cachedFragment is a Fragment with its text, as stored.
@@ -43,8 +48,13 @@ func (c *RedisCache) key(k string) string {
 func (c *RedisCache) Get(ctx context.Context, k string) ([]Fragment, bool) {
 	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
 	defer cancel()
-	data, err := c.client.Get(ctx, c.key(k)).Bytes()
+	key := c.key(k)
+	sealed, err := c.client.Get(ctx, key).Bytes()
 	if err != nil {
+		return nil, false
+	}
+	data, ok := c.sealer.Open(key, sealed)
+	if !ok {
 		return nil, false
 	}
 	var stored []cachedFragment
@@ -71,5 +81,6 @@ func (c *RedisCache) Put(ctx context.Context, k string, fragments []Fragment) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
 	defer cancel()
-	c.client.Set(ctx, c.key(k), data, c.ttl)
+	key := c.key(k)
+	c.client.Set(ctx, key, c.sealer.Seal(key, data), c.ttl)
 }

@@ -7,21 +7,25 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // RedisVectorCache is the VectorCache shared by a route's replicas: one
 // MGET per lookup, one pipelined write per store. Vectors never go stale
 // (the key names the text and the embedder), so the TTL only lets unused
-// ones go; the size bound is Redis' own maxmemory policy.
+// ones go; the size bound is Redis' own maxmemory policy. Vectors are
+// sealed for their key: one that does not open is a miss.
 type RedisVectorCache struct {
 	client *redis.Client
+	sealer *seal.Sealer
 	prefix string
 	ttl    time.Duration
 }
 
-// NewRedisVectorCache keeps vectors under prefix for ttl.
-func NewRedisVectorCache(client *redis.Client, prefix string, ttl time.Duration) *RedisVectorCache {
-	return &RedisVectorCache{client: client, prefix: prefix, ttl: ttl}
+// NewRedisVectorCache keeps vectors under prefix for ttl, sealed by sealer.
+func NewRedisVectorCache(client *redis.Client, sealer *seal.Sealer, prefix string, ttl time.Duration) *RedisVectorCache {
+	return &RedisVectorCache{client: client, sealer: sealer, prefix: prefix, ttl: ttl}
 }
 
 func (c *RedisVectorCache) key(k string) string { return c.prefix + "vector:" + k }
@@ -41,7 +45,9 @@ func (c *RedisVectorCache) Get(ctx context.Context, keys []string) [][]float32 {
 	}
 	for i, v := range values {
 		if s, ok := v.(string); ok {
-			out[i] = decodeVector(s)
+			if data, ok := c.sealer.Open(full[i], []byte(s)); ok {
+				out[i] = decodeVector(data)
+			}
 		}
 	}
 	return out
@@ -53,7 +59,8 @@ func (c *RedisVectorCache) Put(ctx context.Context, keys []string, vectors [][]f
 	defer cancel()
 	pipe := c.client.Pipeline()
 	for i, k := range keys {
-		pipe.Set(ctx, c.key(k), encodeVector(vectors[i]), c.ttl)
+		key := c.key(k)
+		pipe.Set(ctx, key, c.sealer.Seal(key, encodeVector(vectors[i])), c.ttl)
 	}
 	_, _ = pipe.Exec(ctx)
 }
@@ -68,11 +75,11 @@ func encodeVector(v []float32) []byte {
 }
 
 // decodeVector reads encodeVector's bytes; nil for a malformed value.
-func decodeVector(s string) []float32 {
-	if len(s)%4 != 0 || s == "" {
+func decodeVector(b []byte) []float32 {
+	if len(b)%4 != 0 || len(b) == 0 {
 		return nil
 	}
-	b, v := []byte(s), make([]float32, len(s)/4)
+	v := make([]float32, len(b)/4)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}

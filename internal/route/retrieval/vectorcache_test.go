@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 )
 
 // countingEmbedder embeds each text as its length and records what it was
@@ -60,7 +62,7 @@ func TestMemoryVectorCacheEmbedsEachTextOnce(t *testing.T) {
 func TestRedisVectorCacheEmbedsEachTextOnce(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 	t.Cleanup(func() { _ = client.Close() })
-	checkCachedEmbedder(t, NewRedisVectorCache(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
+	checkCachedEmbedder(t, NewRedisVectorCache(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
 }
 
 // The memory cache stays within its bytes, dropping the least recently

@@ -13,14 +13,19 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
 // Redis keeps each turn's events in a Redis Stream, so any replica
 // can serve and resume any turn. The replica running a turn keeps a short
 // heartbeat key alive; a reader that finds the heartbeat gone before the
 // last event ends the turn with an error event instead of waiting forever.
+// The owner and every event are sealed for their key: a turn whose owner
+// does not open is not found, and an event that does not open ends the
+// stream with turn_lost; neither is ever shown.
 type Redis struct {
 	client *redis.Client
+	sealer *seal.Sealer
 	// Waits serves the blocking reads of waiting streams. Each waiting
 	// stream holds one of its connections for up to the wait, so it must
 	// not share a pool with the writes of running turns; nil uses client.
@@ -37,18 +42,56 @@ type Redis struct {
 
 var _ Log = (*Redis)(nil)
 
-// NewRedis stores turns under prefix (one per route).
-func NewRedis(client *redis.Client, prefix string, retention time.Duration) *Redis {
-	return &Redis{client: client, prefix: prefix, retention: retention, Heartbeat: time.Second, running: map[string]context.CancelFunc{}}
+// NewRedis stores turns under prefix (one per route), sealed by sealer.
+func NewRedis(client *redis.Client, sealer *seal.Sealer, prefix string, retention time.Duration) *Redis {
+	return &Redis{client: client, sealer: sealer, prefix: prefix, retention: retention, Heartbeat: time.Second, running: map[string]context.CancelFunc{}}
 }
 
 func (l *Redis) key(id, part string) string { return l.prefix + "turn:" + id + ":" + part }
 
+// ownerField is where the owner is sealed for: its hash and field.
+func (l *Redis) ownerField(id string) string { return l.key(id, "meta") + "#owner" }
+
+// openOwner is the owner sealed in a meta hash's field; false when it
+// does not open.
+func (l *Redis) openOwner(id string, sealed any) (string, bool) {
+	s, ok := sealed.(string)
+	if !ok {
+		return "", false
+	}
+	owner, ok := l.sealer.Open(l.ownerField(id), []byte(s))
+	return string(owner), ok
+}
+
+// sealEvent is an event's type and data as stored in the turn's stream,
+// sealed for it: the type is sealed too, so no event passes for another.
+func (l *Redis) sealEvent(id, typ string, data []byte) []byte {
+	record := append([]byte(typ+"\x00"), data...)
+	return l.sealer.Seal(l.key(id, "events"), record)
+}
+
+// openEvent is sealEvent's type and data; false when the entry does not
+// open.
+func (l *Redis) openEvent(id string, msg redis.XMessage) (typ string, data []byte, ok bool) {
+	sealed, _ := msg.Values["event"].(string)
+	record, ok := l.sealer.Open(l.key(id, "events"), []byte(sealed))
+	if !ok {
+		return "", nil, false
+	}
+	typ, rest, ok := strings.Cut(string(record), "\x00")
+	return typ, []byte(rest), ok
+}
+
+// runningTurn is how long a turn may run: a running turn's keys expire
+// this long after its last event, so those of a replica that died
+// mid-turn go too.
+const runningTurn = time.Hour
+
 // Start records the owner and starts the turn's heartbeat.
 func (l *Redis) Start(ctx context.Context, id, owner string) error {
 	pipe := l.client.TxPipeline()
-	pipe.HSet(ctx, l.key(id, "meta"), "owner", owner, "next", 0)
-	pipe.Expire(ctx, l.key(id, "meta"), l.retention+time.Hour)
+	pipe.HSet(ctx, l.key(id, "meta"), "owner", l.sealer.Seal(l.ownerField(id), []byte(owner)), "next", 0)
+	pipe.Expire(ctx, l.key(id, "meta"), l.retention+runningTurn)
 	pipe.Set(ctx, l.key(id, "alive"), "1", 3*l.Heartbeat)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("start turn in redis: %w", err)
@@ -77,12 +120,19 @@ func (l *Redis) Start(ctx context.Context, id, owner string) error {
 // may append turn_lost while the owner still writes. The first final
 // event's id is kept in the meta hash as "final", so a reader resuming at
 // or past it ends without waiting for an event that will never come.
+// Every event sets the expiry of the meta hash and the stream (ARGV[3]
+// ms; the retention after a final event, which also ends the heartbeat
+// KEYS[3]), so no key of the turn outlives it, even one whose replica
+// died before the end.
 var appendEvent = redis.NewScript(`
 local seq = redis.call('HINCRBY', KEYS[1], 'next', 1)
-redis.call('XADD', KEYS[2], '0-' .. seq, 'type', ARGV[1], 'data', ARGV[2])
-if ARGV[3] == '1' then
+redis.call('XADD', KEYS[2], '0-' .. seq, 'event', ARGV[1])
+if ARGV[2] == '1' then
   redis.call('HSETNX', KEYS[1], 'final', seq)
+  redis.call('DEL', KEYS[3])
 end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return seq`)
 
 // Append adds ev with the next id (0-1, 0-2, … in the stream). A final
@@ -97,22 +147,15 @@ func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
 	if err != nil {
 		return err
 	}
-	final := "0"
+	final, expiry := "0", l.retention+runningTurn
 	if ev.Final() {
-		final = "1"
+		final, expiry = "1", l.retention
 	}
-	if err := appendEvent.Run(ctx, l.client, []string{l.key(id, "meta"), l.key(id, "events")}, ev.Type, data, final).Err(); err != nil {
+	keys := []string{l.key(id, "meta"), l.key(id, "events"), l.key(id, "alive")}
+	if err := appendEvent.Run(ctx, l.client, keys, l.sealEvent(id, ev.Type, data), final, expiry.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("append turn event: %w", err)
 	}
-	if ev.Final() {
-		pipe := l.client.TxPipeline()
-		for _, part := range []string{"meta", "events"} {
-			pipe.Expire(ctx, l.key(id, part), l.retention)
-		}
-		pipe.Del(ctx, l.key(id, "alive"))
-		_, err = pipe.Exec(ctx)
-	}
-	return err
+	return nil
 }
 
 func (l *Redis) stopHeartbeat(id string) {
@@ -130,7 +173,7 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 	if err != nil {
 		return nil, false, fmt.Errorf("read turn meta: %w", err)
 	}
-	if meta[0] == nil {
+	if _, ok := l.openOwner(id, meta[0]); !ok {
 		return nil, false, ErrTurnNotFound
 	}
 	// A browser's EventSource reconnects with the last event's id after
@@ -163,8 +206,11 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 			if err != nil {
 				return nil, false, fmt.Errorf("turn event id %q: %w", msg.ID, err)
 			}
-			typ, _ := msg.Values["type"].(string)
-			data, _ := msg.Values["data"].(string)
+			typ, data, ok := l.openEvent(id, msg)
+			if !ok {
+				// Not the route's event: the turn ends here, unseen.
+				return append(events, tamperedEvent(seq)), true, nil
+			}
 			ev := route.Event{ID: seq, Type: typ, Data: json.RawMessage(data)}
 			events = append(events, ev)
 			done = done || ev.Final()
@@ -191,7 +237,7 @@ func (l *Redis) finishedBy(ctx context.Context, id string, after int64) (bool, e
 		return false, fmt.Errorf("read last turn event: %w", err)
 	}
 	if len(last) > 0 {
-		if t, _ := last[0].Values["type"].(string); t == route.EventTurnCompleted || t == route.EventError {
+		if t, _, _ := l.openEvent(id, last[0]); t == route.EventTurnCompleted || t == route.EventError {
 			// Finished: done if the reader has the last event, else the
 			// next read returns it.
 			seq, err := strconv.ParseInt(strings.TrimPrefix(last[0].ID, "0-"), 10, 64)
@@ -204,11 +250,26 @@ func (l *Redis) finishedBy(ctx context.Context, id string, after int64) (bool, e
 	return false, l.Append(ctx, id, lost)
 }
 
-// Owner says who started the turn.
+// Owner says who started the turn; a turn whose owner does not open (a
+// forged or copied owner) is not found.
 func (l *Redis) Owner(ctx context.Context, id string) (string, error) {
-	owner, err := l.client.HGet(ctx, l.key(id, "meta"), "owner").Result()
+	sealed, err := l.client.HGet(ctx, l.key(id, "meta"), "owner").Result()
 	if errors.Is(err, redis.Nil) {
 		return "", ErrTurnNotFound
 	}
-	return owner, err
+	if err != nil {
+		return "", fmt.Errorf("read turn owner: %w", err)
+	}
+	owner, ok := l.openOwner(id, sealed)
+	if !ok {
+		return "", ErrTurnNotFound
+	}
+	return owner, nil
+}
+
+// tamperedEvent ends, with turn_lost at id, a stream whose event id does
+// not open: what Redis holds there is not what the route wrote.
+func tamperedEvent(id int64) route.Event {
+	return route.Event{ID: id, Type: route.EventError,
+		Data: route.TurnError{Code: "turn_lost", Message: "the turn's events in Redis were altered"}}
 }

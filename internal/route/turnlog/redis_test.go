@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -30,7 +31,7 @@ func TestWaitingStreamsDoNotStarveWrites(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
 	waits := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 64})
 	t.Cleanup(func() { _ = client.Close(); _ = waits.Close() })
-	log := NewRedis(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute)
+	log := NewRedis(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute)
 	log.Waits = waits
 	ctx := context.Background()
 

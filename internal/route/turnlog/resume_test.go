@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 )
 
 // A browser's EventSource reconnects with the last event's id after a
@@ -19,7 +20,7 @@ func TestReadAtTheEndOfAFinishedTurnIsDoneAtOnce(t *testing.T) {
 	t.Cleanup(func() { _ = client.Close() })
 	logs := map[string]Log{
 		"memory": NewMemory(time.Minute, 10, time.Now),
-		"redis":  NewRedis(client, fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute),
+		"redis":  NewRedis(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute),
 	}
 	for name, log := range logs {
 		t.Run(name, func(t *testing.T) {

@@ -133,6 +133,7 @@ func askPruneLast(t *testing.T, base string, extra map[string]string) string {
 	t.Helper()
 	identity := map[string]string{"X-User": "ann", "X-Groups": "staff", "X-Proxy-Secret": "s3cret"}
 	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+	req.Header.Set("Content-Type", "application/json")
 	for k, v := range identity {
 		req.Header.Set(k, v)
 	}

@@ -27,6 +27,7 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	submit := func(secret string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-User", "ann")
 		req.Header.Set("X-Groups", "staff")
 		if secret != "" {

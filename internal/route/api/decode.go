@@ -83,9 +83,12 @@ func checkJSONContentType(header http.Header) error {
 		Message: fmt.Sprintf("the Content-Type header must be application/json, not %q", declared)}
 }
 
-// writeJSON answers v as JSON with status.
+// writeJSON answers v as JSON with status, every JSON answer of the API:
+// answers, fragments and errors are one user's, so no cache (a browser's,
+// a proxy's) may keep them.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }

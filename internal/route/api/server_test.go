@@ -199,6 +199,43 @@ func TestPostBodiesMustBeDeclaredJSON(t *testing.T) {
 	}
 }
 
+// Answers, fragments and errors are one user's: no browser or proxy cache
+// may keep them for the next person on the machine or behind the proxy.
+func TestAnswersAreNeverStored(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync", "Waves run in order [S1].")
+	srv := serve(t, w)
+	question := `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`
+	submitted := do(t, "POST", srv.URL+"/v1/turns", "ann", question)
+	var turn struct {
+		StreamURL string `json:"stream_url"`
+	}
+	_ = json.NewDecoder(submitted.Body).Decode(&turn)
+	submitted.Body.Close()
+	for _, tc := range []struct {
+		name         string
+		method, path string
+		user, body   string
+		status       int
+	}{
+		{"submitted turn", "POST", "/v1/turns", "ann", question, http.StatusAccepted},
+		{"turn events", "GET", turn.StreamURL, "ann", "", http.StatusOK},
+		{"search", "POST", "/v1/search", "ann", `{"query":"sync waves"}`, http.StatusOK},
+		{"completion", "POST", "/v1/chat/completions", "bob", question, http.StatusOK},
+		{"streamed completion", "POST", "/v1/chat/completions", "cid", `{"stream":true,` + question[1:], http.StatusOK},
+		{"models", "GET", "/v1/models", "ann", "", http.StatusOK},
+		{"error", "POST", "/v1/search", "", `{"query":"sync waves"}`, http.StatusUnauthorized},
+		{"readiness", "GET", "/readyz", "", "", http.StatusOK},
+	} {
+		resp := do(t, tc.method, srv.URL+tc.path, tc.user, tc.body)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d with Cache-Control %q, want %d with no-store", tc.name, resp.StatusCode, resp.Header.Get("Cache-Control"), tc.status)
+		}
+	}
+}
+
 func TestTurnsAreTheirOwnersOnly(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync", "ok [S1]")

@@ -96,3 +96,45 @@ func waitForMetric(t *testing.T, base, line string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// /readyz is unauthenticated and each check costs Milvus round trips: the
+// probes that arrive while a check runs share it, and so do those within
+// a second after; only then does a probe make a new check.
+func TestConcurrentProbesShareOneReadinessCheck(t *testing.T) {
+	var checks atomic.Int32
+	started, gate := make(chan struct{}, 100), make(chan struct{})
+	clock := newTestClock()
+	srv := probeServer(t, Options{Now: clock.now, Ready: func(context.Context) error {
+		checks.Add(1)
+		started <- struct{}{}
+		<-gate
+		return nil
+	}})
+	const probes = 50
+	statuses := make(chan int, probes)
+	for range probes {
+		go func() {
+			resp, err := http.Get(srv.URL + "/readyz")
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	<-started // one check runs; the probes arriving meanwhile wait for it
+	close(gate)
+	for range probes {
+		if status := <-statuses; status != http.StatusOK {
+			t.Errorf("a probe answered %d", status)
+		}
+	}
+	if n := checks.Load(); n != 1 {
+		t.Errorf("%d probes made %d checks, want 1", probes, n)
+	}
+	clock.advance(2 * readyMemoFor)
+	if status, _ := get(t, srv.URL+"/readyz"); status != http.StatusOK || checks.Load() != 2 {
+		t.Errorf("a probe after the result aged: %d with %d checks, want a second check", status, checks.Load())
+	}
+}

@@ -51,8 +51,8 @@ type Options struct {
 	// (W3C trace context taken from the caller); nil: no tracing.
 	Tracing trace.TracerProvider
 	Logger  *slog.Logger
-	// Now is the admission's clock, what the per-user rate is measured
-	// by; time.Now when nil.
+	// Now is the clock of the admission (what the per-user rate is
+	// measured by) and of the readiness result's age; time.Now when nil.
 	Now func() time.Time
 }
 
@@ -62,6 +62,7 @@ type Server struct {
 	metrics   *metrics
 	admission *admission
 	streams   *streams
+	readiness *readyMemo
 	// turns is cancelled on shutdown so running turns end with an error
 	// event instead of hanging.
 	turns   context.Context
@@ -78,7 +79,8 @@ func New(ctx context.Context, opts Options) *Server {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now()}
+	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now(),
+		readiness: &readyMemo{check: opts.Ready, now: now, base: ctx}}
 	var cache any
 	if opts.Searcher != nil {
 		cache = opts.Searcher.Cache

@@ -820,17 +820,17 @@ type TrustedProxyAuth struct {
 	SecretHeader string `json:"secretHeader,omitempty"`
 
 	// From are the pods allowed to reach the route (the proxy). When set,
-	// the operator renders a NetworkPolicy that admits only these peers and
-	// MonitoringFrom to the route's pods; your network plugin must enforce
-	// NetworkPolicies for it to take effect.
+	// the operator renders a NetworkPolicy that admits only these peers to
+	// the route's API port, and MonitoringFrom to its metrics port; your
+	// network plugin must enforce NetworkPolicies for it to take effect.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
 	From []NetworkPeer `json:"from,omitempty"`
 
-	// MonitoringFrom are peers also admitted by that NetworkPolicy, e.g.
-	// Prometheus (metrics are served on the same port, so they too must
-	// send the shared secret to be treated as a proxy).
+	// MonitoringFrom are peers that NetworkPolicy admits to the route's
+	// metrics port only (8081: /metrics and the probes), e.g. Prometheus;
+	// they never reach the API's port.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8

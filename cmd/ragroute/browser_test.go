@@ -489,6 +489,7 @@ func serveJWTRoute(ctx context.Context, t *testing.T, cfg podconfig.RouteConfig)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/search", strings.NewReader(`{"query":"widget"}`))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {

@@ -29,18 +29,40 @@ func startMilvus(ctx context.Context, t *testing.T) *testenv.MilvusLite {
 	return milvus
 }
 
-// serveOnLoopback runs `ragroute serve` with cfg on a free loopback port.
-// stop cancels it and fails the test if it returns an error or hangs.
+// serveOnLoopback runs `ragroute serve` with cfg on a free loopback port,
+// its probes and metrics too. stop cancels it and fails the test if it
+// returns an error or hangs.
 func serveOnLoopback(ctx context.Context, t *testing.T, cfg podconfig.RouteConfig) (base string, ln net.Listener, stop func()) {
+	t.Helper()
+	ln = listenOnLoopback(t)
+	return "http://" + ln.Addr().String(), ln, serveOn(ctx, t, cfg, listeners{api: ln})
+}
+
+// serveWithProbesOnLoopback runs `ragroute serve` with cfg as in a pod:
+// the API on one free loopback port, its probes and metrics on another.
+func serveWithProbesOnLoopback(ctx context.Context, t *testing.T, cfg podconfig.RouteConfig) (base, probes string, stop func()) {
+	t.Helper()
+	ln := listeners{api: listenOnLoopback(t), probes: listenOnLoopback(t)}
+	return "http://" + ln.api.Addr().String(), "http://" + ln.probes.Addr().String(), serveOn(ctx, t, cfg, ln)
+}
+
+func listenOnLoopback(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// serveOn runs `ragroute serve` with cfg on ln; the returned stop cancels
+// it and fails the test if it returns an error or hangs.
+func serveOn(ctx context.Context, t *testing.T, cfg podconfig.RouteConfig, ln listeners) (stop func()) {
+	t.Helper()
 	serveCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- serve(serveCtx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	return "http://" + ln.Addr().String(), ln, func() {
+	return func() {
 		t.Helper()
 		cancel()
 		select {
@@ -133,6 +155,7 @@ func askPruneLast(t *testing.T, base string, extra map[string]string) string {
 	t.Helper()
 	identity := map[string]string{"X-User": "ann", "X-Groups": "staff", "X-Proxy-Secret": "s3cret"}
 	req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+	req.Header.Set("Content-Type", "application/json")
 	for k, v := range identity {
 		req.Header.Set(k, v)
 	}

@@ -26,6 +26,8 @@ func runServe(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "/etc/ragroute/"+podconfig.RouteFileName, "route config rendered by the operator")
 	listen := fs.String("listen", "", "address to listen on (default :<server.port> of the config)")
+	metricsListen := fs.String("metrics-listen", "", "address of /healthz, /readyz and /metrics (default :<server.metricsPort> of the config; "+
+		"with neither they are served on the API's address)")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "least severe log level written: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -37,28 +39,53 @@ func runServe(args []string, stderr io.Writer) int {
 		logger.Error("load config", "error", err)
 		return 2
 	}
-	addr := *listen
-	if addr == "" {
-		addr = fmt.Sprintf(":%d", cfg.Server.Port)
-	}
-	ln, err := net.Listen("tcp", addr)
+	apiAddr, probeAddr := listenAddresses(cfg.Server, *listen, *metricsListen)
+	ln, err := net.Listen("tcp", apiAddr)
 	if err != nil {
 		logger.Error("listen", "error", err)
 		return 1
 	}
+	var probes net.Listener
+	if probeAddr != "" {
+		if probes, err = net.Listen("tcp", probeAddr); err != nil {
+			ln.Close()
+			logger.Error("listen for probes and metrics", "error", err)
+			return 1
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, os.Getenv, ln, logger); err != nil {
+	if err := serve(ctx, cfg, os.Getenv, listeners{api: ln, probes: probes}, logger); err != nil {
 		logger.Error("serve", "error", err)
 		return 1
 	}
 	return 0
 }
 
-// serve runs the route on ln until ctx ends. Then running turns are
-// cancelled (their streams end with an error event, never hang) and the
-// server drains for up to 30 s.
-func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln net.Listener, logger *slog.Logger) error {
+// listenAddresses are where the API and the probes listen: a flag, else
+// the config's port. No probe address (neither a flag nor
+// server.metricsPort): the probes and metrics are served on the API's.
+func listenAddresses(server podconfig.Server, listen, metricsListen string) (api, probes string) {
+	api, probes = listen, metricsListen
+	if api == "" {
+		api = fmt.Sprintf(":%d", server.Port)
+	}
+	if probes == "" && server.MetricsPort != 0 {
+		probes = fmt.Sprintf(":%d", server.MetricsPort)
+	}
+	return api, probes
+}
+
+// listeners are the route's: the API's, and the probes' and metrics' when
+// they have their own (nil: on the API's).
+type listeners struct {
+	api, probes net.Listener
+}
+
+// serve runs the route on its listeners until ctx ends. Then running
+// turns are cancelled (their streams end with an error event, never hang)
+// and the servers drain for up to 30 s.
+func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln listeners, logger *slog.Logger) error {
 	rt, err := newRouteRuntime(ctx, cfg, env, logger)
 	if err != nil {
 		return err
@@ -75,16 +102,21 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 	defer cancelTurns()
 	go rt.generation.Run(ctx, 30*time.Second)
 
-	// ReadTimeout bounds the whole request, body included, so that a
-	// trickled body holds nothing for long, also one a handler refuses
-	// unread (the server reads it before answering). The API bounds the
-	// bodies it reads more tightly; net/http lifts the deadline once a
-	// body has ended, so it never cuts a streamed answer.
-	srv := &http.Server{Handler: api.New(turns, *rt.server).Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		IdleTimeout: 2 * time.Minute}
-	errs := make(chan error, 1)
-	go func() { errs <- srv.Serve(ln) }()
-	logger.Info("serving route", "route", cfg.Route.Namespace+"/"+cfg.Route.Name, "addr", ln.Addr().String())
+	// The API alone on its listener when the probes have theirs, else
+	// everything on one.
+	routeAPI := api.New(turns, *rt.server)
+	servers := []*http.Server{newHTTPServer(routeAPI.Handler())}
+	listening := []net.Listener{ln.api}
+	if ln.probes != nil {
+		servers = []*http.Server{newHTTPServer(routeAPI.APIHandler()), newHTTPServer(routeAPI.ProbeHandler())}
+		listening = append(listening, ln.probes)
+	}
+	errs := make(chan error, len(servers))
+	for i, srv := range servers {
+		defer srv.Close() // after a failed Serve, the others stop too
+		go func() { errs <- srv.Serve(listening[i]) }()
+	}
+	logger.Info("serving route", "route", cfg.Route.Namespace+"/"+cfg.Route.Name, "addr", ln.api.Addr().String(), "probesAddr", addrOf(ln.probes))
 
 	select {
 	case err := <-errs:
@@ -94,8 +126,30 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln n
 	drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cancelTurns()
-	if err := srv.Shutdown(drain); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	// The API drains first: meanwhile the probes still answer, so the
+	// kubelet does not restart a pod finishing its streams.
+	for _, srv := range servers {
+		if err := srv.Shutdown(drain); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
 	}
 	return nil
+}
+
+// newHTTPServer serves handler. ReadTimeout bounds the whole request, body
+// included, so that a trickled body holds nothing for long, also one a
+// handler refuses unread (the server reads it before answering). The API
+// bounds the bodies it reads more tightly; net/http lifts the deadline
+// once a body has ended, so it never cuts a streamed answer.
+func newHTTPServer(handler http.Handler) *http.Server {
+	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+}
+
+// addrOf is ln's address for the log; "" when there is no listener (the
+// probes on the API's).
+func addrOf(ln net.Listener) string {
+	if ln == nil {
+		return ""
+	}
+	return ln.Addr().String()
 }

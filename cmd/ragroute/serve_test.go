@@ -27,6 +27,7 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	submit := func(secret string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest("POST", base+"/v1/turns", strings.NewReader(`{"messages":[{"role":"user","content":"What does prune last do?"}]}`))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-User", "ann")
 		req.Header.Set("X-Groups", "staff")
 		if secret != "" {
@@ -68,7 +69,7 @@ func TestServeAnswersFromTheIngestedStore(t *testing.T) {
 	stop()
 
 	cfg.Mode = "multiRound"
-	if err := serve(ctx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "multiRound": want singleRound or agentic`) {
+	if err := serve(ctx, cfg, os.Getenv, listeners{api: ln}, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), `mode "multiRound": want singleRound or agentic`) {
 		t.Errorf("an unknown mode: %v", err)
 	}
 }
@@ -104,8 +105,32 @@ func TestServeLoadsTheOperatorsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the operator's config does not load: %v", err)
 	}
-	base, _, stop := serveOnLoopback(ctx, t, cfg)
-	waitOK(t, base+"/healthz")
+	if cfg.Server.MetricsPort == 0 {
+		t.Fatal("the operator's config serves the probes and metrics on the API's port")
+	}
+	base, probes, stop := serveWithProbesOnLoopback(ctx, t, cfg)
+	waitOK(t, probes+"/healthz")
+	// Not ready (no index serves the golden's collection), but answering.
+	if resp, err := http.Get(probes + "/readyz"); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("readiness on the probe port: %v %v, want 503", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// Each port serves its own paths only.
+	for _, url := range []string{base + "/healthz", base + "/readyz", base + "/metrics", probes + "/v1/models"} {
+		resp, err := http.Get(url)
+		if err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %v %v, want 404", url, resp, err)
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+	if resp, err := http.Get(probes + "/metrics"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("metrics on the probe port: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	// No identity, no turn: the JWT route from the golden refuses it.
 	resp, err := http.Post(base+"/v1/turns", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -113,4 +138,25 @@ func TestServeLoadsTheOperatorsConfig(t *testing.T) {
 	}
 	resp.Body.Close()
 	stop()
+}
+
+// The operator's config gives the probes and metrics a port of their own;
+// a config or a local run without one serves them on the API's, as before;
+// the flags override either.
+func TestServeListensForProbesWhereTheConfigSays(t *testing.T) {
+	for _, tc := range []struct {
+		server                podconfig.Server
+		listen, metricsListen string
+		api, probes           string
+	}{
+		{podconfig.Server{Port: 8080, MetricsPort: 8081}, "", "", ":8080", ":8081"},
+		{podconfig.Server{Port: 8080}, "", "", ":8080", ""},
+		{podconfig.Server{Port: 8080, MetricsPort: 8081}, "127.0.0.1:9000", "127.0.0.1:9001", "127.0.0.1:9000", "127.0.0.1:9001"},
+		{podconfig.Server{Port: 8080}, "127.0.0.1:9000", "127.0.0.1:9001", "127.0.0.1:9000", "127.0.0.1:9001"},
+	} {
+		if api, probes := listenAddresses(tc.server, tc.listen, tc.metricsListen); api != tc.api || probes != tc.probes {
+			t.Errorf("%+v with --listen=%q --metrics-listen=%q: API on %q, probes on %q; want %q and %q",
+				tc.server, tc.listen, tc.metricsListen, api, probes, tc.api, tc.probes)
+		}
+	}
 }

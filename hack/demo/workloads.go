@@ -117,15 +117,20 @@ func (d *demo) runRoute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Only the listen address differs from the pod: 8080 may be taken here.
-	args := append(cmd.Args, fmt.Sprintf("--listen=127.0.0.1:%d", port))
+	probePort, err := testenv.FreePort()
+	if err != nil {
+		return err
+	}
+	// Only the listen addresses differ from the pod: 8080 and 8081 may be
+	// taken here.
+	args := append(cmd.Args, fmt.Sprintf("--listen=127.0.0.1:%d", port), fmt.Sprintf("--metrics-listen=127.0.0.1:%d", probePort))
 	fmt.Printf("    Deployment %s: ragroute %s\n", deployment.Name, strings.Join(args, " "))
 	p, err := d.startProcess("route", d.cfg.ragroute, args, cmd.Env)
 	if err != nil {
 		return err
 	}
 	d.routeURL = fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := waitHTTP(ctx, p, d.routeURL+"/readyz", time.Minute); err != nil {
+	if err := waitHTTP(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), time.Minute); err != nil {
 		return err
 	}
 	fmt.Printf("    route ready at %s; log %s\n", d.routeURL, p.LogPath)

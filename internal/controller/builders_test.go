@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -274,6 +275,47 @@ func TestNetworkPolicyOnlyForProxiedRoutesWithPeers(t *testing.T) {
 	}
 	if buildRouteNetworkPolicy(fullInputs().route) != nil {
 		t.Error("a JWT route gets a NetworkPolicy")
+	}
+}
+
+// The kubelet and Prometheus reach the route on its metrics port, where
+// `ragroute serve` serves the probes and /metrics (the rendered config's
+// metricsPort); only the proxy reaches the API's port, where identity
+// headers are believed.
+func TestProbesAndMetricsHaveTheirOwnPort(t *testing.T) {
+	in := fullInputs()
+	in.route = proxiedRoute()
+	cfg := renderRouteConfig(in)
+	container := buildRouteDeployment(in.route, "img", "h", nil).Spec.Template.Spec.Containers[0]
+	ports := map[string]int32{}
+	for _, p := range container.Ports {
+		ports[*p.Name] = *p.ContainerPort
+	}
+	if ports["http"] != cfg.Server.Port || ports["metrics"] != cfg.Server.MetricsPort || cfg.Server.MetricsPort == cfg.Server.Port {
+		t.Errorf("container ports %v, config's server %+v: want http on port and metrics on metricsPort", ports, cfg.Server)
+	}
+	for name, probe := range map[string]*corev1ac.ProbeApplyConfiguration{
+		"startup": container.StartupProbe, "liveness": container.LivenessProbe, "readiness": container.ReadinessProbe,
+	} {
+		if port := probe.HTTPGet.Port; port == nil || port.String() != "metrics" {
+			t.Errorf("the %s probe is on port %v, want metrics", name, port)
+		}
+	}
+	service := map[string]string{}
+	for _, p := range buildRouteService(in.route).Spec.Ports {
+		service[*p.Name] = p.TargetPort.String()
+	}
+	if service["http"] != "http" || service["metrics"] != "metrics" {
+		t.Errorf("Service ports %v: want http and metrics", service)
+	}
+	rules := buildRouteNetworkPolicy(in.route).Spec.Ingress
+	if len(rules) != 2 || rules[0].Ports[0].Port.String() != "http" || len(rules[0].From) != len(in.route.Spec.Auth.TrustedProxy.From) ||
+		rules[1].Ports[0].Port.String() != "metrics" || len(rules[1].From) != len(in.route.Spec.Auth.TrustedProxy.MonitoringFrom) {
+		t.Errorf("NetworkPolicy ingress %s: want the proxy on http, the monitoring peers on metrics only", toYAML(t, rules))
+	}
+	in.route.Spec.Auth.TrustedProxy.MonitoringFrom = nil
+	if rules := buildRouteNetworkPolicy(in.route).Spec.Ingress; len(rules) != 1 || rules[0].Ports[0].Port.String() != "http" {
+		t.Errorf("without monitoring peers, ingress %s: want the proxy's rule only", toYAML(t, rules))
 	}
 }
 

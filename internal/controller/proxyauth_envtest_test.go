@@ -43,8 +43,10 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	if owner := metav1.GetControllerOf(policy); owner == nil || owner.Kind != "QueryRoute" || owner.Name != "support" {
 		t.Errorf("NetworkPolicy controller %v", owner)
 	}
-	if peers := policy.Spec.Ingress[0].From; len(peers) != 2 || peers[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "auth" {
-		t.Errorf("NetworkPolicy peers %+v", peers)
+	// The proxy on the API's port, the monitoring peers on the metrics port.
+	if in := policy.Spec.Ingress; len(in) != 2 || len(in[0].From) != 1 || in[0].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "auth" ||
+		in[0].Ports[0].Port.String() != "http" || len(in[1].From) != 1 || in[1].Ports[0].Port.String() != "metrics" {
+		t.Errorf("NetworkPolicy ingress %+v", in)
 	}
 	env := s.deployment(t, ns, "support").Spec.Template.Spec.Containers[0].Env
 	if !hasSecretEnv(env, "RAGROUTE_PROXY_SECRET", "support-proxy", "secret") {

@@ -68,7 +68,8 @@ func buildRouteConfigMap(route *v1alpha1.QueryRoute, configData []byte) *corev1a
 		WithData(map[string]string{podconfig.RouteFileName: string(configData)})
 }
 
-// buildRouteService exposes the query API inside the cluster.
+// buildRouteService exposes the query API inside the cluster, and the
+// metrics port for a ServiceMonitor.
 func buildRouteService(route *v1alpha1.QueryRoute) *corev1ac.ServiceApplyConfiguration {
 	return corev1ac.Service(route.Name, route.Namespace).
 		WithLabels(routeLabels(route)).
@@ -76,11 +77,17 @@ func buildRouteService(route *v1alpha1.QueryRoute) *corev1ac.ServiceApplyConfigu
 		WithSpec(corev1ac.ServiceSpec().
 			WithType(corev1.ServiceTypeClusterIP).
 			WithSelector(routeSelector(route)).
-			WithPorts(corev1ac.ServicePort().
-				WithName("http").
-				WithProtocol(corev1.ProtocolTCP).
-				WithPort(routePort).
-				WithTargetPort(intstr.FromString("http"))))
+			WithPorts(
+				corev1ac.ServicePort().
+					WithName(routePortName).
+					WithProtocol(corev1.ProtocolTCP).
+					WithPort(routePort).
+					WithTargetPort(intstr.FromString(routePortName)),
+				corev1ac.ServicePort().
+					WithName(routeMetricsPortName).
+					WithProtocol(corev1.ProtocolTCP).
+					WithPort(routeMetricsPort).
+					WithTargetPort(intstr.FromString(routeMetricsPortName))))
 }
 
 // buildRouteDeployment runs `ragroute serve` on the rendered config. Secrets
@@ -98,7 +105,9 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 		WithName(servingContainer).
 		WithImage(image).
 		WithArgs("serve", "--config="+configMountPath+"/"+podconfig.RouteFileName).
-		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(routePort).WithProtocol(corev1.ProtocolTCP)).
+		WithPorts(
+			corev1ac.ContainerPort().WithName(routePortName).WithContainerPort(routePort).WithProtocol(corev1.ProtocolTCP),
+			corev1ac.ContainerPort().WithName(routeMetricsPortName).WithContainerPort(routeMetricsPort).WithProtocol(corev1.ProtocolTCP)).
 		WithVolumeMounts(
 			corev1ac.VolumeMount().WithName("config").WithMountPath(configMountPath).WithReadOnly(true),
 			corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp"),
@@ -159,9 +168,10 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 	return deployment
 }
 
+// httpProbe probes path on the metrics port, where the probes are served.
 func httpProbe(path string, failureThreshold, periodSeconds int32) *corev1ac.ProbeApplyConfiguration {
 	return corev1ac.Probe().
-		WithHTTPGet(corev1ac.HTTPGetAction().WithPath(path).WithPort(intstr.FromString("http"))).
+		WithHTTPGet(corev1ac.HTTPGetAction().WithPath(path).WithPort(intstr.FromString(routeMetricsPortName))).
 		WithPeriodSeconds(periodSeconds).
 		WithFailureThreshold(failureThreshold).
 		WithTimeoutSeconds(2)

@@ -11,18 +11,19 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
-// buildRouteNetworkPolicy admits only the trusted proxy (and the monitoring
-// peers) to a trusted-proxy route's pods, so no other pod can reach the
-// port where identity headers are believed. Nil when the route names no
-// peers: then there is nothing to render, and an existing policy goes.
+// buildRouteNetworkPolicy admits only the trusted proxy to a
+// trusted-proxy route's API port, so no other pod can reach the port where
+// identity headers are believed, and only the monitoring peers to its
+// metrics port. Nil when the route names no peers: then there is nothing
+// to render, and an existing policy goes.
 func buildRouteNetworkPolicy(route *v1alpha1.QueryRoute) *networkingv1ac.NetworkPolicyApplyConfiguration {
 	proxy := route.Spec.Auth.TrustedProxy
 	if proxy == nil || len(proxy.From) == 0 {
 		return nil
 	}
-	var peers []*networkingv1ac.NetworkPolicyPeerApplyConfiguration
-	for _, peer := range append(append([]v1alpha1.NetworkPeer{}, proxy.From...), proxy.MonitoringFrom...) {
-		peers = append(peers, networkPeer(peer))
+	rules := []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration{ingressTo(routePortName, proxy.From)}
+	if len(proxy.MonitoringFrom) > 0 {
+		rules = append(rules, ingressTo(routeMetricsPortName, proxy.MonitoringFrom))
 	}
 	return networkingv1ac.NetworkPolicy(route.Name, route.Namespace).
 		WithLabels(routeLabels(route)).
@@ -30,11 +31,17 @@ func buildRouteNetworkPolicy(route *v1alpha1.QueryRoute) *networkingv1ac.Network
 		WithSpec(networkingv1ac.NetworkPolicySpec().
 			WithPodSelector(metav1ac.LabelSelector().WithMatchLabels(routeSelector(route))).
 			WithPolicyTypes(networkingv1.PolicyTypeIngress).
-			WithIngress(networkingv1ac.NetworkPolicyIngressRule().
-				WithFrom(peers...).
-				WithPorts(networkingv1ac.NetworkPolicyPort().
-					WithProtocol(corev1.ProtocolTCP).
-					WithPort(intstr.FromString("http")))))
+			WithIngress(rules...))
+}
+
+// ingressTo admits peers to the pods' named port.
+func ingressTo(port string, peers []v1alpha1.NetworkPeer) *networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration {
+	rule := networkingv1ac.NetworkPolicyIngressRule().
+		WithPorts(networkingv1ac.NetworkPolicyPort().WithProtocol(corev1.ProtocolTCP).WithPort(intstr.FromString(port)))
+	for _, peer := range peers {
+		rule.WithFrom(networkPeer(peer))
+	}
+	return rule
 }
 
 func networkPeer(peer v1alpha1.NetworkPeer) *networkingv1ac.NetworkPolicyPeerApplyConfiguration {

@@ -12,8 +12,19 @@ import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
-// routePort is where `ragroute serve` listens in route pods.
-const routePort = 8080
+// routePort is where `ragroute serve` serves the query API in route pods;
+// routeMetricsPort is where it serves /healthz, /readyz and /metrics, so
+// the kubelet and Prometheus never need the API's port, nor it theirs.
+const (
+	routePort        = 8080
+	routeMetricsPort = 8081
+)
+
+// The route pods' named ports.
+const (
+	routePortName        = "http"
+	routeMetricsPortName = "metrics"
+)
 
 // routeInputs is everything a route's effective configuration is made of.
 type routeInputs struct {
@@ -35,7 +46,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 	cfg := podconfig.RouteConfig{
 		Version: podconfig.RouteVersion,
 		Route:   podconfig.RouteRef{Name: in.route.Name, Namespace: in.route.Namespace},
-		Server:  podconfig.Server{Port: routePort},
+		Server:  podconfig.Server{Port: routePort, MetricsPort: routeMetricsPort},
 		Prompt: podconfig.Prompt{
 			Name:     in.promptName,
 			Platform: in.prompt.Platform,

@@ -167,7 +167,8 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 // Transport returns a RoundTripper that retries base's round trips by the
 // policy, replaying the request body; the counter, if set, counts retries.
 // A response is returned once its status is final, so a streamed body is
-// never replayed after any of it reached the caller. base nil:
+// never replayed after any of it reached the caller; a final error
+// answer's body is cut to its prefix (capErrorBody). base nil:
 // http.DefaultTransport. The call is traced (traced).
 func (p RetryPolicy) Transport(base http.RoundTripper, retries *atomic.Int64) http.RoundTripper {
 	if base == nil {
@@ -193,7 +194,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		getBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	first := true
-	return t.policy.Do(req.Context(), t.retries, func() (*http.Response, error) {
+	resp, err := t.policy.Do(req.Context(), t.retries, func() (*http.Response, error) {
 		r := req
 		if !first || req.GetBody == nil {
 			r = req.Clone(req.Context())
@@ -208,6 +209,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		first = false
 		return t.base.RoundTrip(r)
 	})
+	capErrorBody(resp)
+	return resp, err
 }
 
 // StatusOf is the HTTP status a failed model call was answered with, or

@@ -70,6 +70,9 @@ type Grounding struct {
 // Server is where the query API listens.
 type Server struct {
 	Port int32 `json:"port"`
+	// MetricsPort, when set, serves /healthz, /readyz and /metrics on a
+	// port of their own, and Port the API only; 0: all on Port.
+	MetricsPort int32 `json:"metricsPort,omitempty"`
 	// CORSAllowedOrigins are the browser origins answered with CORS
 	// headers; none: no CORS.
 	CORSAllowedOrigins []string `json:"corsAllowedOrigins,omitempty"`
@@ -288,6 +291,9 @@ func (c RouteConfig) Validate() error {
 	case c.Answer.Mode != AnswerExtractive || c.Model.SearchPolicy != SearchAlways || c.Mode == ModeAgentic:
 		errs = append(errs, errors.New("model.baseURL and model.name are required unless answer.mode is extractive with searchPolicy always in singleRound mode"))
 	}
+	if err := c.Server.validatePorts(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Window.AnswerReserveTokens >= c.Window.ContextTokens {
 		errs = append(errs, fmt.Errorf("window.answerReserveTokens (%d) must be less than window.contextTokens (%d)",
 			c.Window.AnswerReserveTokens, c.Window.ContextTokens))
@@ -350,6 +356,20 @@ func (c RouteConfig) validateEnums() []error {
 	add(oneOf("answer.mode", c.Answer.Mode, "", AnswerGenerative, AnswerExtractive))
 	add(oneOf("answer.grounding.policy", c.Answer.Grounding.Policy, "", GroundingAnnotate, GroundingStrip, GroundingFallback))
 	return errs
+}
+
+// validatePorts: two ports that a listener can take (MetricsPort may be
+// unset), never the same one.
+func (s Server) validatePorts() error {
+	switch {
+	case s.Port < 0 || s.Port > 65535:
+		return fmt.Errorf("server.port %d is not a TCP port (1-65535)", s.Port)
+	case s.MetricsPort < 0 || s.MetricsPort > 65535:
+		return fmt.Errorf("server.metricsPort %d is outside 1-65535 (0: metrics on server.port)", s.MetricsPort)
+	case s.MetricsPort != 0 && s.MetricsPort == s.Port:
+		return fmt.Errorf("server.metricsPort %d is server.port: give it another port, or 0 to serve metrics on server.port", s.MetricsPort)
+	}
+	return nil
 }
 
 // validateWeights: no negative weight, and a search that searches

@@ -508,7 +508,7 @@ func TestChartOptionalTemplates(t *testing.T) {
 		namespaces, _, _ := unstructured.NestedMap(routes.Object, "spec", "namespaceSelector")
 		endpoints, _, _ := unstructured.NestedSlice(routes.Object, "spec", "endpoints")
 		if selector["app.kubernetes.io/name"] != "ragroute-route" || selector["app.kubernetes.io/managed-by"] != "ragroute" ||
-			fmt.Sprint(namespaces) != tc.namespaces || len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != "http" {
+			fmt.Sprint(namespaces) != tc.namespaces || len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != "metrics" {
 			t.Errorf("%v: routes ServiceMonitor selector %v, namespaces %v, endpoints %v", tc.sets, selector, namespaces, endpoints)
 		}
 	}

@@ -3,9 +3,11 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
 	"golang.org/x/time/rate"
 )
 
@@ -158,12 +160,20 @@ func (a *admission) running() int {
 // limit it hit: a 429 or 503 *apiError with Retry-After. On success the
 // caller must call release once the work is over.
 func (s *Server) reserve(user string) (release func(), err error) {
-	return s.refusedAs(s.admission.admit(user))
+	return s.refusedAs(s.admission.admit(limitKey(user)))
 }
 
 // reserveStream is reserve for an event stream.
 func (s *Server) reserveStream(user string) (release func(), err error) {
-	return s.refusedAs(s.streams.admit(user))
+	return s.refusedAs(s.streams.admit(limitKey(user)))
+}
+
+// limitKey is whose budget a user's request spends: the name in NFC,
+// lower-cased, so that Alice, alice and ALICE (which an identity provider
+// may all accept as one login) share one budget instead of tripling it.
+// Only the limits fold: ACLs and turn ownership stay byte-exact.
+func limitKey(user string) string {
+	return strings.ToLower(norm.NFC.String(user))
 }
 
 // refusedAs counts a refusal and answers it as an *apiError.

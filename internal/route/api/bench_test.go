@@ -175,6 +175,7 @@ func send(client *http.Client, method, url, body string) (*http.Response, error)
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-User", "ann")
 	req.Header.Set("X-Groups", "staff")
 	resp, err := client.Do(req)

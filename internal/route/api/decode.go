@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"time"
@@ -26,8 +27,12 @@ func strictBody() bodyFormat {
 }
 
 // decode reads a JSON body of at most BodyBytes into into; it must arrive
-// within BodyReadTimeout. A body refused is a 413, 408 or 400 *apiError.
+// within BodyReadTimeout. A body refused is a 415, 413, 408 or 400
+// *apiError.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, into any, format bodyFormat) error {
+	if err := checkJSONContentType(r.Header); err != nil {
+		return err
+	}
 	limits := s.opts.Limits
 	timeout := limits.BodyReadTimeout
 	if timeout <= 0 {
@@ -64,9 +69,26 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, into any, format
 	}
 }
 
-// writeJSON answers v as JSON with status.
+// checkJSONContentType refuses a body not declared application/json
+// (parameters such as charset allowed) with 415. A browser may send a
+// text/plain or form POST to any origin without asking first; requiring
+// application/json makes it send a CORS preflight, which the route answers
+// only for its allowed origins.
+func checkJSONContentType(header http.Header) error {
+	declared := header.Get("Content-Type")
+	if mediaType, _, err := mime.ParseMediaType(declared); err == nil && mediaType == "application/json" {
+		return nil
+	}
+	return &apiError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+		Message: fmt.Sprintf("the Content-Type header must be application/json, not %q", declared)}
+}
+
+// writeJSON answers v as JSON with status, every JSON answer of the API:
+// answers, fragments and errors are one user's, so no cache (a browser's,
+// a proxy's) may keep them.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }

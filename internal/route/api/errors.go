@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,9 +79,7 @@ func (e *apiError) write(w http.ResponseWriter) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(e.body())
+	writeJSON(w, e.Status, e.body())
 }
 
 // apiHandler adapts an endpoint that returns its error to http.Handler: the

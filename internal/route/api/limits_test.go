@@ -347,6 +347,56 @@ func TestEventStreamsPerUserAreBounded(t *testing.T) {
 	finish(t, srv, "ann", turn) // her streams given back, one opens again
 }
 
+// An identity provider may accept Alice, alice and ALICE as one login:
+// they share one budget of turns and of streams, as do a name's NFC and
+// NFD spellings, while each name still owns only its own turns (ACLs and
+// ownership stay byte-exact).
+func TestUserLimitsFoldTheCaseOfTheName(t *testing.T) {
+	w := routetest.NewWorld(t)
+	letGo := holdAnswers(t, w)
+	clock := newTestClock()
+	srv := serveWith(t, w, func(o *Options) {
+		o.Limits.ConcurrentTurnsPerUser, o.Limits.TurnsPerMinutePerUser, o.Limits.StreamsPerUser = 2, 60000, 2
+		o.Now = clock.now
+	})
+	lower, title := submit(t, srv, "alice", "first?"), submit(t, srv, "Alice", "second?")
+	zoe := submit(t, srv, "zo\u00eb", "first?") // NFC ë
+	submit(t, srv, "ZOE\u0308", "second?")      // NFD Ë
+	for _, user := range []string{"ALICE", "Zo\u00eb"} {
+		if status, _, apiErr := post(t, srv, "/v1/turns", user, turnBody); status != http.StatusTooManyRequests || apiErr.Code != "rate_limited" {
+			t.Errorf("%s's third turn of the same name: %d %+v, want 429", user, status, apiErr)
+		}
+	}
+	if status, _, apiErr := post(t, srv, "/v1/turns", "alicia", turnBody); status != http.StatusAccepted {
+		t.Errorf("another user's turn: %d %+v", status, apiErr)
+	}
+	for _, other := range []struct{ user, turn string }{{"Alice", lower}, {"ZO\u00cb", zoe}} {
+		resp := do(t, "GET", srv.URL+"/v1/turns/"+other.turn+"/events", other.user, "")
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s read a turn of another spelling: %d, want 404", other.user, resp.StatusCode)
+		}
+	}
+
+	var held []*http.Response
+	for _, stream := range []struct{ user, turn string }{{"alice", lower}, {"Alice", title}} {
+		resp := do(t, "GET", srv.URL+"/v1/turns/"+stream.turn+"/events", stream.user, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s's stream: %d", stream.user, resp.StatusCode)
+		}
+		held = append(held, resp)
+	}
+	if resp := do(t, "GET", srv.URL+"/v1/turns/"+title+"/events", "Alice", ""); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a third stream of alice and Alice: %d, want 429", resp.StatusCode)
+		resp.Body.Close()
+	}
+	letGo()
+	for _, resp := range held {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
 // stalledWriter is a response whose client stopped reading: a flush waits
 // for its write deadline.
 type stalledWriter struct {

@@ -1,24 +1,25 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
 )
 
-// readyCheckTimeout bounds the readiness checks.
+// readyCheckTimeout bounds a readiness check: within the probe's own 2 s
+// timeout (the Deployment's readiness probe), so a hung Milvus is reported
+// as such and logged, not as a probe timeout.
 const readyCheckTimeout = 1500 * time.Millisecond
 
 // ready answers {"ready":true}, or 503 {"ready":false,"notReady":[…]}
-// naming the dependencies. The probe is unauthenticated, so the errors
-// (addresses, internal URLs) go to the log only.
+// naming the dependencies, from the shared check (readyMemo). The probe is
+// unauthenticated, so the errors (addresses, internal URLs) go to the log
+// only.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
-	// Within the probe's own 2 s timeout (the Deployment's readiness probe),
-	// so a hung Milvus is reported as such and logged, not as a probe timeout.
-	ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
-	defer cancel()
-	err := s.opts.Ready(ctx)
+	err := s.readiness.result(r.Context())
+	if r.Context().Err() != nil {
+		return // the prober left
+	}
 	if err == nil {
 		writeJSON(w, http.StatusOK, readiness{Ready: true})
 		return

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +56,8 @@ type Options struct {
 	// (W3C trace context taken from the caller); nil: no tracing.
 	Tracing trace.TracerProvider
 	Logger  *slog.Logger
-	// Now is the admission's clock, what the per-user rate is measured
-	// by; time.Now when nil.
+	// Now is the clock of the admission (what the per-user rate is
+	// measured by) and of the readiness result's age; time.Now when nil.
 	Now func() time.Time
 }
 
@@ -66,11 +67,14 @@ type Server struct {
 	metrics   *metrics
 	admission *admission
 	streams   *streams
+	readiness *readyMemo
 	// turns is cancelled on shutdown so running turns end with an error
 	// event instead of hanging.
 	turns   context.Context
 	started time.Time
-	handler http.Handler
+	// handler serves everything on one port; api and probes split it in
+	// two (the API's paths; health, readiness and metrics).
+	handler, api, probes http.Handler
 }
 
 // New builds the API of opts: its metrics registry, its admission and its
@@ -82,7 +86,8 @@ func New(ctx context.Context, opts Options) *Server {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now()}
+	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now(),
+		readiness: &readyMemo{check: opts.Ready, now: now, base: ctx}}
 	var cache any
 	if opts.Searcher != nil {
 		cache = opts.Searcher.Cache
@@ -91,20 +96,46 @@ func New(ctx context.Context, opts Options) *Server {
 	if opts.RedisRejected != nil {
 		s.metrics.countRedisRejected(opts.RedisRejected)
 	}
-	s.handler = s.routes()
+	s.api, s.probes = s.routes()
+	s.handler = oneHandler(s.api, s.probes)
 	if opts.ModelHealth != nil {
 		go s.watchModel(ctx)
 	}
 	return s
 }
 
-// Handler is the API's routes as New built them: every call returns the
-// same handler, over the same metrics.
+// Handler is every path on one port, the API's, health, readiness and
+// metrics, as New built them: every call returns the same handler, over
+// the same metrics.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// APIHandler is Handler without health, readiness and metrics, for the
+// API's port when ProbeHandler has its own.
+func (s *Server) APIHandler() http.Handler { return s.api }
+
+// ProbeHandler serves GET /healthz, /readyz and /metrics only: on a port
+// of their own, the probes and the scraper never reach the API's port
+// (where identity headers are believed), nor the API theirs.
+func (s *Server) ProbeHandler() http.Handler { return s.probes }
+
+// probePaths are the paths ProbeHandler serves.
+var probePaths = []string{"/healthz", "/readyz", "/metrics"}
+
+// oneHandler serves the probe paths from probes and the rest from api.
+func oneHandler(api, probes http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slices.Contains(probePaths, r.URL.Path) {
+			probes.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
 // routes maps the API's paths to their handlers, each instrumented, then
-// wraps them in tracing, CORS and the request id.
-func (s *Server) routes() http.Handler {
+// wraps them in tracing, CORS and the request id; and the probes' paths,
+// untraced.
+func (s *Server) routes() (api, probes http.Handler) {
 	mux := http.NewServeMux()
 	for pattern, handler := range map[string]http.Handler{
 		"POST /v1/turns":            s.endpoint(s.submit),
@@ -113,13 +144,10 @@ func (s *Server) routes() http.Handler {
 		"POST /v1/chat/completions": s.endpoint(s.completions),
 		"GET /v1/models":            s.endpoint(s.models),
 		"GET /v1/models/{id}":       s.endpoint(s.models),
-		"GET /healthz":              http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") }),
-		"GET /readyz":               http.HandlerFunc(s.ready),
 	} {
 		_, path, _ := strings.Cut(pattern, " ")
 		mux.Handle(pattern, s.metrics.instrument(path, handler))
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
 	if s.opts.Page != nil {
 		mux.Handle("GET /{$}", s.metrics.instrument("/", s.opts.Page))
 		mux.Handle("GET /ui/", s.metrics.instrument("/ui/", s.opts.Page))
@@ -128,10 +156,13 @@ func (s *Server) routes() http.Handler {
 	if s.opts.Tracing != nil {
 		handler = otelhttp.NewHandler(mux, "ragroute", otelhttp.WithTracerProvider(s.opts.Tracing),
 			otelhttp.WithPropagators(propagation.TraceContext{}),
-			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "HTTP " + r.Method }),
-			otelhttp.WithFilter(func(r *http.Request) bool {
-				return r.URL.Path != "/metrics" && r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
-			}))
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "HTTP " + r.Method }))
 	}
-	return withRequestID(withCORS(s.opts.CORSAllowedOrigins, handler))
+
+	probeMux := http.NewServeMux()
+	probeMux.Handle("GET /healthz", s.metrics.instrument("/healthz",
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })))
+	probeMux.Handle("GET /readyz", s.metrics.instrument("/readyz", http.HandlerFunc(s.ready)))
+	probeMux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	return withRequestID(withCORS(s.opts.CORSAllowedOrigins, handler)), withRequestID(probeMux)
 }

@@ -25,6 +25,9 @@ func serve(t testing.TB, w *routetest.World) *httptest.Server {
 func do(t testing.TB, method, url, user, body string, header ...string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if user != "" {
 		req.Header.Set("X-User", user)
 		req.Header.Set("X-Groups", "staff")
@@ -159,6 +162,77 @@ func TestRequestsAreCheckedBeforeAnyWork(t *testing.T) {
 	}
 	if n := len(w.Models.Seen()); n != 0 {
 		t.Errorf("refused requests reached the model %d times", n)
+	}
+}
+
+func TestPostBodiesMustBeDeclaredJSON(t *testing.T) {
+	w := routetest.NewWorld(t)
+	srv := serve(t, w)
+	bodies := map[string]string{
+		"/v1/turns":            `{"messages":[{"role":"user","content":"hi"}]}`,
+		"/v1/search":           `{"query":"sync waves"}`,
+		"/v1/chat/completions": `{"messages":[{"role":"user","content":"hi"}]}`,
+	}
+	// A browser sends these three to any origin without a preflight.
+	for _, contentType := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
+		for path, body := range bodies {
+			resp := do(t, "POST", srv.URL+path, "ann", body, "Content-Type", contentType)
+			var got errorBody
+			_ = json.NewDecoder(resp.Body).Decode(&got)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnsupportedMediaType || got.Error.Code != "unsupported_media_type" ||
+				!strings.Contains(got.Error.Message, "Content-Type") || got.Error.Type != "invalid_request_error" {
+				t.Errorf("%s as %q: %d %+v, want 415 unsupported_media_type naming Content-Type", path, contentType, resp.StatusCode, got)
+			}
+		}
+	}
+	if n := len(w.Models.Seen()); n != 0 {
+		t.Errorf("refused requests reached the model %d times", n)
+	}
+	// Parameters and case do not matter.
+	for _, contentType := range []string{"application/json; charset=utf-8", "Application/JSON"} {
+		resp := do(t, "POST", srv.URL+"/v1/search", "ann", bodies["/v1/search"], "Content-Type", contentType)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("search as %q: %d", contentType, resp.StatusCode)
+		}
+	}
+}
+
+// Answers, fragments and errors are one user's: no browser or proxy cache
+// may keep them for the next person on the machine or behind the proxy.
+func TestAnswersAreNeverStored(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync", "Waves run in order [S1].")
+	srv := serve(t, w)
+	question := `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`
+	submitted := do(t, "POST", srv.URL+"/v1/turns", "ann", question)
+	var turn struct {
+		StreamURL string `json:"stream_url"`
+	}
+	_ = json.NewDecoder(submitted.Body).Decode(&turn)
+	submitted.Body.Close()
+	for _, tc := range []struct {
+		name         string
+		method, path string
+		user, body   string
+		status       int
+	}{
+		{"submitted turn", "POST", "/v1/turns", "ann", question, http.StatusAccepted},
+		{"turn events", "GET", turn.StreamURL, "ann", "", http.StatusOK},
+		{"search", "POST", "/v1/search", "ann", `{"query":"sync waves"}`, http.StatusOK},
+		{"completion", "POST", "/v1/chat/completions", "bob", question, http.StatusOK},
+		{"streamed completion", "POST", "/v1/chat/completions", "cid", `{"stream":true,` + question[1:], http.StatusOK},
+		{"models", "GET", "/v1/models", "ann", "", http.StatusOK},
+		{"error", "POST", "/v1/search", "", `{"query":"sync waves"}`, http.StatusUnauthorized},
+		{"readiness", "GET", "/readyz", "", "", http.StatusOK},
+	} {
+		resp := do(t, tc.method, srv.URL+tc.path, tc.user, tc.body)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d with Cache-Control %q, want %d with no-store", tc.name, resp.StatusCode, resp.Header.Get("Cache-Control"), tc.status)
+		}
 	}
 }
 

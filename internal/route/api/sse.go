@@ -26,7 +26,7 @@ func startSSE(w http.ResponseWriter, writeTimeout time.Duration) (*sseStream, er
 		return nil, &apiError{Status: http.StatusInternalServerError, Code: "no_streaming", Message: "streaming unsupported"}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Cache-Control", "no-store") // one user's answer, as writeJSON's
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	if writeTimeout <= 0 {

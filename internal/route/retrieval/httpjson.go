@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/model"
 )
 
 // jsonEndpoint is a tool-side HTTP service the route calls: a reranker or
@@ -41,7 +43,9 @@ func (e jsonEndpoint) post(ctx context.Context, path string, timeout time.Durati
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", e.BaseURL, resp.Status)
+		// The upstream's reason, cut short: a reranker may echo the
+		// fragments it was sent, a search gateway the query.
+		return fmt.Errorf("%s: %s: %s", e.BaseURL, resp.Status, model.ErrorBodyPrefix(resp.Body))
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, maxBytes)).Decode(out); err != nil {
 		return fmt.Errorf("%s: %w", e.BaseURL, err)

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
 )
 
 // WebSearch is the web_search tool: an HTTP search endpoint in the common
 // shape POST {baseURL}/search {"query","max_results"} →
 // {"results":[{"title","url","content"}]} (Tavily and compatible
-// gateways). Results are public: no ACL applies.
+// gateways). Results are public: no ACL applies. They are anyone's text,
+// so each is flagged as ingestion flags a chunk (ingest.FlagReason) and
+// the route's flaggedFragments policy applies to it as to a document's.
 type WebSearch struct {
 	BaseURL    string
 	APIKey     string
@@ -38,7 +42,9 @@ func (ws *WebSearch) Search(ctx context.Context, query string) (Retrieval, error
 			break
 		}
 		r.Fragments = append(r.Fragments, Fragment{ID: "web:" + res.URL, DocID: res.URL, Source: res.URL, SourceURI: res.URL,
-			Title: res.Title, Kind: "web", Text: res.Content, Score: 1})
+			Title: res.Title, Kind: "web", Text: res.Content, Score: 1,
+			// The title reaches the model too, on the fragment's opening line.
+			Flagged: ingest.FlagReason(res.Title + "\n\n" + res.Content)})
 	}
 	r.Timings["web_search"] = time.Since(start)
 	return r, nil

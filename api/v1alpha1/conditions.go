@@ -71,6 +71,11 @@ const (
 	ReasonAnyCallerAllowed       = "AnyCallerAllowed"
 	ReasonCallerAuthenticated    = "CallerAuthenticated"
 
+	// ReasonInsecureProxyAuthNotAllowed: a QueryRoute asks for
+	// trustedProxy.insecureAllowAnyCaller and the operator runs without
+	// --allow-insecure-proxy-auth; its children are not applied.
+	ReasonInsecureProxyAuthNotAllowed = "InsecureProxyAuthNotAllowed"
+
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.
 	ReasonImageNotAllowed = "ImageNotAllowed"

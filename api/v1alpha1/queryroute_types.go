@@ -753,6 +753,7 @@ type JWTAuth struct {
 // which must be asked for with insecureAllowAnyCaller.
 // +kubebuilder:validation:XValidation:rule="has(self.secretRef) || (has(self.insecureAllowAnyCaller) && self.insecureAllowAnyCaller)",message="trustedProxy needs secretRef (a shared secret the proxy sends on every request) or insecureAllowAnyCaller: true",fieldPath=".secretRef",reason=FieldValueRequired
 // +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || !has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller",message="insecureAllowAnyCaller cannot be combined with secretRef",fieldPath=".insecureAllowAnyCaller",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller || (has(self.from) && size(self.from) > 0)",message="insecureAllowAnyCaller needs from: the peers (the proxy) the route's NetworkPolicy admits, so no other pod can claim an identity",fieldPath=".from",reason=FieldValueRequired
 type TrustedProxyAuth struct {
 	// UserHeader carries the user name.
 	// +optional
@@ -799,9 +800,11 @@ type TrustedProxyAuth struct {
 	MonitoringFrom []NetworkPeer `json:"monitoringFrom,omitempty"`
 
 	// InsecureAllowAnyCaller trusts the identity headers from any caller
-	// that reaches the route's port, with no shared secret. Only for a
-	// route no pod but the proxy can reach; the QueryRoute shows
-	// InsecureAuth=True and a Warning event while it is set.
+	// that reaches the route's port, with no shared secret. It needs from
+	// (the NetworkPolicy then admits only those peers) and an operator run
+	// with --allow-insecure-proxy-auth; otherwise the route is not deployed
+	// (Ready=False, reason InsecureProxyAuthNotAllowed). The QueryRoute
+	// shows InsecureAuth=True and a Warning event while it is set.
 	// +optional
 	InsecureAllowAnyCaller bool `json:"insecureAllowAnyCaller,omitempty"`
 }

@@ -26,12 +26,12 @@ spec:
   knowledgeStoreRef: {name: docs}
   platformPromptRef: {name: default}
   model: {baseURL: "http://llm/v1", name: llm}
-  auth: {trustedProxy: {insecureAllowAnyCaller: true}}
+  auth: {trustedProxy: {secretRef: {name: proxy, key: secret}}}
 ` + mutate
 	}
 	window := "  window: {contextTokens: 4096, answerReserveTokens: 512}\n"
 	withAuth := func(auth string) string {
-		return strings.Replace(route(window), "auth: {trustedProxy: {insecureAllowAnyCaller: true}}", "auth: "+auth, 1)
+		return strings.Replace(route(window), "auth: {trustedProxy: {secretRef: {name: proxy, key: secret}}}", "auth: "+auth, 1)
 	}
 	cases := []struct {
 		name string
@@ -66,6 +66,10 @@ spec:
 		{"trusted proxy with a secret and insecureAllowAnyCaller (CEL)",
 			withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, insecureAllowAnyCaller: true}}"),
 			[]string{"spec.auth.trustedProxy.insecureAllowAnyCaller: Forbidden", "insecureAllowAnyCaller cannot be combined with secretRef"}},
+		{"trusting any caller without peers (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true}}"),
+			[]string{"spec.auth.trustedProxy.from: Required value", "insecureAllowAnyCaller needs from"}},
+		{"trusting any caller with an empty peer list (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true, from: []}}"),
+			[]string{"spec.auth.trustedProxy.from: Required value", "insecureAllowAnyCaller needs from"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
 		{"input prefix too long", `
@@ -107,7 +111,7 @@ spec:
 			[]string{"spec.answer.grounding.policy", `supported values: "annotate", "strip", "fallback"`}},
 		{"unknown enum", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  mode: loop\n"),
 			[]string{"spec.mode", `supported values: "singleRound", "agentic"`}},
-		{"both auth kinds (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true}, jwt: {issuer: 'https://sso', audience: a}}"),
+		{"both auth kinds (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}}, jwt: {issuer: 'https://sso', audience: a}}"),
 			[]string{"spec.auth", "exactly one of jwt or trustedProxy"}},
 		{"route name that cannot name a Service (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
 			"metadata: {name: support}", "metadata: {name: 1st-support}", 1),

@@ -217,7 +217,7 @@ func TestStoreReportsARefusedIngestionApply(t *testing.T) {
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
 		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
 	}}
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), faq, store)
 
 	// The refusal is in the status, written for the current generation.
 	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonApplyFailed)
@@ -251,7 +251,7 @@ func TestStoreRefusesToAdoptAForeignJob(t *testing.T) {
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
 		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
 	}}
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), faq, store)
 	job := s.ingestJob(t, ns, "")
 	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
 

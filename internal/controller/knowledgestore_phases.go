@@ -47,7 +47,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 		conn.TLSServerName, conn.TLSInsecureSkipVerify = m.TLS.ServerName, m.TLS.InsecureSkipVerify
 	}
 	for _, use := range storeSecretKeys(&store.Spec) {
-		secret, err := r.secrets().key(ctx, store.Namespace, use.field, &use.ref)
+		secret, err := r.secrets().sendable(ctx, store.Namespace, use)
 		if err != nil {
 			return knowledge.Connection{}, err
 		}
@@ -61,8 +61,13 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 				continue
 			}
 			field := "spec.ingestion.sources[" + source.Name + "].git.secretRef"
-			if _, err := r.secrets().whole(ctx, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
+			secret, err := r.secrets().whole(ctx, store.Namespace, field, source.Git.SecretRef.Name)
+			if err != nil {
 				return knowledge.Connection{}, err
+			}
+			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL}
+			if refusal := secretHostRefusal(secret, field, to); refusal != nil {
+				return knowledge.Connection{}, refusal
 			}
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // failed ingestion, a schema that does not match.
 var stalledReasons = map[string]bool{
 	v1alpha1.ReasonSecretNotFound: true, v1alpha1.ReasonSecretKeyNotFound: true, v1alpha1.ReasonSecretNotLabeled: true,
-	v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
+	v1alpha1.ReasonSecretNotAllowedForHost: true, v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
 	v1alpha1.ReasonKnowledgeStoreMissing: true, v1alpha1.ReasonPlatformPromptMissing: true,
 	v1alpha1.ReasonRenderFailed: true, v1alpha1.ReasonApplyFailed: true, v1alpha1.ReasonChildConflict: true,
 	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInsecureProxyAuthNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,

@@ -28,8 +28,8 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	route := newRoute(ns, "support", "docs", "default")
 	route.Spec.Auth = proxiedRoute().Spec.Auth
 	s.create(t,
-		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value"),
-		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value", llmHost),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value", embedderHost),
 		newSecret(ns, "support-proxy", "secret", "proxy-shared-secret"),
 		newPrompt(ns, "default", "You are ACME's internal assistant."),
 		newStore(ns, "docs", s.milvusURI),
@@ -105,11 +105,11 @@ func TestUnlabelledSecretIsNamedNotRead(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
 	ctx := context.Background()
-	llm := newSecret(ns, "llm", "apiKey", "sk-llm-secret-value")
+	llm := newSecret(ns, "llm", "apiKey", "sk-llm-secret-value", llmHost)
 	llm.Labels = nil
 	s.create(t,
 		llm,
-		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value", embedderHost),
 		newPrompt(ns, "default", "You are ACME's internal assistant."),
 		newStore(ns, "docs", s.milvusURI),
 		newRoute(ns, "support", "docs", "default"),

@@ -68,7 +68,7 @@ func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeSc
 	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
 	secrets := map[string]*corev1.Secret{}
 	for _, use := range uses {
-		secret, err := secretReader{cache: r.Client, live: r.APIReader}.key(ctx, route.Namespace, use.field, &use.ref)
+		secret, err := secretReader{cache: r.Client, live: r.APIReader}.sendable(ctx, route.Namespace, use)
 		if err != nil {
 			return err
 		}

@@ -64,15 +64,18 @@ const (
 	ReasonIngestionPending        = "IngestionPending"
 	ReasonIngestionRunning        = "IngestionRunning"
 	ReasonIngestionFailed         = "IngestionFailed"
-	ReasonIndexed                 = "Indexed"
-	ReasonNoIndex                 = "NoIndex"
-	ReasonSchemaReady             = "SchemaReady"
-	ReasonSchemaMismatch          = "SchemaMismatch"
-	ReasonNoIngestion             = "NoIngestion"
-	ReasonInvalidPrompt           = "InvalidPrompt"
-	ReasonChildConflict           = "ChildConflict"
-	ReasonAnyCallerAllowed        = "AnyCallerAllowed"
-	ReasonCallerAuthenticated     = "CallerAuthenticated"
+	// ReasonIngestionTimedOut: the ingestion Job ran past
+	// spec.ingestion.timeout and Kubernetes stopped it.
+	ReasonIngestionTimedOut   = "IngestionTimedOut"
+	ReasonIndexed             = "Indexed"
+	ReasonNoIndex             = "NoIndex"
+	ReasonSchemaReady         = "SchemaReady"
+	ReasonSchemaMismatch      = "SchemaMismatch"
+	ReasonNoIngestion         = "NoIngestion"
+	ReasonInvalidPrompt       = "InvalidPrompt"
+	ReasonChildConflict       = "ChildConflict"
+	ReasonAnyCallerAllowed    = "AnyCallerAllowed"
+	ReasonCallerAuthenticated = "CallerAuthenticated"
 
 	// ReasonInsecureProxyAuthNotAllowed: a QueryRoute asks for
 	// trustedProxy.insecureAllowAnyCaller and the operator runs without

@@ -238,6 +238,15 @@ type IngestionSettings struct {
 	// +kubebuilder:validation:Maximum=64
 	EmbedConcurrency int32 `json:"embedConcurrency,omitempty"`
 
+	// Timeout bounds one ingestion run (the Job's activeDeadlineSeconds,
+	// every scheduled run too): a run past it is stopped and the store shows
+	// Indexed=False, reason IngestionTimedOut, so a stalled run never blocks
+	// the next scheduled one for ever. Between 1m and 24h.
+	// +optional
+	// +kubebuilder:default="1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="ingestion.timeout must be between 1m and 24h",reason=FieldValueInvalid
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
 	// Sources of Markdown documents.
 	// +optional
 	// +listType=map
@@ -342,6 +351,14 @@ type GitSource struct {
 	// SecretRef names a Secret with "username"/"password" or "ssh-privatekey".
 	// +optional
 	SecretRef *LocalObjectRef `json:"secretRef,omitempty"`
+
+	// Timeout bounds the clone (connecting, fetching, checking out): a git
+	// host that stalls fails the run with an error that names it. Between
+	// 10s and 1h.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s') && duration(self) <= duration('1h')",message="git.timeout must be between 10s and 1h",reason=FieldValueInvalid
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // KnowledgeStoreStatus is what the operator observed of a KnowledgeStore.

@@ -32,6 +32,7 @@ type jobState struct {
 	name     string
 	running  bool
 	failed   bool
+	timedOut bool // failed: it ran past its activeDeadlineSeconds
 	message  string
 	finished *metav1.Time
 }
@@ -102,6 +103,8 @@ func indexedCondition(f storeFacts) metav1.Condition {
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonApplyFailed, f.applyErr.Error()+serving)
 	case f.job == nil:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionPending, "the ingestion Job is being created"+serving)
+	case f.job.failed && f.job.timedOut:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionTimedOut, f.job.message+serving)
 	case f.job.failed:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed, f.job.message+serving)
 	case f.job.running:

@@ -188,9 +188,23 @@ func (r *KnowledgeStoreReconciler) observeJob(ctx context.Context, store *v1alph
 			state.running, state.failed = false, true
 			state.message = fmt.Sprintf("Job %s failed: %s: %s", name, c.Reason, c.Message)
 			state.finished = &c.LastTransitionTime
+			if c.Reason == batchv1.JobReasonDeadlineExceeded {
+				state.timedOut = true
+				state.message = fmt.Sprintf("Job %s ran past spec.ingestion.timeout (%s) and was stopped: a source or the embedder may stall, or the run needs a longer timeout",
+					name, jobDeadline(job))
+			}
 		}
 	}
 	return state, nil
+}
+
+// jobDeadline is the Job's activeDeadlineSeconds as a duration, "unset"
+// for a Job made before the operator set one.
+func jobDeadline(job *batchv1.Job) string {
+	if job.Spec.ActiveDeadlineSeconds == nil {
+		return "unset"
+	}
+	return (time.Duration(*job.Spec.ActiveDeadlineSeconds) * time.Second).String()
 }
 
 // readIndexState asks Milvus what a connected store's alias serves. An

@@ -24,7 +24,7 @@ var stalledReasons = map[string]bool{
 	v1alpha1.ReasonKnowledgeStoreMissing: true, v1alpha1.ReasonPlatformPromptMissing: true,
 	v1alpha1.ReasonRenderFailed: true, v1alpha1.ReasonApplyFailed: true, v1alpha1.ReasonChildConflict: true,
 	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInsecureProxyAuthNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,
-	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonSchemaMismatch: true,
+	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonIngestionTimedOut: true, v1alpha1.ReasonSchemaMismatch: true,
 }
 
 // healthyWhenFalse are the condition types whose True is the problem.

@@ -129,6 +129,24 @@ spec:
       configMap: {name: faq}
       pvc: {claimName: docs}
 `, []string{"spec.ingestion.sources[0]", "exactly one of configMap, pvc or git"}},
+		{"ingestion without a bound (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {timeout: 25h}
+`, []string{"spec.ingestion.timeout", "ingestion.timeout must be between 1m and 24h"}},
+		{"git clone timeout out of range (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "https://git.acme.example/docs.git", timeout: 2h}}]}
+`, []string{"spec.ingestion.sources[0].git.timeout", "git.timeout must be between 10s and 1h"}},
 		{"chunk larger than the embedder takes (CEL)", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -23,11 +25,29 @@ import (
 
 var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// DefaultCloneTimeout bounds a clone whose config names no timeout (the
+// CRD's git.timeout default).
+const DefaultCloneTimeout = 10 * time.Minute
+
 // Clone checks out g into dest (a pure-Go client: no git binary needed)
-// and returns the folder to read Markdown from. A symbolic link committed
-// under that folder refuses the checkout: what it leads to is not the
-// repository's to give (ReadMarkdown refuses links out of the folder too).
+// and returns the folder to read Markdown from, within g.Timeout: a git
+// host that accepts and never answers would otherwise hold the run. A
+// symbolic link committed under that folder refuses the checkout: what it
+// leads to is not the repository's to give (ReadMarkdown refuses links out
+// of the folder too).
 func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
+	timeout := cmp.Or(g.Timeout.Std(), DefaultCloneTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	dir, err := clone(ctx, g, dest)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "", fmt.Errorf("clone %s: no answer within the git timeout of %s: %w", g.URL, timeout, err)
+	}
+	return dir, err
+}
+
+// clone is Clone under its deadline.
+func clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
 	auth, err := gitAuth(g)
 	if err != nil {
 		return "", err

@@ -15,6 +15,7 @@ import (
 // conditions, status and next check depend on.
 type storeFacts struct {
 	uri      string
+	database string
 	refErr   *referenceError // a Secret reference is broken; Milvus was not tried
 	probeErr error           // Milvus did not answer
 	version  string          // Milvus' version when it answered
@@ -67,7 +68,7 @@ func connectedCondition(f storeFacts) metav1.Condition {
 		return metav1.Condition{Type: v1alpha1.ConditionConnected, Status: metav1.ConditionUnknown,
 			Reason: f.refErr.Reason, Message: "not checked: " + f.refErr.Message}
 	case f.probeErr != nil:
-		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, f.probeErr.Error())
+		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, milvusProblem(f.probeErr, f.uri, f.database))
 	}
 	return condition(v1alpha1.ConditionConnected, true, v1alpha1.ReasonConnected,
 		fmt.Sprintf("Milvus %s at %s answered", f.version, f.uri))
@@ -122,8 +123,7 @@ func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Conditi
 	case f.refErr != nil:
 		return condition(v1alpha1.ConditionReady, false, f.refErr.Reason, f.refErr.Message)
 	case f.probeErr != nil:
-		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonMilvusUnreachable,
-			"Milvus at "+f.uri+" is unreachable: "+f.probeErr.Error())
+		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonMilvusUnreachable, milvusProblem(f.probeErr, f.uri, f.database))
 	}
 	for _, cond := range before {
 		if cond.Type == v1alpha1.ConditionSchemaReady && cond.Status != metav1.ConditionTrue {

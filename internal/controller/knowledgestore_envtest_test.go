@@ -65,10 +65,15 @@ func TestStoreNamesWhatIsUnreachableOrMissing(t *testing.T) {
 	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, deadURI) {
 		t.Errorf("Ready = %+v, want False naming %s", c, deadURI)
 	}
+	// The class, not the client's error text (addresses, gRPC details).
+	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); c.Message != "Milvus unreachable at "+deadURI {
+		t.Errorf("Connected message %q, want only the class and the URI", c.Message)
+	}
 
 	store = s.waitStore(t, ns, "wrongdb", v1alpha1.ConditionConnected, metav1.ConditionFalse, v1alpha1.ReasonMilvusUnreachable)
-	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); !strings.Contains(c.Message, `no database "nosuchdb"`) {
-		t.Errorf("Connected message %q does not name the database", c.Message)
+	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); !strings.Contains(c.Message, `no database "nosuchdb"`) ||
+		strings.Contains(c.Message, "it has") {
+		t.Errorf("Connected message %q does not name the database, or shows what the server has", c.Message)
 	}
 
 	store = s.waitStore(t, ns, "nosecret", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound)

@@ -330,10 +330,14 @@ type PVCSource struct {
 
 // GitSource is a folder in a Git repository.
 type GitSource struct {
-	// URL of the repository (https:// or ssh://).
+	// URL of the repository (https:// or ssh://), without credentials: an
+	// https URL with a user or token in it (https://user:token@host/...),
+	// or an ssh URL with a password, is refused; name a Secret in secretRef
+	// (an ssh user, ssh://git@host/..., is fine).
 	// +required
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^(https?|ssh)://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^https?://[^/?#]*@') && !self.matches('^ssh://[^/?#@]*:[^/?#@]*@')",message="git.url must not carry credentials (user:token@host): put them in the Secret named by git.secretRef",reason=FieldValueForbidden
 	URL string `json:"url"`
 
 	// Ref is the branch, tag or commit to read.

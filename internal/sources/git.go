@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +37,9 @@ const DefaultCloneTimeout = 10 * time.Minute
 // leads to is not the repository's to give (ReadMarkdown refuses links out
 // of the folder too).
 func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
+	if err := refuseURLCredentials(g.URL); err != nil {
+		return "", err
+	}
 	timeout := cmp.Or(g.Timeout.Std(), DefaultCloneTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -81,6 +85,25 @@ func clone(ctx context.Context, g podconfig.GitSource, dest string) (string, err
 		return "", fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
 	}
 	return dir, nil
+}
+
+// refuseURLCredentials refuses a URL with a token or password in it (an
+// ssh user alone is how ssh names the account): the URL is copied into
+// configs, logs and errors, where credentials must not go. The error does
+// not repeat them.
+func refuseURLCredentials(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("the git URL does not parse")
+	}
+	if u.User == nil {
+		return nil
+	}
+	_, hasPassword := u.User.Password()
+	if hasPassword || u.Scheme != "ssh" {
+		return fmt.Errorf("the git URL %s://%s%s carries credentials: put them in the source's secretRef", u.Scheme, u.Host, u.Path)
+	}
+	return nil
 }
 
 // cloneNamed clones a branch, or else a tag, shallowly, without checking

@@ -199,3 +199,18 @@ func TestCloneOfAStallingHostEndsAtItsTimeout(t *testing.T) {
 		t.Fatal("the clone of a stalling host did not end at its timeout")
 	}
 }
+
+// Credentials written into the URL are refused before any connection,
+// without repeating them; an ssh user alone is not a credential.
+func TestCloneRefusesCredentialsInTheURL(t *testing.T) {
+	for _, raw := range []string{"https://alice:ghp_token123@git.acme.example/docs.git", "https://ghp_token123@git.acme.example/docs.git",
+		"ssh://git:ghp_token123@git.acme.example/docs.git"} {
+		_, err := Clone(context.Background(), podconfig.GitSource{URL: raw, Ref: "main"}, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "carries credentials: put them in the source's secretRef") || strings.Contains(err.Error(), "ghp_token123") {
+			t.Errorf("%s: %v", raw, err)
+		}
+	}
+	if err := refuseURLCredentials("ssh://git@git.acme.example/docs.git"); err != nil {
+		t.Errorf("an ssh user was refused: %v", err)
+	}
+}

@@ -714,10 +714,12 @@ type RouteAuth struct {
 
 // JWTAuth verifies bearer JWTs and maps their claims to principals.
 type JWTAuth struct {
-	// Issuer the token's iss must equal.
+	// Issuer the token's iss must equal; https://, or http:// only on
+	// loopback (localhost, 127.0.0.1, [::1]).
 	// +required
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('http://') || self.matches('^http://(localhost|127[.]0[.]0[.]1|[[]::1[]])(:[0-9]+)?([/?#].*)?$')",message="issuer must be https:// unless its host is localhost, 127.0.0.1 or [::1]: tokens and keys fetched over http:// can be forged on the way",reason=FieldValueForbidden
 	Issuer string `json:"issuer"`
 
 	// Audience the token's aud must contain.
@@ -731,6 +733,7 @@ type JWTAuth struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('http://') || self.matches('^http://(localhost|127[.]0[.]0[.]1|[[]::1[]])(:[0-9]+)?([/?#].*)?$')",message="jwksURL must be https:// unless its host is localhost, 127.0.0.1 or [::1]: tokens and keys fetched over http:// can be forged on the way",reason=FieldValueForbidden
 	JWKSURL string `json:"jwksURL,omitempty"`
 
 	// UserClaim names the user (principal user:<value>).

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // TestAPIServerRefusesBadYAML applies YAML an admin could write and checks
@@ -147,6 +150,28 @@ spec:
   embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
   ingestion: {sources: [{name: docs, git: {url: "https://git.acme.example/docs.git", timeout: 2h}}]}
 `, []string{"spec.ingestion.sources[0].git.timeout", "git.timeout must be between 10s and 1h"}},
+		{"git URL with a token (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "https://alice:ghp_token@git.acme.example/docs.git"}}]}
+`, []string{"spec.ingestion.sources[0].git.url: Forbidden", "git.url must not carry credentials", "git.secretRef"}},
+		{"git URL with an ssh password (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "ssh://git:pw@git.acme.example/docs.git"}}]}
+`, []string{"spec.ingestion.sources[0].git.url: Forbidden", "git.url must not carry credentials"}},
+		{"http issuer off loopback (CEL)", withAuth("{jwt: {issuer: 'http://sso.acme.example', audience: a}}"),
+			[]string{"spec.auth.jwt.issuer: Forbidden", "issuer must be https:// unless its host is localhost"}},
+		{"http JWKS off loopback (CEL)", withAuth("{jwt: {issuer: 'https://sso.acme.example', audience: a, jwksURL: 'http://localhost.evil.example/keys'}}"),
+			[]string{"spec.auth.jwt.jwksURL: Forbidden", "jwksURL must be https://"}},
 		{"chunk larger than the embedder takes (CEL)", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore
@@ -191,6 +216,21 @@ spec:
 				}
 			}
 		})
+	}
+}
+
+// An ssh user in a git URL and http issuers on loopback stay accepted.
+func TestAPIServerAcceptsLoopbackIssuersAndSSHUsers(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	store := newStore(ns, "docs", "http://milvus:19530")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{{Name: "docs",
+		Git: &v1alpha1.GitSource{URL: "ssh://git@git.acme.example/docs.git"}}}}
+	s.create(t, store)
+	for i, issuer := range []string{"http://localhost:8080/realms/acme", "http://127.0.0.1:5556/dex", "http://[::1]:9000"} {
+		route := newRoute(ns, fmt.Sprintf("local-%d", i), "docs", "default")
+		route.Spec.Auth = v1alpha1.RouteAuth{JWT: &v1alpha1.JWTAuth{Issuer: issuer, Audience: "ragroute", JWKSURL: issuer + "/keys"}}
+		s.create(t, route)
 	}
 }
 

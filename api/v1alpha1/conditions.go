@@ -38,33 +38,39 @@ const (
 
 // Condition reasons, shared across kinds so tools can match on them.
 const (
-	ReasonAvailable              = "Available"
-	ReasonValid                  = "Valid"
-	ReasonConnected              = "Connected"
-	ReasonMilvusUnreachable      = "MilvusUnreachable"
-	ReasonSecretNotFound         = "SecretNotFound"
-	ReasonSecretKeyNotFound      = "SecretKeyNotFound"
-	ReasonSecretNotLabeled       = "SecretNotLabeled"
-	ReasonConfigMapNotFound      = "ConfigMapNotFound"
-	ReasonConfigMapKeyNotFound   = "ConfigMapKeyNotFound"
-	ReasonKnowledgeStoreMissing  = "KnowledgeStoreNotFound"
-	ReasonKnowledgeStoreNotReady = "KnowledgeStoreNotReady"
-	ReasonPlatformPromptMissing  = "PlatformPromptNotFound"
-	ReasonPlatformPromptNotReady = "PlatformPromptNotReady"
-	ReasonRenderFailed           = "RenderFailed"
-	ReasonApplyFailed            = "ApplyFailed"
-	ReasonRollingOut             = "RollingOut"
-	ReasonRolledOut              = "RolledOut"
-	ReasonNoReadyReplicas        = "NoReadyReplicas"
-	ReasonScaledToZero           = "ScaledToZero"
-	ReasonReferencesResolved     = "ReferencesResolved"
-	ReasonIngestionPending       = "IngestionPending"
-	ReasonIngestionRunning       = "IngestionRunning"
-	ReasonIngestionFailed        = "IngestionFailed"
-	ReasonIndexed                = "Indexed"
-	ReasonNoIndex                = "NoIndex"
-	ReasonSchemaReady            = "SchemaReady"
-	ReasonSchemaMismatch         = "SchemaMismatch"
+	ReasonAvailable         = "Available"
+	ReasonValid             = "Valid"
+	ReasonConnected         = "Connected"
+	ReasonMilvusUnreachable = "MilvusUnreachable"
+	ReasonSecretNotFound    = "SecretNotFound"
+	ReasonSecretKeyNotFound = "SecretKeyNotFound"
+	ReasonSecretNotLabeled  = "SecretNotLabeled"
+	// ReasonSecretNotAllowedForHost: a Secret's ragroute.io/allowed-hosts
+	// annotation does not list the host a reference would send it to.
+	ReasonSecretNotAllowedForHost = "SecretNotAllowedForHost"
+	ReasonConfigMapNotFound       = "ConfigMapNotFound"
+	ReasonConfigMapKeyNotFound    = "ConfigMapKeyNotFound"
+	ReasonKnowledgeStoreMissing   = "KnowledgeStoreNotFound"
+	ReasonKnowledgeStoreNotReady  = "KnowledgeStoreNotReady"
+	ReasonPlatformPromptMissing   = "PlatformPromptNotFound"
+	ReasonPlatformPromptNotReady  = "PlatformPromptNotReady"
+	ReasonRenderFailed            = "RenderFailed"
+	ReasonApplyFailed             = "ApplyFailed"
+	ReasonRollingOut              = "RollingOut"
+	ReasonRolledOut               = "RolledOut"
+	ReasonNoReadyReplicas         = "NoReadyReplicas"
+	ReasonScaledToZero            = "ScaledToZero"
+	ReasonReferencesResolved      = "ReferencesResolved"
+	ReasonIngestionPending        = "IngestionPending"
+	ReasonIngestionRunning        = "IngestionRunning"
+	ReasonIngestionFailed         = "IngestionFailed"
+	// ReasonIngestionTimedOut: the ingestion Job ran past
+	// spec.ingestion.timeout and Kubernetes stopped it.
+	ReasonIngestionTimedOut = "IngestionTimedOut"
+	ReasonIndexed           = "Indexed"
+	ReasonNoIndex           = "NoIndex"
+	ReasonSchemaReady       = "SchemaReady"
+	ReasonSchemaMismatch    = "SchemaMismatch"
 	// ReasonCollectionOwnedByAnotherStore: the collection's generations
 	// record another KnowledgeStore as their owner.
 	ReasonCollectionOwnedByAnotherStore = "CollectionOwnedByAnotherStore"
@@ -73,6 +79,11 @@ const (
 	ReasonChildConflict                 = "ChildConflict"
 	ReasonAnyCallerAllowed              = "AnyCallerAllowed"
 	ReasonCallerAuthenticated           = "CallerAuthenticated"
+
+	// ReasonInsecureProxyAuthNotAllowed: a QueryRoute asks for
+	// trustedProxy.insecureAllowAnyCaller and the operator runs without
+	// --allow-insecure-proxy-auth; its children are not applied.
+	ReasonInsecureProxyAuthNotAllowed = "InsecureProxyAuthNotAllowed"
 
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.

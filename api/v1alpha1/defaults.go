@@ -89,3 +89,11 @@ const (
 	DefaultEmbedConcurrency      = 2
 	DefaultFrontMatterKey        = "acl"
 )
+
+// Ingestion deadlines (KnowledgeStore.spec.ingestion.timeout, and a git
+// source's timeout); the ingestion's own clone default
+// (sources.DefaultCloneTimeout) is the same duration.
+const (
+	DefaultIngestionTimeout = time.Hour
+	DefaultGitTimeout       = 10 * time.Minute
+)

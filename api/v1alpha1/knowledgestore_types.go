@@ -238,6 +238,15 @@ type IngestionSettings struct {
 	// +kubebuilder:validation:Maximum=64
 	EmbedConcurrency int32 `json:"embedConcurrency,omitempty"`
 
+	// Timeout bounds one ingestion run (the Job's activeDeadlineSeconds,
+	// every scheduled run too): a run past it is stopped and the store shows
+	// Indexed=False, reason IngestionTimedOut, so a stalled run never blocks
+	// the next scheduled one for ever. Between 1m and 24h.
+	// +optional
+	// +kubebuilder:default="1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="ingestion.timeout must be between 1m and 24h",reason=FieldValueInvalid
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
 	// Sources of Markdown documents.
 	// +optional
 	// +listType=map
@@ -321,10 +330,14 @@ type PVCSource struct {
 
 // GitSource is a folder in a Git repository.
 type GitSource struct {
-	// URL of the repository (https:// or ssh://).
+	// URL of the repository (https:// or ssh://), without credentials: an
+	// https URL with a user or token in it (https://user:token@host/...),
+	// or an ssh URL with a password, is refused; name a Secret in secretRef
+	// (an ssh user, ssh://git@host/..., is fine).
 	// +required
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^(https?|ssh)://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^https?://[^/?#]*@') && !self.matches('^ssh://[^/?#@]*:[^/?#@]*@')",message="git.url must not carry credentials (user:token@host): put them in the Secret named by git.secretRef",reason=FieldValueForbidden
 	URL string `json:"url"`
 
 	// Ref is the branch, tag or commit to read.
@@ -342,6 +355,14 @@ type GitSource struct {
 	// SecretRef names a Secret with "username"/"password" or "ssh-privatekey".
 	// +optional
 	SecretRef *LocalObjectRef `json:"secretRef,omitempty"`
+
+	// Timeout bounds the clone (connecting, fetching, checking out): a git
+	// host that stalls fails the run with an error that names it. Between
+	// 10s and 1h.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s') && duration(self) <= duration('1h')",message="git.timeout must be between 10s and 1h",reason=FieldValueInvalid
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // KnowledgeStoreStatus is what the operator observed of a KnowledgeStore.

@@ -752,10 +752,12 @@ type RouteAuth struct {
 
 // JWTAuth verifies bearer JWTs and maps their claims to principals.
 type JWTAuth struct {
-	// Issuer the token's iss must equal.
+	// Issuer the token's iss must equal; https://, or http:// only on
+	// loopback (localhost, 127.0.0.1, [::1]).
 	// +required
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('http://') || self.matches('^http://(localhost|127[.]0[.]0[.]1|[[]::1[]])(:[0-9]+)?([/?#].*)?$')",message="issuer must be https:// unless its host is localhost, 127.0.0.1 or [::1]: tokens and keys fetched over http:// can be forged on the way",reason=FieldValueForbidden
 	Issuer string `json:"issuer"`
 
 	// Audience the token's aud must contain.
@@ -769,6 +771,7 @@ type JWTAuth struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('http://') || self.matches('^http://(localhost|127[.]0[.]0[.]1|[[]::1[]])(:[0-9]+)?([/?#].*)?$')",message="jwksURL must be https:// unless its host is localhost, 127.0.0.1 or [::1]: tokens and keys fetched over http:// can be forged on the way",reason=FieldValueForbidden
 	JWKSURL string `json:"jwksURL,omitempty"`
 
 	// UserClaim names the user (principal user:<value>).
@@ -791,6 +794,7 @@ type JWTAuth struct {
 // which must be asked for with insecureAllowAnyCaller.
 // +kubebuilder:validation:XValidation:rule="has(self.secretRef) || (has(self.insecureAllowAnyCaller) && self.insecureAllowAnyCaller)",message="trustedProxy needs secretRef (a shared secret the proxy sends on every request) or insecureAllowAnyCaller: true",fieldPath=".secretRef",reason=FieldValueRequired
 // +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || !has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller",message="insecureAllowAnyCaller cannot be combined with secretRef",fieldPath=".insecureAllowAnyCaller",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.insecureAllowAnyCaller) || !self.insecureAllowAnyCaller || (has(self.from) && size(self.from) > 0)",message="insecureAllowAnyCaller needs from: the peers (the proxy) the route's NetworkPolicy admits, so no other pod can claim an identity",fieldPath=".from",reason=FieldValueRequired
 type TrustedProxyAuth struct {
 	// UserHeader carries the user name.
 	// +optional
@@ -837,9 +841,11 @@ type TrustedProxyAuth struct {
 	MonitoringFrom []NetworkPeer `json:"monitoringFrom,omitempty"`
 
 	// InsecureAllowAnyCaller trusts the identity headers from any caller
-	// that reaches the route's port, with no shared secret. Only for a
-	// route no pod but the proxy can reach; the QueryRoute shows
-	// InsecureAuth=True and a Warning event while it is set.
+	// that reaches the route's port, with no shared secret. It needs from
+	// (the NetworkPolicy then admits only those peers) and an operator run
+	// with --allow-insecure-proxy-auth; otherwise the route is not deployed
+	// (Ready=False, reason InsecureProxyAuthNotAllowed). The QueryRoute
+	// shows InsecureAuth=True and a Warning event while it is set.
 	// +optional
 	InsecureAllowAnyCaller bool `json:"insecureAllowAnyCaller,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/sources"
 )
 
 // The eval measures the route body with retrieval's defaults; the operator
@@ -60,6 +61,7 @@ func TestRuntimeDefaultsMatchTheAPI(t *testing.T) {
 		{"ingestion.chunking.overlapTokens", chunking.OverlapTokens, v1alpha1.DefaultChunkOverlapTokens},
 		{"ingestion.chunking.mergeBelowTokens", chunking.MergeBelowTokens, v1alpha1.DefaultChunkMergeBelowTokens},
 		{"access.frontMatterKey", chunking.FrontMatterKey, v1alpha1.DefaultFrontMatterKey},
+		{"ingestion.sources[].git.timeout", sources.DefaultCloneTimeout, v1alpha1.DefaultGitTimeout},
 	}
 	for _, p := range pairs {
 		if fmt.Sprint(p.runtime) != fmt.Sprint(p.api) {

@@ -38,6 +38,7 @@ type managerOptions struct {
 	leaderElect   bool
 	routeImage    string
 	imagePrefixes string
+	insecureProxy bool
 	pullSecrets   string
 	milvusTimeout time.Duration
 	milvusRecheck time.Duration
@@ -59,6 +60,7 @@ func runManager(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.routeImage, "route-image", "ragroute/ragroute:"+version, "image of route pods, unless a QueryRoute names its own")
 	fs.StringVar(&opts.pullSecrets, "image-pull-secrets", "", "comma-separated names of image pull Secrets for route and ingestion pods (one of each name must exist in their namespace)")
 	fs.StringVar(&opts.imagePrefixes, "allowed-image-prefixes", "", "comma-separated image prefixes a QueryRoute's spec.image may use (empty: only --route-image runs); a prefix ends at a \"/\", \":\" or \"@\" boundary (docs/operator.md)")
+	fs.BoolVar(&opts.insecureProxy, "allow-insecure-proxy-auth", false, "admit QueryRoutes with trustedProxy.insecureAllowAnyCaller (identity headers believed from any peer their NetworkPolicy admits, no shared secret); off: such routes are not deployed")
 	fs.DurationVar(&opts.milvusTimeout, "milvus-probe-timeout", 5*time.Second, "how long one Milvus connection check may take")
 	fs.DurationVar(&opts.milvusRecheck, "milvus-recheck-interval", 5*time.Minute, "how often a connected KnowledgeStore is checked again")
 	fs.DurationVar(&opts.milvusRetry, "milvus-retry-interval", 30*time.Second, "how soon an unreachable KnowledgeStore is checked again")
@@ -143,6 +145,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		RouteImage:              opts.routeImage,
 		AllowedImagePrefixes:    controller.ParseImagePrefixes(opts.imagePrefixes),
 		ImagePullSecrets:        controller.ParseImagePullSecrets(opts.pullSecrets),
+		AllowInsecureProxyAuth:  opts.insecureProxy,
 		MilvusProbe:             knowledge.Probe,
 		MilvusProbeTimeout:      opts.milvusTimeout,
 		MilvusRecheck:           opts.milvusRecheck,
@@ -159,6 +162,6 @@ func startManager(ctx context.Context, opts managerOptions) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("add ready check: %w", err)
 	}
-	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "allowedImagePrefixes", opts.imagePrefixes, "maxConcurrentReconciles", opts.workers, "watchNamespaces", opts.namespaces)
+	ctrl.Log.Info("starting manager", "version", version, "routeImage", opts.routeImage, "allowedImagePrefixes", opts.imagePrefixes, "allowInsecureProxyAuth", opts.insecureProxy, "maxConcurrentReconciles", opts.workers, "watchNamespaces", opts.namespaces)
 	return mgr.Start(ctx)
 }

@@ -306,3 +306,20 @@ func TestReadyNews(t *testing.T) {
 		}
 	}
 }
+
+// A Job Kubernetes stopped at its deadline is a timed-out ingestion, told
+// apart from one that failed by itself; the serving index keeps serving.
+func TestTimedOutIngestionIsIndexedFalse(t *testing.T) {
+	f := storeFacts{ingestion: true, fingerprint: "fp",
+		index: &knowledge.IndexState{Exists: true, Generation: knowledge.Generation{Number: 3, Embedder: "fp"}}}
+	f.job = &jobState{name: "docs-ingest-1", failed: true, timedOut: true, message: "Job docs-ingest-1 ran past spec.ingestion.timeout (1h0m0s) and was stopped"}
+	got := indexedCondition(f)
+	if got.Status != metav1.ConditionFalse || got.Reason != v1alpha1.ReasonIngestionTimedOut ||
+		!strings.Contains(got.Message, "spec.ingestion.timeout (1h0m0s)") || !strings.Contains(got.Message, "generation 3 keeps serving") {
+		t.Errorf("Indexed = %+v", got)
+	}
+	f.job.timedOut = false
+	if got := indexedCondition(f); got.Reason != v1alpha1.ReasonIngestionFailed {
+		t.Errorf("a failed run reads %s", got.Reason)
+	}
+}

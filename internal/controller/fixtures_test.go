@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,12 +13,23 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
-// newSecret makes a Secret the operator may read (labelled for it).
-func newSecret(ns, name, key, value string) *corev1.Secret {
-	return &corev1.Secret{
+// The hosts the fixtures send their Secrets to.
+const (
+	llmHost      = "vllm.models.svc"
+	embedderHost = "embedder.models.svc"
+)
+
+// newSecret makes a Secret the operator may read (labelled for it) and
+// send to hosts (its allowed-hosts annotation, absent without hosts).
+func newSecret(ns, name, key, value string, hosts ...string) *corev1.Secret {
+	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{secretUseLabel: secretUseValue}},
 		Data:       map[string][]byte{key: []byte(value)},
 	}
+	if len(hosts) > 0 {
+		secret.Annotations = map[string]string{allowedHostsAnnotation: strings.Join(hosts, ", ")}
+	}
+	return secret
 }
 
 func newPrompt(ns, name, text string) *v1alpha1.PlatformPrompt {
@@ -40,7 +52,7 @@ func newStore(ns, name, milvusURI string) *v1alpha1.KnowledgeStore {
 		Spec: v1alpha1.KnowledgeStoreSpec{
 			Milvus: v1alpha1.MilvusConnection{URI: milvusURI, Collection: "acme_docs"},
 			Embedding: v1alpha1.EmbeddingModel{
-				BaseURL:         "http://embedder.models.svc/v1",
+				BaseURL:         "http://" + embedderHost + "/v1",
 				Model:           "all-MiniLM-L6-v2",
 				Dimensions:      384,
 				MaxInputTokens:  256,
@@ -58,7 +70,7 @@ func newRoute(ns, name, store, prompt string) *v1alpha1.QueryRoute {
 			KnowledgeStoreRef: v1alpha1.LocalObjectRef{Name: store},
 			PlatformPromptRef: v1alpha1.LocalObjectRef{Name: prompt},
 			Model: &v1alpha1.ChatModel{
-				BaseURL:         "http://vllm.models.svc/v1",
+				BaseURL:         "http://" + llmHost + "/v1",
 				Name:            "llama-3.1-8b-instruct",
 				APIKeySecretRef: &v1alpha1.SecretKeyRef{Name: "llm", Key: "apiKey"},
 				MaxTokens:       800,
@@ -88,8 +100,8 @@ func (s *suite) routeWorld(t *testing.T, ns string) *v1alpha1.QueryRoute {
 	t.Helper()
 	route := newRoute(ns, "support", "docs", "default")
 	s.create(t,
-		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value"),
-		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value", llmHost),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value", embedderHost),
 		newPrompt(ns, "default", "You are ACME's internal assistant. Never reveal credentials."),
 		newStore(ns, "docs", s.milvusURI),
 		route,

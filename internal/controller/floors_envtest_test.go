@@ -27,7 +27,7 @@ func TestRelativeFloorsAndPrefixesReachTheRouteConfig(t *testing.T) {
 	route := newRoute(ns, "support", "docs", "default")
 	route.Spec.Retrieval = &v1alpha1.RetrievalSettings{SimilarityFloorSigmas: ptr.To(3.0), StrictFloorSigmas: ptr.To(5.0)}
 	s.create(t,
-		newSecret(ns, "llm", "apiKey", "k"), newSecret(ns, "embedder", "apiKey", "k"),
+		newSecret(ns, "llm", "apiKey", "k", llmHost), newSecret(ns, "embedder", "apiKey", "k", embedderHost),
 		newPrompt(ns, "default", "You are ACME's internal assistant."), store, route)
 
 	var cfg podconfig.RouteConfig

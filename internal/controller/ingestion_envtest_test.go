@@ -98,15 +98,32 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 // finishJob plays the Job controller: the Job completed or failed.
 func (s *suite) finishJob(t *testing.T, job *batchv1.Job, failed bool) {
 	t.Helper()
+	if failed {
+		s.failJob(t, job, batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit")
+	} else {
+		s.endJob(t, job, "")
+	}
+}
+
+// failJob plays the Job controller failing the Job for reason.
+func (s *suite) failJob(t *testing.T, job *batchv1.Job, reason, message string) {
+	t.Helper()
+	s.endJob(t, job, reason+": "+message)
+}
+
+// endJob writes a finished Job's status: completed when failure is empty,
+// else failed with failure's "reason: message".
+func (s *suite) endJob(t *testing.T, job *batchv1.Job, failure string) {
+	t.Helper()
 	patch := client.MergeFrom(job.DeepCopy())
 	now := metav1.Now()
 	start := metav1.NewTime(now.Add(-time.Minute))
 	job.Status.StartTime = &start
-	if failed {
-		job.Status.Failed = 3
+	if reason, message, failed := strings.Cut(failure, ": "); failed {
+		job.Status.Failed = 1
 		job.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastTransitionTime: now},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastTransitionTime: now},
 		}
 	} else {
 		job.Status.Succeeded = 1
@@ -217,7 +234,7 @@ func TestStoreReportsARefusedIngestionApply(t *testing.T) {
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
 		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
 	}}
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), faq, store)
 
 	// The refusal is in the status, written for the current generation.
 	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonApplyFailed)
@@ -251,7 +268,7 @@ func TestStoreRefusesToAdoptAForeignJob(t *testing.T) {
 	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{
 		{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}},
 	}}
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), faq, store)
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), faq, store)
 	job := s.ingestJob(t, ns, "")
 	s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionRunning)
 
@@ -317,4 +334,31 @@ func hasVolume(pod corev1.PodSpec, name, configMap, mountPath string) bool {
 		}
 	}
 	return false
+}
+
+// A run past spec.ingestion.timeout is stopped by Kubernetes (the Job's
+// activeDeadlineSeconds) and the store says so: Indexed=False, reason
+// IngestionTimedOut, naming the timeout.
+func TestIngestionPastItsTimeoutIsReported(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	faq := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "faq-md"}, Data: map[string]string{"a.md": "# A\n\nText.\n"}}
+	store := newStore(ns, "docs", s.milvusURI)
+	store.Spec.Milvus.Collection = "docs_" + strings.ReplaceAll(ns, "-", "_")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Timeout: &metav1.Duration{Duration: 5 * time.Minute},
+		Sources: []v1alpha1.IngestionSource{{Name: "faq", ConfigMap: &v1alpha1.LocalObjectRef{Name: "faq-md"}}}}
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), faq, store)
+
+	job := s.ingestJob(t, ns, "")
+	if d := job.Spec.ActiveDeadlineSeconds; d == nil || *d != 300 {
+		t.Fatalf("the Job's activeDeadlineSeconds is %v, want 300 (spec.ingestion.timeout 5m)", d)
+	}
+	s.failJob(t, job, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
+	got := s.waitStore(t, ns, "docs", v1alpha1.ConditionIndexed, metav1.ConditionFalse, v1alpha1.ReasonIngestionTimedOut)
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionIndexed); !strings.Contains(c.Message, "spec.ingestion.timeout (5m0s)") {
+		t.Errorf("Indexed message %q does not name the timeout", c.Message)
+	}
+	if got.Status.LastIngestion == nil || got.Status.LastIngestion.Result != "Failed" {
+		t.Errorf("last ingestion %+v", got.Status.LastIngestion)
+	}
 }

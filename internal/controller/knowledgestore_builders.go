@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -125,9 +126,13 @@ func buildIngestJob(store *v1alpha1.KnowledgeStore, image, runHash string, env [
 		WithSpec(ingestJobSpec(store, image, runHash, env))
 }
 
+// ingestJobSpec is one run, Job or scheduled alike, stopped by Kubernetes
+// at spec.ingestion.timeout (its retries included): a stalled run would
+// otherwise hold the CronJob's Forbid policy and skip every later one.
 func ingestJobSpec(store *v1alpha1.KnowledgeStore, image, runHash string, env []secretUse) *batchv1ac.JobSpecApplyConfiguration {
 	return batchv1ac.JobSpec().
 		WithBackoffLimit(2).
+		WithActiveDeadlineSeconds(int64(ingestionTimeout(store).Seconds())).
 		WithTTLSecondsAfterFinished(7 * 24 * 3600).
 		WithTemplate(buildIngestPodTemplate(store, image, runHash, env))
 }
@@ -144,4 +149,9 @@ func buildIngestCronJob(store *v1alpha1.KnowledgeStore, image, runHash string, e
 			WithFailedJobsHistoryLimit(1).
 			WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(storeLabels(store)).
 				WithSpec(ingestJobSpec(store, image, runHash, env))))
+}
+
+// ingestionTimeout is how long one ingestion run of store may take.
+func ingestionTimeout(store *v1alpha1.KnowledgeStore) time.Duration {
+	return durationOr(store.Spec.Ingestion.Timeout, podconfig.Duration(v1alpha1.DefaultIngestionTimeout)).Std()
 }

@@ -15,7 +15,8 @@ import (
 // conditions, status and next check depend on.
 type storeFacts struct {
 	uri      string
-	owner    string          // what the store records on its collections (collectionOwner)
+	owner    string // what the store records on its collections (collectionOwner)
+	database string
 	refErr   *referenceError // a Secret reference is broken; Milvus was not tried
 	probeErr error           // Milvus did not answer
 	version  string          // Milvus' version when it answered
@@ -33,6 +34,7 @@ type jobState struct {
 	name     string
 	running  bool
 	failed   bool
+	timedOut bool // failed: it ran past its activeDeadlineSeconds
 	message  string
 	finished *metav1.Time
 }
@@ -67,7 +69,7 @@ func connectedCondition(f storeFacts) metav1.Condition {
 		return metav1.Condition{Type: v1alpha1.ConditionConnected, Status: metav1.ConditionUnknown,
 			Reason: f.refErr.Reason, Message: "not checked: " + f.refErr.Message}
 	case f.probeErr != nil:
-		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, f.probeErr.Error())
+		return condition(v1alpha1.ConditionConnected, false, v1alpha1.ReasonMilvusUnreachable, milvusProblem(f.probeErr, f.uri, f.database))
 	}
 	return condition(v1alpha1.ConditionConnected, true, v1alpha1.ReasonConnected,
 		fmt.Sprintf("Milvus %s at %s answered", f.version, f.uri))
@@ -106,6 +108,8 @@ func indexedCondition(f storeFacts) metav1.Condition {
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonApplyFailed, f.applyErr.Error()+serving)
 	case f.job == nil:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionPending, "the ingestion Job is being created"+serving)
+	case f.job.failed && f.job.timedOut:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionTimedOut, f.job.message+serving)
 	case f.job.failed:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed, f.job.message+serving)
 	case f.job.running:
@@ -123,8 +127,7 @@ func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Conditi
 	case f.refErr != nil:
 		return condition(v1alpha1.ConditionReady, false, f.refErr.Reason, f.refErr.Message)
 	case f.probeErr != nil:
-		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonMilvusUnreachable,
-			"Milvus at "+f.uri+" is unreachable: "+f.probeErr.Error())
+		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonMilvusUnreachable, milvusProblem(f.probeErr, f.uri, f.database))
 	}
 	for _, cond := range before {
 		if cond.Type == v1alpha1.ConditionSchemaReady && cond.Status != metav1.ConditionTrue {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -88,12 +89,17 @@ func (r *KnowledgeStoreReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil // children go with their owner
 	}
 
-	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, owner: collectionOwner(store), ingestion: hasIngestion(store)}}
+	s := &storeScope{store: store, facts: storeFacts{uri: store.Spec.Milvus.URI, database: store.Spec.Milvus.Database,
+		owner: collectionOwner(store), ingestion: hasIngestion(store)}}
 	out, err := runPhases(ctx, s, r.resolveSecrets, r.probeMilvus, r.applyIngestion, r.readIndexState)
 	if err != nil {
 		return ctrl.Result{}, err // a failed read says nothing about the store: keep its status
 	}
 	s.facts.refErr, s.facts.applyErr = out.refErr, out.applyErr
+	if s.facts.probeErr != nil {
+		// The status shows only the class (milvusProblem); the cause is here.
+		log.FromContext(ctx).Info("Milvus did not answer", "uri", redactedURI(s.facts.uri), "error", s.facts.probeErr.Error())
+	}
 	if err := r.applyStoreStatus(ctx, s); err != nil {
 		return ctrl.Result{}, errors.Join(s.facts.applyErr, err)
 	}

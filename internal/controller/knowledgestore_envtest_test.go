@@ -34,7 +34,7 @@ func (s *suite) waitStore(t *testing.T, ns, name, condType string, status metav1
 func TestStoreConnectsToRealMilvus(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), newStore(ns, "docs", s.milvusURI))
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), newStore(ns, "docs", s.milvusURI))
 
 	store := s.waitStore(t, ns, "docs", v1alpha1.ConditionConnected, metav1.ConditionTrue, v1alpha1.ReasonConnected)
 	if !strings.HasPrefix(store.Status.ServerVersion, "milvus_lite") || store.Status.LastConnectedTime == nil {
@@ -59,16 +59,21 @@ func TestStoreNamesWhatIsUnreachableOrMissing(t *testing.T) {
 	wrongDB.Spec.Milvus.Database = "nosuchdb"
 	noSecret := newStore(ns, "nosecret", s.milvusURI)
 	noSecret.Spec.Milvus.TokenSecretRef = &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), unreachable, wrongDB, noSecret)
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), unreachable, wrongDB, noSecret)
 
 	store := s.waitStore(t, ns, "dead", v1alpha1.ConditionConnected, metav1.ConditionFalse, v1alpha1.ReasonMilvusUnreachable)
 	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, deadURI) {
 		t.Errorf("Ready = %+v, want False naming %s", c, deadURI)
 	}
+	// The class, not the client's error text (addresses, gRPC details).
+	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); c.Message != "Milvus unreachable at "+deadURI {
+		t.Errorf("Connected message %q, want only the class and the URI", c.Message)
+	}
 
 	store = s.waitStore(t, ns, "wrongdb", v1alpha1.ConditionConnected, metav1.ConditionFalse, v1alpha1.ReasonMilvusUnreachable)
-	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); !strings.Contains(c.Message, `no database "nosuchdb"`) {
-		t.Errorf("Connected message %q does not name the database", c.Message)
+	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); !strings.Contains(c.Message, `no database "nosuchdb"`) ||
+		strings.Contains(c.Message, "it has") {
+		t.Errorf("Connected message %q does not name the database, or shows what the server has", c.Message)
 	}
 
 	store = s.waitStore(t, ns, "nosecret", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound)
@@ -77,6 +82,6 @@ func TestStoreNamesWhatIsUnreachableOrMissing(t *testing.T) {
 	}
 	// Milvus Lite accepts any token; the point is that the Secret arriving
 	// is noticed through the index, without touching the store.
-	s.create(t, newSecret(ns, "milvus", "token", "root:Milvus"))
+	s.create(t, newSecret(ns, "milvus", "token", "root:Milvus", "127.0.0.1"))
 	s.waitStore(t, ns, "nosecret", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonConnected)
 }

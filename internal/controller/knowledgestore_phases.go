@@ -47,7 +47,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 		conn.TLSServerName, conn.TLSInsecureSkipVerify = m.TLS.ServerName, m.TLS.InsecureSkipVerify
 	}
 	for _, use := range storeSecretKeys(&store.Spec) {
-		secret, err := r.secrets().key(ctx, store.Namespace, use.field, &use.ref)
+		secret, err := r.secrets().sendable(ctx, store.Namespace, use)
 		if err != nil {
 			return knowledge.Connection{}, err
 		}
@@ -61,8 +61,13 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 				continue
 			}
 			field := "spec.ingestion.sources[" + source.Name + "].git.secretRef"
-			if _, err := r.secrets().whole(ctx, store.Namespace, field, source.Git.SecretRef.Name); err != nil {
+			secret, err := r.secrets().whole(ctx, store.Namespace, field, source.Git.SecretRef.Name)
+			if err != nil {
 				return knowledge.Connection{}, err
+			}
+			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL}
+			if refusal := secretHostRefusal(secret, field, to); refusal != nil {
+				return knowledge.Connection{}, refusal
 			}
 		}
 	}
@@ -183,9 +188,23 @@ func (r *KnowledgeStoreReconciler) observeJob(ctx context.Context, store *v1alph
 			state.running, state.failed = false, true
 			state.message = fmt.Sprintf("Job %s failed: %s: %s", name, c.Reason, c.Message)
 			state.finished = &c.LastTransitionTime
+			if c.Reason == batchv1.JobReasonDeadlineExceeded {
+				state.timedOut = true
+				state.message = fmt.Sprintf("Job %s ran past spec.ingestion.timeout (%s) and was stopped: a source or the embedder may stall, or the run needs a longer timeout",
+					name, jobDeadline(job))
+			}
 		}
 	}
 	return state, nil
+}
+
+// jobDeadline is the Job's activeDeadlineSeconds as a duration, "unset"
+// for a Job made before the operator set one.
+func jobDeadline(job *batchv1.Job) string {
+	if job.Spec.ActiveDeadlineSeconds == nil {
+		return "unset"
+	}
+	return (time.Duration(*job.Spec.ActiveDeadlineSeconds) * time.Second).String()
 }
 
 // readIndexState asks Milvus what a connected store's alias serves. An

@@ -85,7 +85,8 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 		for _, src := range ing.Sources {
 			out := podconfig.Source{Name: src.Name, Principals: src.Principals}
 			if g := src.Git; g != nil {
-				out.Git = &podconfig.GitSource{URL: g.URL, Ref: cmp.Or(g.Ref, "main"), Path: g.Path}
+				out.Git = &podconfig.GitSource{URL: g.URL, Ref: cmp.Or(g.Ref, "main"), Path: g.Path,
+					Timeout: durationOr(g.Timeout, podconfig.Duration(v1alpha1.DefaultGitTimeout))}
 				if g.SecretRef != nil {
 					out.Git.CredentialsDir = path.Join(secretsMountPath, src.Name)
 				}

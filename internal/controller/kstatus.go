@@ -21,11 +21,12 @@ import (
 // store.
 var stalledReasons = map[string]bool{
 	v1alpha1.ReasonSecretNotFound: true, v1alpha1.ReasonSecretKeyNotFound: true, v1alpha1.ReasonSecretNotLabeled: true,
-	v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
+	v1alpha1.ReasonSecretNotAllowedForHost: true, v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
 	v1alpha1.ReasonKnowledgeStoreMissing: true, v1alpha1.ReasonPlatformPromptMissing: true,
 	v1alpha1.ReasonRenderFailed: true, v1alpha1.ReasonApplyFailed: true, v1alpha1.ReasonChildConflict: true,
-	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,
-	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonSchemaMismatch: true, v1alpha1.ReasonCollectionOwnedByAnotherStore: true,
+	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInsecureProxyAuthNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,
+	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonIngestionTimedOut: true, v1alpha1.ReasonSchemaMismatch: true,
+	v1alpha1.ReasonCollectionOwnedByAnotherStore: true,
 }
 
 // healthyWhenFalse are the condition types whose True is the problem.

@@ -64,7 +64,7 @@ func TestWatchNamespacesLeavesOtherNamespacesAlone(t *testing.T) {
 		}
 		plain := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},
 			Data: map[string][]byte{"k": []byte("v")}}
-		for _, obj := range []client.Object{newSecret(ns, "llm", "apiKey", "sk-llm"), plain} {
+		for _, obj := range []client.Object{newSecret(ns, "llm", "apiKey", "sk-llm", llmHost), plain} {
 			if err := c.Create(ctx, obj); err != nil {
 				t.Fatal(err)
 			}

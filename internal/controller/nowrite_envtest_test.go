@@ -239,7 +239,7 @@ func TestUnchangedRouteIsNotWrittenAgain(t *testing.T) {
 func TestUnchangedStoreIsNotWrittenAgain(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
-	s.create(t, newSecret(ns, "embedder", "apiKey", "k"), newStore(ns, "docs", s.milvusURI))
+	s.create(t, newSecret(ns, "embedder", "apiKey", "k", embedderHost), newStore(ns, "docs", s.milvusURI))
 	store := s.waitStore(t, ns, "docs", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonConnected)
 	connectedAt := store.Status.LastConnectedTime
 	objs := func() map[string]client.Object { return map[string]client.Object{"docs": &v1alpha1.KnowledgeStore{}} }

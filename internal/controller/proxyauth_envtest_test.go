@@ -2,13 +2,14 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +19,8 @@ import (
 )
 
 // A trusted-proxy route admits only its proxy: a NetworkPolicy while it
-// names peers (gone when it stops), the shared secret in the pod's
-// environment, and a warning condition when it trusts any caller.
+// names peers, the shared secret in the pod's environment; a route that
+// trusts any caller is not deployed unless the operator allows it.
 func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
@@ -27,8 +28,8 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	route := newRoute(ns, "support", "docs", "default")
 	route.Spec.Auth = proxiedRoute().Spec.Auth
 	s.create(t,
-		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value"),
-		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "llm", "apiKey", "sk-llm-secret-value", llmHost),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value", embedderHost),
 		newSecret(ns, "support-proxy", "secret", "proxy-shared-secret"),
 		newPrompt(ns, "default", "You are ACME's internal assistant."),
 		newStore(ns, "docs", s.milvusURI),
@@ -53,20 +54,40 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 		t.Errorf("the proxy secret does not reach the pod from its Secret: %+v", env)
 	}
 
-	// Trusting any caller: the policy goes, the route warns.
+	// Trusting any caller is refused by an operator run without
+	// --allow-insecure-proxy-auth (the suite's): the flag is named and the
+	// running Deployment and its NetworkPolicy stay as they were.
+	before := s.deployment(t, ns, "support").Spec.Template
 	route = s.getRoute(t, ns, "support")
-	route.Spec.Auth.TrustedProxy = &v1alpha1.TrustedProxyAuth{InsecureAllowAnyCaller: true}
+	route.Spec.Auth.TrustedProxy.SecretRef = nil
+	route.Spec.Auth.TrustedProxy.InsecureAllowAnyCaller = true
 	if err := s.client.Update(ctx, route); err != nil {
 		t.Fatal(err)
 	}
-	s.waitCondition(t, ns, "support", v1alpha1.ConditionInsecureAuth, metav1.ConditionTrue, v1alpha1.ReasonAnyCallerAllowed)
-	eventually(t, 30*time.Second, "NetworkPolicy deleted", func() error {
-		err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, &networkingv1.NetworkPolicy{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there (err=%v)", err)
-	})
+	route = s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInsecureProxyAuthNotAllowed)
+	if d := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionDegraded); d.Status != metav1.ConditionTrue ||
+		d.Reason != v1alpha1.ReasonInsecureProxyAuthNotAllowed || !strings.Contains(d.Message, "--allow-insecure-proxy-auth") {
+		t.Errorf("Degraded = %+v", d)
+	}
+	if stalled := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionStalled); stalled.Status != metav1.ConditionTrue {
+		t.Errorf("Stalled = %+v", stalled)
+	}
+	if after := s.deployment(t, ns, "support").Spec.Template; !equality.Semantic.DeepEqual(before, after) {
+		t.Errorf("the refused route changed its Deployment's pods")
+	}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, &networkingv1.NetworkPolicy{}); err != nil {
+		t.Errorf("the refused route lost its NetworkPolicy: %v", err)
+	}
+
+	// A new route that trusts any caller gets no Deployment at all.
+	fresh := newRoute(ns, "open", "docs", "default")
+	fresh.Spec.Auth = v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{InsecureAllowAnyCaller: true,
+		From: []v1alpha1.NetworkPeer{{PodSelector: &metav1.LabelSelector{}}}}}
+	s.create(t, fresh)
+	s.waitCondition(t, ns, "open", v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonInsecureProxyAuthNotAllowed)
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "open"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused route has a Deployment (err=%v)", err)
+	}
 }
 
 // hasSecretEnv reports whether env takes name from the Secret key.
@@ -86,11 +107,11 @@ func TestUnlabelledSecretIsNamedNotRead(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
 	ctx := context.Background()
-	llm := newSecret(ns, "llm", "apiKey", "sk-llm-secret-value")
+	llm := newSecret(ns, "llm", "apiKey", "sk-llm-secret-value", llmHost)
 	llm.Labels = nil
 	s.create(t,
 		llm,
-		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value"),
+		newSecret(ns, "embedder", "apiKey", "sk-embedder-secret-value", embedderHost),
 		newPrompt(ns, "default", "You are ACME's internal assistant."),
 		newStore(ns, "docs", s.milvusURI),
 		newRoute(ns, "support", "docs", "default"),

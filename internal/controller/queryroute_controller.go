@@ -45,6 +45,9 @@ type QueryRouteReconciler struct {
 	AllowedImagePrefixes []string
 	// ImagePullSecrets name the Secrets route pods pull their image with.
 	ImagePullSecrets []string
+	// AllowInsecureProxyAuth admits routes that trust identity headers
+	// from any caller (insecureAllowAnyCaller); false: they are refused.
+	AllowInsecureProxyAuth bool
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch

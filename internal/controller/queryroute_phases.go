@@ -21,7 +21,8 @@ import (
 // children. observeDeployment runs after them whatever they found, so the
 // status tells the rollout state.
 
-// resolveReferences checks the route's image against the allow-list, then
+// resolveReferences checks the route's image against the allow-list and
+// its auth against --allow-insecure-proxy-auth, then
 // fetches its KnowledgeStore, PlatformPrompt and Secrets. The first refused
 // image or broken reference stops the reconcile with a reason that names
 // it; the children keep serving their last good config.
@@ -29,6 +30,9 @@ func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeSc
 	route := s.route
 	// First: a refused image must never reach a pod, whatever else is broken.
 	if refusal := imageRefusal(route, r.RouteImage, r.AllowedImagePrefixes); refusal != nil {
+		return refusal
+	}
+	if refusal := insecureAuthRefusal(route, r.AllowInsecureProxyAuth); refusal != nil {
 		return refusal
 	}
 	store := &v1alpha1.KnowledgeStore{}
@@ -64,7 +68,7 @@ func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeSc
 	uses := append(storeSecretKeys(&store.Spec), routeSecretKeys(&route.Spec)...)
 	secrets := map[string]*corev1.Secret{}
 	for _, use := range uses {
-		secret, err := secretReader{cache: r.Client, live: r.APIReader}.key(ctx, route.Namespace, use.field, &use.ref)
+		secret, err := secretReader{cache: r.Client, live: r.APIReader}.sendable(ctx, route.Namespace, use)
 		if err != nil {
 			return err
 		}

@@ -61,6 +61,19 @@ func (r secretReader) key(ctx context.Context, namespace, field string, ref *v1a
 	return secret, nil
 }
 
+// sendable fetches the Secret key of use and checks the Secret may be sent
+// where use sends it (secretHostRefusal).
+func (r secretReader) sendable(ctx context.Context, namespace string, use secretUse) (*corev1.Secret, error) {
+	secret, err := r.key(ctx, namespace, use.field, &use.ref)
+	if err != nil {
+		return nil, err
+	}
+	if refusal := secretHostRefusal(secret, use.field, use.to); refusal != nil {
+		return nil, refusal
+	}
+	return secret, nil
+}
+
 // whole fetches a whole Secret (e.g. git credentials) by name.
 func (r secretReader) whole(ctx context.Context, namespace, field, name string) (*corev1.Secret, error) {
 	secret := &corev1.Secret{}

@@ -6,22 +6,26 @@ import (
 )
 
 // secretUse is one Secret key a spec references: where (field), what (ref),
-// and the environment variable that carries it into route pods (env; empty
-// when the value never reaches a route pod).
+// the environment variable that carries it into route pods (env; empty
+// when the value never reaches a route pod), and where its value is sent
+// (to; zero for a value only compared inbound).
 type secretUse struct {
 	field string
 	ref   v1alpha1.SecretKeyRef
 	env   string
+	to    destination
 }
 
 // storeSecretKeys lists the Secret keys a KnowledgeStore spec references.
 func storeSecretKeys(spec *v1alpha1.KnowledgeStoreSpec) []secretUse {
 	var uses []secretUse
 	if ref := spec.Milvus.TokenSecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, podconfig.EnvMilvusToken})
+		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, podconfig.EnvMilvusToken,
+			destination{"spec.milvus.uri", spec.Milvus.URI}})
 	}
 	if ref := spec.Embedding.APIKeySecretRef; ref != nil {
-		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, podconfig.EnvEmbeddingAPIKey})
+		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, podconfig.EnvEmbeddingAPIKey,
+			destination{"spec.embedding.baseURL", spec.Embedding.BaseURL}})
 	}
 	return uses
 }
@@ -48,32 +52,37 @@ func storeSecretNames(spec *v1alpha1.KnowledgeStoreSpec) []string {
 func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	var uses []secretUse
 	if spec.Model != nil && spec.Model.APIKeySecretRef != nil {
-		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey})
+		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey,
+			destination{"spec.model.baseURL", spec.Model.BaseURL}})
 	}
 	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
-		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey})
+		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey,
+			destination{"spec.webSearch.baseURL", spec.WebSearch.BaseURL}})
 	}
 	// The cross-encoder's key only matters when it is the rerank mode in use.
 	if r := spec.Rerank; r != nil && r.Mode == v1alpha1.RerankCrossEncoder && r.CrossEncoder != nil && r.CrossEncoder.APIKeySecretRef != nil {
-		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, podconfig.EnvRerankAPIKey})
+		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, podconfig.EnvRerankAPIKey,
+			destination{"spec.rerank.crossEncoder.baseURL", spec.Rerank.CrossEncoder.BaseURL}})
 	}
 	if p := spec.Auth.TrustedProxy; p != nil && p.SecretRef != nil {
-		uses = append(uses, secretUse{"spec.auth.trustedProxy.secretRef", *p.SecretRef, podconfig.EnvProxySecret})
+		uses = append(uses, secretUse{"spec.auth.trustedProxy.secretRef", *p.SecretRef, podconfig.EnvProxySecret, destination{}})
 	}
 	return append(uses, redisSecretKeys(spec.Redis)...)
 }
 
-// redisSecretKeys lists the Secret keys of a route's Redis connection.
+// redisSecretKeys lists the Secret keys of a route's Redis connection:
+// the password goes to its address; the seal key and the CA stay in the pod.
 func redisSecretKeys(r *v1alpha1.RedisConnection) []secretUse {
 	if r == nil {
 		return nil
 	}
-	uses := []secretUse{{"spec.redis.sealKeySecretRef", r.SealKeySecretRef, podconfig.EnvRedisSealKey}}
+	uses := []secretUse{{"spec.redis.sealKeySecretRef", r.SealKeySecretRef, podconfig.EnvRedisSealKey, destination{}}}
 	if r.PasswordSecretRef != nil {
-		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *r.PasswordSecretRef, podconfig.EnvRedisPassword})
+		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *r.PasswordSecretRef, podconfig.EnvRedisPassword,
+			destination{"spec.redis.address", r.Address}})
 	}
 	if r.TLS != nil && r.TLS.CASecretRef != nil {
-		uses = append(uses, secretUse{"spec.redis.tls.caSecretRef", *r.TLS.CASecretRef, podconfig.EnvRedisCA})
+		uses = append(uses, secretUse{"spec.redis.tls.caSecretRef", *r.TLS.CASecretRef, podconfig.EnvRedisCA, destination{}})
 	}
 	return uses
 }

@@ -28,6 +28,9 @@ type Options struct {
 	// ImagePullSecrets name the Secrets route and ingestion pods pull
 	// their image with (each must exist in the pod's namespace).
 	ImagePullSecrets []string
+	// AllowInsecureProxyAuth admits QueryRoutes with
+	// trustedProxy.insecureAllowAnyCaller (--allow-insecure-proxy-auth).
+	AllowInsecureProxyAuth bool
 	// Tracing, when set, makes each reconcile a span.
 	Tracing trace.TracerProvider
 }
@@ -49,6 +52,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		},
 		&QueryRouteReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
 			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes, ImagePullSecrets: opts.ImagePullSecrets,
+			AllowInsecureProxyAuth:  opts.AllowInsecureProxyAuth,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}
 	for _, r := range reconcilers {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // TestAPIServerRefusesBadYAML applies YAML an admin could write and checks
@@ -26,12 +29,12 @@ spec:
   knowledgeStoreRef: {name: docs}
   platformPromptRef: {name: default}
   model: {baseURL: "http://llm/v1", name: llm}
-  auth: {trustedProxy: {insecureAllowAnyCaller: true}}
+  auth: {trustedProxy: {secretRef: {name: proxy, key: secret}}}
 ` + mutate
 	}
 	window := "  window: {contextTokens: 4096, answerReserveTokens: 512}\n"
 	withAuth := func(auth string) string {
-		return strings.Replace(route(window), "auth: {trustedProxy: {insecureAllowAnyCaller: true}}", "auth: "+auth, 1)
+		return strings.Replace(route(window), "auth: {trustedProxy: {secretRef: {name: proxy, key: secret}}}", "auth: "+auth, 1)
 	}
 	cases := []struct {
 		name string
@@ -68,6 +71,10 @@ spec:
 			[]string{"spec.auth.trustedProxy.insecureAllowAnyCaller: Forbidden", "insecureAllowAnyCaller cannot be combined with secretRef"}},
 		{"cache TTL above an hour (CEL)", route(window + "  cache: {ttl: 2h}\n"),
 			[]string{"spec.cache.ttl", "cache.ttl must be more than 0s and at most 1h"}},
+		{"trusting any caller without peers (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true}}"),
+			[]string{"spec.auth.trustedProxy.from: Required value", "insecureAllowAnyCaller needs from"}},
+		{"trusting any caller with an empty peer list (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true, from: []}}"),
+			[]string{"spec.auth.trustedProxy.from: Required value", "insecureAllowAnyCaller needs from"}},
 		{"proxy peer without a selector (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}, from: [{}]}}"),
 			[]string{"a peer needs namespaceSelector, podSelector or both"}},
 		{"redis without a seal key", route(window + "  redis: {address: 'redis:6379'}\n"),
@@ -113,7 +120,7 @@ spec:
 			[]string{"spec.answer.grounding.policy", `supported values: "annotate", "strip", "fallback"`}},
 		{"unknown enum", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  mode: loop\n"),
 			[]string{"spec.mode", `supported values: "singleRound", "agentic"`}},
-		{"both auth kinds (CEL)", withAuth("{trustedProxy: {insecureAllowAnyCaller: true}, jwt: {issuer: 'https://sso', audience: a}}"),
+		{"both auth kinds (CEL)", withAuth("{trustedProxy: {secretRef: {name: proxy, key: secret}}, jwt: {issuer: 'https://sso', audience: a}}"),
 			[]string{"spec.auth", "exactly one of jwt or trustedProxy"}},
 		{"route name that cannot name a Service (CEL)", strings.Replace(route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n"),
 			"metadata: {name: support}", "metadata: {name: 1st-support}", 1),
@@ -131,6 +138,46 @@ spec:
       configMap: {name: faq}
       pvc: {claimName: docs}
 `, []string{"spec.ingestion.sources[0]", "exactly one of configMap, pvc or git"}},
+		{"ingestion without a bound (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {timeout: 25h}
+`, []string{"spec.ingestion.timeout", "ingestion.timeout must be between 1m and 24h"}},
+		{"git clone timeout out of range (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "https://git.acme.example/docs.git", timeout: 2h}}]}
+`, []string{"spec.ingestion.sources[0].git.timeout", "git.timeout must be between 10s and 1h"}},
+		{"git URL with a token (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "https://alice:ghp_token@git.acme.example/docs.git"}}]}
+`, []string{"spec.ingestion.sources[0].git.url: Forbidden", "git.url must not carry credentials", "git.secretRef"}},
+		{"git URL with an ssh password (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384}
+  ingestion: {sources: [{name: docs, git: {url: "ssh://git:pw@git.acme.example/docs.git"}}]}
+`, []string{"spec.ingestion.sources[0].git.url: Forbidden", "git.url must not carry credentials"}},
+		{"http issuer off loopback (CEL)", withAuth("{jwt: {issuer: 'http://sso.acme.example', audience: a}}"),
+			[]string{"spec.auth.jwt.issuer: Forbidden", "issuer must be https:// unless its host is localhost"}},
+		{"http JWKS off loopback (CEL)", withAuth("{jwt: {issuer: 'https://sso.acme.example', audience: a, jwksURL: 'http://localhost.evil.example/keys'}}"),
+			[]string{"spec.auth.jwt.jwksURL: Forbidden", "jwksURL must be https://"}},
 		{"chunk larger than the embedder takes (CEL)", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore
@@ -175,6 +222,21 @@ spec:
 				}
 			}
 		})
+	}
+}
+
+// An ssh user in a git URL and http issuers on loopback stay accepted.
+func TestAPIServerAcceptsLoopbackIssuersAndSSHUsers(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	store := newStore(ns, "docs", "http://milvus:19530")
+	store.Spec.Ingestion = &v1alpha1.IngestionSettings{Sources: []v1alpha1.IngestionSource{{Name: "docs",
+		Git: &v1alpha1.GitSource{URL: "ssh://git@git.acme.example/docs.git"}}}}
+	s.create(t, store)
+	for i, issuer := range []string{"http://localhost:8080/realms/acme", "http://127.0.0.1:5556/dex", "http://[::1]:9000"} {
+		route := newRoute(ns, fmt.Sprintf("local-%d", i), "docs", "default")
+		route.Spec.Auth = v1alpha1.RouteAuth{JWT: &v1alpha1.JWTAuth{Issuer: issuer, Audience: "ragroute", JWKSURL: issuer + "/keys"}}
+		s.create(t, route)
 	}
 }
 

@@ -54,6 +54,8 @@ type GitSource struct {
 	// CredentialsDir holds the files of a mounted Secret: username and
 	// password (HTTPS), or ssh-privatekey and known_hosts (SSH).
 	CredentialsDir string `json:"credentialsDir,omitempty"`
+	// Timeout bounds the clone; zero: sources.DefaultCloneTimeout.
+	Timeout Duration `json:"timeout,omitempty"`
 }
 
 // Validate checks what a run relies on.
@@ -74,6 +76,9 @@ func (c IngestConfig) Validate() error {
 	for i, s := range c.Sources {
 		if s.Name == "" || (s.Path == "") == (s.Git == nil) {
 			errs = append(errs, fmt.Errorf("sources[%d] needs a name and exactly one of path or git", i))
+		}
+		if s.Git != nil && s.Git.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("sources[%d].git.timeout must not be negative", i))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

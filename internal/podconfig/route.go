@@ -301,6 +301,9 @@ func (c RouteConfig) Validate() error {
 	if (c.Auth.JWT == nil) == (c.Auth.TrustedProxy == nil) {
 		errs = append(errs, errors.New("auth needs exactly one of jwt or trustedProxy"))
 	}
+	if j := c.Auth.JWT; j != nil {
+		errs = append(errs, j.validateURLs()...)
+	}
 	if p := c.Auth.TrustedProxy; p != nil {
 		switch {
 		case (p.SecretEnv == "") == !p.InsecureAllowAnyCaller:

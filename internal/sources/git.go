@@ -1,13 +1,16 @@
 package sources
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -23,11 +26,32 @@ import (
 
 var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// DefaultCloneTimeout bounds a clone whose config names no timeout (the
+// CRD's git.timeout default).
+const DefaultCloneTimeout = 10 * time.Minute
+
 // Clone checks out g into dest (a pure-Go client: no git binary needed)
-// and returns the folder to read Markdown from. A symbolic link committed
-// under that folder refuses the checkout: what it leads to is not the
-// repository's to give (ReadMarkdown refuses links out of the folder too).
+// and returns the folder to read Markdown from, within g.Timeout: a git
+// host that accepts and never answers would otherwise hold the run. A
+// symbolic link committed under that folder refuses the checkout: what it
+// leads to is not the repository's to give (ReadMarkdown refuses links out
+// of the folder too).
 func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
+	if err := refuseURLCredentials(g.URL); err != nil {
+		return "", err
+	}
+	timeout := cmp.Or(g.Timeout.Std(), DefaultCloneTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	dir, err := clone(ctx, g, dest)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "", fmt.Errorf("clone %s: no answer within the git timeout of %s: %w", g.URL, timeout, err)
+	}
+	return dir, err
+}
+
+// clone is Clone under its deadline.
+func clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
 	auth, err := gitAuth(g)
 	if err != nil {
 		return "", err
@@ -61,6 +85,25 @@ func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, err
 		return "", fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
 	}
 	return dir, nil
+}
+
+// refuseURLCredentials refuses a URL with a token or password in it (an
+// ssh user alone is how ssh names the account): the URL is copied into
+// configs, logs and errors, where credentials must not go. The error does
+// not repeat them.
+func refuseURLCredentials(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("the git URL does not parse")
+	}
+	if u.User == nil {
+		return nil
+	}
+	_, hasPassword := u.User.Password()
+	if hasPassword || u.Scheme != "ssh" {
+		return fmt.Errorf("the git URL %s://%s%s carries credentials: put them in the source's secretRef", u.Scheme, u.Host, u.Path)
+	}
+	return nil
 }
 
 // cloneNamed clones a branch, or else a tag, shallowly, without checking

@@ -2,9 +2,11 @@ package sources
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,5 +151,66 @@ func TestCloneRefusesLinksUnderTheSource(t *testing.T) {
 	}
 	if _, err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: "main", Path: "docs"}, filepath.Join(t.TempDir(), "c")); err != nil {
 		t.Errorf("a link outside the source's folder: %v", err)
+	}
+}
+
+// A git host that accepts the connection and never answers fails the
+// clone at the source's timeout, with an error that names it, instead of
+// holding the ingestion until the Job's deadline.
+func TestCloneOfAStallingHostEndsAtItsTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := Clone(context.Background(), podconfig.GitSource{URL: "http://" + ln.Addr().String() + "/acme/docs.git",
+			Ref: "main", Timeout: podconfig.Duration(300 * time.Millisecond)}, t.TempDir())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no answer within the git timeout of 300ms") {
+			t.Fatalf("clone of a stalling host: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the clone of a stalling host did not end at its timeout")
+	}
+}
+
+// Credentials written into the URL are refused before any connection,
+// without repeating them; an ssh user alone is not a credential.
+func TestCloneRefusesCredentialsInTheURL(t *testing.T) {
+	for _, raw := range []string{"https://alice:ghp_token123@git.acme.example/docs.git", "https://ghp_token123@git.acme.example/docs.git",
+		"ssh://git:ghp_token123@git.acme.example/docs.git"} {
+		_, err := Clone(context.Background(), podconfig.GitSource{URL: raw, Ref: "main"}, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "carries credentials: put them in the source's secretRef") || strings.Contains(err.Error(), "ghp_token123") {
+			t.Errorf("%s: %v", raw, err)
+		}
+	}
+	if err := refuseURLCredentials("ssh://git@git.acme.example/docs.git"); err != nil {
+		t.Errorf("an ssh user was refused: %v", err)
 	}
 }

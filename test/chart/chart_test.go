@@ -183,6 +183,13 @@ func TestChartSwitches(t *testing.T) {
 	if !strings.Contains(args, "--allowed-image-prefixes=ghcr.io/acme/,registry.acme.com/ragroute:") {
 		t.Errorf("allowedImagePrefixes does not reach the manager: %s", args)
 	}
+	// Routes that trust any caller are refused unless the admin allows them.
+	if args := managerArgs(t, helmTemplate(t)); strings.Contains(args, "--allow-insecure-proxy-auth") {
+		t.Errorf("default manager args allow insecure proxy auth: %s", args)
+	}
+	if args := managerArgs(t, helmTemplate(t, "allowInsecureProxyAuth=true")); !strings.Contains(args, "--allow-insecure-proxy-auth") {
+		t.Errorf("allowInsecureProxyAuth does not reach the manager: %s", args)
+	}
 	// The chart's pull Secrets serve route and ingestion pods too.
 	if args := managerArgs(t, helmTemplate(t)); strings.Contains(args, "--image-pull-secrets") {
 		t.Errorf("default manager args name pull Secrets: %s", args)

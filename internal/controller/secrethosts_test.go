@@ -1,0 +1,61 @@
+package controller
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// The allowed-hosts format: comma-separated host (any port) or host:port
+// (that port; a URL without a port has its scheme's), hosts without case,
+// no wildcards, no look-alikes.
+func TestSecretAllowedHosts(t *testing.T) {
+	for _, tc := range []struct {
+		list, address string
+		allowed       bool
+	}{
+		{"api.openai.com", "https://api.openai.com/v1", true},
+		{"API.OpenAI.com.", "https://api.openai.com/v1", true},
+		{"api.openai.com", "https://api.openai.com:8443/v1", true},
+		{"api.openai.com:443", "https://api.openai.com/v1", true},
+		{"api.openai.com:443", "http://api.openai.com/v1", false},
+		{"embed.internal:8080, api.openai.com", "http://embed.internal:8080/v1", true},
+		{"embed.internal:8080", "http://embed.internal:9090/v1", false},
+		{"api.openai.com", "https://api.openai.com.evil.io/v1", false},
+		{"openai.com", "https://api.openai.com/v1", false},
+		{"*.openai.com", "https://api.openai.com/v1", false},
+		{"redis.cache.svc:6379", "redis.cache.svc:6379", true},
+		{"redis.cache.svc", "redis.cache.svc:6380", true},
+		{"redis.cache.svc:6379", "other.svc:6379", false},
+		{"milvus.db.svc", "tcp://milvus.db.svc", true},
+		{"milvus.db.svc:19530", "tcp://milvus.db.svc", false},
+		{"[fd00::1]:8080", "http://[fd00::1]:8080/v1", true},
+		{"fd00::1", "http://[fd00::1]:9000/v1", true},
+		{"git.acme.example", "ssh://git@git.acme.example/acme/docs.git", true},
+		{"git.acme.example:22", "ssh://git@git.acme.example/acme/docs.git", true},
+		{"", "https://api.openai.com/v1", false},
+		{" , ", "https://api.openai.com/v1", false},
+	} {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "key",
+			Annotations: map[string]string{allowedHostsAnnotation: tc.list}}}
+		refusal := secretHostRefusal(secret, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", tc.address})
+		if (refusal == nil) != tc.allowed {
+			t.Errorf("%q to %q: refusal %v, want allowed=%v", tc.list, tc.address, refusal, tc.allowed)
+		}
+		if refusal != nil && refusal.Reason != v1alpha1.ReasonSecretNotAllowedForHost {
+			t.Errorf("%q to %q: reason %s", tc.list, tc.address, refusal.Reason)
+		}
+	}
+	// Without the annotation nothing is sendable; an inbound-only use
+	// (the proxy secret) needs none.
+	bare := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy"}}
+	if secretHostRefusal(bare, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", "http://llm/v1"}) == nil {
+		t.Error("a Secret without the annotation was sendable")
+	}
+	if r := secretHostRefusal(bare, "spec.auth.trustedProxy.secretRef", destination{}); r != nil {
+		t.Errorf("an inbound use was refused: %v", r)
+	}
+}

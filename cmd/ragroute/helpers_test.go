@@ -128,7 +128,9 @@ func pruneRoute(ctx context.Context, t *testing.T) (podconfig.RouteConfig, *test
 	embedding := podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
 	ingestOrFail(t, podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
 		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		Sources:  []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs", Principals: []string{"group:staff"}}},
+		// The source grants what frontmatter-acl.md narrows to.
+		Sources: []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs",
+			Principals: []string{"group:staff", "group:sre", "user:alice"}}},
 	})
 	t.Setenv("TEST_PROXY_SECRET", "s3cret")
 	return podconfig.RouteConfig{

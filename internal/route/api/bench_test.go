@@ -191,5 +191,6 @@ func send(client *http.Client, method, url, body string) (*http.Response, error)
 func benchLimits() Limits {
 	l := DefaultLimits()
 	l.ConcurrentTurnsPerUser, l.TurnsPerMinutePerUser, l.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
+	l.StreamsPerUser, l.MaxStreams = 1<<20, 1<<20 // one user holds the 64 clients' streams
 	return l
 }

@@ -1,0 +1,112 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Multi-part questions (test/eval/multipart.jsonl): one question that
+// needs two or three sections, usually of different documents, each part
+// with its own gold section. A line of the single-part shape (dev.jsonl)
+// is read as a question of one part, so the agentic evaluation also runs
+// on the retrieval question sets.
+
+// MultiQuestion is one line of a multi-part question set.
+type MultiQuestion struct {
+	ID         string `json:"id"`
+	Question   string `json:"question"`
+	Parts      []Part `json:"parts"`
+	Difficulty string `json:"difficulty"`
+}
+
+// Part is what one part of a question asks and where the answer is.
+type Part struct {
+	Part        string   `json:"part"`
+	GoldFile    string   `json:"gold_file"`
+	GoldHeading []string `json:"gold_heading_path"`
+	Answer      string   `json:"answer"`
+}
+
+// MultiPart reports whether the question has more than one part; a
+// question of one part is a single-part control.
+func (q MultiQuestion) MultiPart() bool { return len(q.Parts) > 1 }
+
+// partID names part i (0-based) of question id as the gold sections key
+// it: "m001#1", "m001#2", ….
+func partID(id string, i int) string { return id + "#" + strconv.Itoa(i+1) }
+
+// partQuestions are the questions' parts as single-part questions, each
+// with the whole question's text, in order: the gold sections and the
+// shared search preparation then work on them unchanged.
+func partQuestions(questions []MultiQuestion) []Question {
+	var out []Question
+	for _, q := range questions {
+		for i, p := range q.Parts {
+			file := p.GoldFile
+			out = append(out, Question{ID: partID(q.ID, i), Question: q.Question, GoldFile: &file,
+				GoldHeading: p.GoldHeading, Difficulty: q.Difficulty})
+		}
+	}
+	return out
+}
+
+// multiLine is a line of either shape.
+type multiLine struct {
+	MultiQuestion
+	GoldFile    *string  `json:"gold_file"`
+	GoldHeading []string `json:"gold_heading_path"`
+	Answer      string   `json:"answer"`
+}
+
+// LoadMultiPart reads a question set of multi-part lines, single-part
+// lines (dev.jsonl's shape, read as one part), or both. Unanswerable
+// single-part questions have no part to find and are left out.
+func LoadMultiPart(path string) ([]MultiQuestion, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("questions: %w", err)
+	}
+	defer f.Close()
+	var out []MultiQuestion
+	seen := map[string]bool{}
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; scanner.Scan(); line++ {
+		text := strings.TrimSpace(scanner.Text())
+		if text == "" {
+			continue
+		}
+		var l multiLine
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		q := l.MultiQuestion
+		if q.ID == "" || q.Question == "" {
+			return nil, fmt.Errorf("%s:%d: a question needs an id and text", path, line)
+		}
+		if seen[q.ID] {
+			return nil, fmt.Errorf("%s:%d: question id %s repeats", path, line, q.ID)
+		}
+		seen[q.ID] = true
+		if len(q.Parts) == 0 {
+			if l.GoldFile == nil {
+				continue // unanswerable: nothing to find
+			}
+			q.Parts = []Part{{Part: q.Question, GoldFile: *l.GoldFile, GoldHeading: l.GoldHeading, Answer: l.Answer}}
+		}
+		for i, p := range q.Parts {
+			if p.GoldFile == "" || len(p.GoldHeading) == 0 {
+				return nil, fmt.Errorf("%s:%d: part %d of %s needs a gold file and a gold heading path", path, line, i+1, q.ID)
+			}
+		}
+		out = append(out, q)
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, fmt.Errorf("questions: %w", err)
+	}
+	return out, nil
+}

@@ -75,6 +75,10 @@ type QueryRouteSpec struct {
 	// +kubebuilder:default=singleRound
 	Mode RouteMode `json:"mode,omitempty"`
 
+	// Agentic tunes mode agentic.
+	// +optional
+	Agentic *AgenticSettings `json:"agentic,omitempty"`
+
 	// Answer says who writes the answer.
 	// +optional
 	Answer *AnswerSettings `json:"answer,omitempty"`
@@ -294,6 +298,20 @@ const (
 	ModeSingleRound RouteMode = "singleRound"
 	ModeAgentic     RouteMode = "agentic"
 )
+
+// AgenticSettings tune the research harness of mode agentic.
+type AgenticSettings struct {
+	// ToolProtocol is how the harness gets the model's tool calls: native
+	// (the model's tool calls, or calls it writes in its text), json (one
+	// JSON action per step under a JSON schema, response_format
+	// json_schema: for models that make no tool calls, e.g. small local
+	// ones) or auto (native, switching the turn to json after a reply that
+	// calls no tool).
+	// +optional
+	// +kubebuilder:default=auto
+	// +kubebuilder:validation:Enum=auto;native;json
+	ToolProtocol string `json:"toolProtocol,omitempty"`
+}
 
 // ChatModel is an OpenAI-compatible chat completions endpoint.
 type ChatModel struct {

@@ -94,6 +94,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 		FlaggedFragments:     cfg.Retrieval.FlaggedFragments,
 		Mode:                 cfg.Mode,
+		ToolProtocol:         cfg.ToolProtocol,
 		AnswerMode:           cfg.Answer.Mode,
 		Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
 			FallbackBelow: cfg.Answer.Grounding.FallbackBelow},

@@ -224,6 +224,23 @@ func TestRenderSearchWeights(t *testing.T) {
 	}
 }
 
+// An agentic route renders its tool protocol, auto unless set; a
+// single-round one none.
+func TestRenderToolProtocol(t *testing.T) {
+	for _, c := range []struct {
+		spec v1alpha1.QueryRouteSpec
+		want podconfig.ToolProtocol
+	}{
+		{v1alpha1.QueryRouteSpec{Mode: v1alpha1.ModeSingleRound}, ""},
+		{v1alpha1.QueryRouteSpec{Mode: v1alpha1.ModeAgentic}, podconfig.ToolProtocolAuto},
+		{v1alpha1.QueryRouteSpec{Mode: v1alpha1.ModeAgentic, Agentic: &v1alpha1.AgenticSettings{ToolProtocol: "json"}}, podconfig.ToolProtocolJSON},
+	} {
+		if got := renderToolProtocol(&c.spec); got != c.want {
+			t.Errorf("mode %s, agentic %+v: %q, want %q", c.spec.Mode, c.spec.Agentic, got, c.want)
+		}
+	}
+}
+
 // proxiedRoute trusts a proxy that proves itself, from two peer groups.
 // scaledRoute has a disruption budget and an autoscaler.
 func scaledRoute() *v1alpha1.QueryRoute {

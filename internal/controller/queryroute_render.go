@@ -65,14 +65,15 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 			ContextTokens:       spec.Window.ContextTokens,
 			AnswerReserveTokens: spec.Window.AnswerReserveTokens,
 		},
-		Retrieval: renderRetrieval(spec.Retrieval, spec.Rerank != nil && spec.Rerank.Mode == v1alpha1.RerankCrossEncoder),
-		Rerank:    renderRerank(spec.Rerank),
-		Cache:     renderCache(spec.Cache),
-		Turns:     renderTurns(spec.Turns),
-		Limits:    renderLimits(spec.Limits),
-		Timeouts:  renderTimeouts(spec.Timeouts),
-		Mode:      podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
-		Auth:      renderAuth(spec.Auth),
+		Retrieval:    renderRetrieval(spec.Retrieval, spec.Rerank != nil && spec.Rerank.Mode == v1alpha1.RerankCrossEncoder),
+		Rerank:       renderRerank(spec.Rerank),
+		Cache:        renderCache(spec.Cache),
+		Turns:        renderTurns(spec.Turns),
+		Limits:       renderLimits(spec.Limits),
+		Timeouts:     renderTimeouts(spec.Timeouts),
+		Mode:         podconfig.Mode(cmp.Or(spec.Mode, v1alpha1.ModeSingleRound)),
+		ToolProtocol: renderToolProtocol(spec),
+		Auth:         renderAuth(spec.Auth),
 	}
 	cfg.Answer = renderAnswer(spec.Answer)
 	cfg.UI.Enabled = spec.UI == nil || spec.UI.Enabled == nil || *spec.UI.Enabled
@@ -349,4 +350,16 @@ func marshalRouteConfig(cfg podconfig.RouteConfig) ([]byte, error) {
 		return nil, &referenceError{Reason: v1alpha1.ReasonRenderFailed, Message: err.Error()}
 	}
 	return podconfig.Marshal(cfg)
+}
+
+// renderToolProtocol is the agentic harness's tool protocol, auto when
+// unset (only an agentic route renders one).
+func renderToolProtocol(spec *v1alpha1.QueryRouteSpec) podconfig.ToolProtocol {
+	if spec.Mode != v1alpha1.ModeAgentic {
+		return ""
+	}
+	if spec.Agentic != nil && spec.Agentic.ToolProtocol != "" {
+		return podconfig.ToolProtocol(spec.Agentic.ToolProtocol)
+	}
+	return podconfig.ToolProtocolAuto
 }

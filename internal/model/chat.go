@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,16 @@ type Generation struct {
 	Temperature *float64
 	// Stop ends the answer at any of these strings.
 	Stop []string
+	// JSONSchema, when set, constrains the reply to JSON that matches it
+	// (response_format json_schema: llama.cpp, vLLM, Ollama and OpenAI
+	// accept it); for models that write tool calls as prose.
+	JSONSchema *JSONSchema
+}
+
+// JSONSchema names a schema the reply must match.
+type JSONSchema struct {
+	Name   string
+	Schema json.RawMessage
 }
 
 // Roles of chat messages.
@@ -182,6 +193,10 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 		Stop:          gen.Stop,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	if js := gen.JSONSchema; js != nil {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: js.Name, Schema: js.Schema, Strict: true}}
 	}
 	for _, t := range tools {
 		req.Tools = append(req.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{

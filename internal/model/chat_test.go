@@ -41,3 +41,27 @@ func TestChatStreamsTextAndAssemblesToolCalls(t *testing.T) {
 		t.Fatalf("reply %+v deltas %q", reply, deltas)
 	}
 }
+
+// A call with a JSON schema asks the server for it as response_format
+// json_schema, strict, with the schema as given.
+func TestChatAsksForTheJSONSchema(t *testing.T) {
+	server := testenv.StartModelServer(8)
+	defer server.Close()
+	var got *testenv.ChatRequest
+	server.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		got = &req
+		return testenv.ChatReply{Content: `{"tool": "search", "query": "sync waves"}`}
+	}
+	chat := NewChat(ChatConfig{BaseURL: server.BaseURL(), Model: "m"})
+	schema := &JSONSchema{Name: "action", Schema: []byte(`{"type":"object","properties":{"tool":{"const":"search"}}}`)}
+	if _, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "sync waves?"}}, nil, Generation{JSONSchema: schema}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rf := got.ResponseFormat
+	if rf == nil || rf.Type != "json_schema" || rf.JSONSchema.Name != "action" || !rf.JSONSchema.Strict || string(rf.JSONSchema.Schema) != string(schema.Schema) {
+		t.Fatalf("response_format %+v", rf)
+	}
+	if _, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil); err != nil || got.ResponseFormat != nil {
+		t.Errorf("a call without a schema sent response_format %+v (%v)", got.ResponseFormat, err)
+	}
+}

@@ -106,3 +106,18 @@ func oneOf[T ~string](field string, v T, values ...T) error {
 	}
 	return fmt.Errorf("%s %q: want %s", field, v, list)
 }
+
+// ToolProtocol is how the agentic harness gets the model's tool calls.
+type ToolProtocol string
+
+const (
+	// ToolProtocolAuto asks for native tool calls and switches the turn to
+	// JSON actions after a reply that calls no tool.
+	ToolProtocolAuto ToolProtocol = "auto"
+	// ToolProtocolNative offers the tools as tools (the model's own tool
+	// calls, or calls it writes in its text).
+	ToolProtocolNative ToolProtocol = "native"
+	// ToolProtocolJSON asks for one JSON action per step under a JSON
+	// schema (response_format), for models that write no tool calls.
+	ToolProtocolJSON ToolProtocol = "json"
+)

@@ -32,6 +32,9 @@ type RouteConfig struct {
 	Timeouts  Timeouts  `json:"timeouts,omitzero"`
 	Redis     *Redis    `json:"redis,omitempty"`
 	Mode      Mode      `json:"mode"`
+	// ToolProtocol is how an agentic turn gets the model's tool calls
+	// (empty: auto).
+	ToolProtocol ToolProtocol `json:"toolProtocol,omitempty"`
 	// Answer is who writes the answer.
 	Answer Answer `json:"answer"`
 	Auth   Auth   `json:"auth"`
@@ -351,6 +354,7 @@ func (c RouteConfig) validateEnums() []error {
 		}
 	}
 	add(oneOf("mode", c.Mode, ModeSingleRound, ModeAgentic))
+	add(oneOf("toolProtocol", c.ToolProtocol, "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON))
 	add(oneOf("model.searchPolicy", c.Model.SearchPolicy, "", SearchModelDecides, SearchAlways))
 	add(oneOf("rerank.mode", c.Rerank.Mode, "", RerankRRF, RerankCrossEncoder))
 	add(oneOf("cache.backend", c.Cache.Backend, "", BackendMemory, BackendRedis))

@@ -40,10 +40,10 @@ var (
 					"properties": map[string]any{"id": map[string]any{"type": "string"}, "note": map[string]any{"type": "string", "description": "why it matters"}},
 					"required":   []string{"id", "note"},
 				}},
-				"answered": stringList, "open": stringList,
+				"closed": stringList, "open": stringList,
 				"next": map[string]any{"type": "string", "description": "what to search next"},
 			},
-			"required": []string{"fragments", "answered", "open"},
+			"required": []string{"fragments", "closed", "open"},
 		}}
 	agenticFinalizeTool = model.Tool{Name: agenticFinalize, Description: "End the research: rank the fragment ids to answer from, most useful first. " +
 		"Rejected while half or more of the question's parts are open, except in the last round.",
@@ -68,7 +68,7 @@ const (
 // runAgentic is research, then augment and answer from what it ranked.
 func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
 	question := lastUserMessage(in.Messages)
-	h := newHarness(agenticMaxRounds)
+	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
 	final, err := r.research(ctx, in, h, newFence(), st)
 	st.rounds = h.round
 	if err != nil {
@@ -115,26 +115,31 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 		// is asked, as its first search, so a model that never calls a
 		// tool still answers from the documentation.
 		arguments, _ := json.Marshal(map[string]string{"query": lastUserMessage(in.Messages)})
-		call := model.ToolCall{ID: "call_question", Name: agenticSearch, Arguments: string(arguments)}
-		messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{call}})
-		result, _, _, err := r.harnessCall(ctx, in, h, fence, call, messages, st)
+		step := harnessStep{calls: []model.ToolCall{{ID: "call_question", Name: agenticSearch, Arguments: string(arguments)}},
+			native: !h.protocol.json}
+		messages = append(messages, step.assistant())
+		result, _, _, err := r.harnessCall(ctx, in, h, fence, step.calls[0], messages, st)
 		if err != nil {
 			return nil, roundGoesOn, err
 		}
-		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: result})
+		messages = append(messages, step.result(step.calls[0], result))
 	}
+	system := func(json bool) string { return harnessPrompt(r.Prompt, h, json) }
 	for range agenticMaxStepsPerRound {
-		reply, err := r.callModel(ctx, st, modelCall{span: "research", stage: "model_research", messages: messages,
-			tools: agenticTools(r.searchBlocked(messages))})
+		step, err := r.askHarness(ctx, st, h.protocol, messages, r.searchBlocked(messages))
 		if err != nil {
 			return nil, roundGoesOn, err
 		}
-		if len(reply.ToolCalls) == 0 {
+		if len(step.calls) == 0 {
+			var again bool
+			if messages, again = h.protocol.retry(messages, step, system); again {
+				continue
+			}
 			return r.forceFinalize(h, "the model answered without finalizing", st), roundFinalized, nil
 		}
-		messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: reply.ToolCalls})
+		messages = append(messages, step.assistant())
 		end, final := roundGoesOn, []retrieval.Fragment(nil)
-		for i, call := range reply.ToolCalls {
+		for i, call := range step.calls {
 			var result string
 			switch {
 			case i >= r.maxToolCalls():
@@ -147,7 +152,7 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 					return nil, roundGoesOn, err
 				}
 			}
-			messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: result})
+			messages = append(messages, step.result(call, result))
 		}
 		if end != roundGoesOn {
 			return final, end, nil

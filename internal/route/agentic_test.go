@@ -27,7 +27,7 @@ func agenticScript(answer string, steps ...model.Reply) func(chatCall) model.Rep
 	var mu sync.Mutex
 	next := 0
 	return func(c chatCall) model.Reply {
-		if len(c.Tools) == 0 {
+		if len(c.Tools) == 0 && c.JSONSchema == nil {
 			return model.Reply{Content: answer}
 		}
 		mu.Lock()
@@ -54,7 +54,7 @@ func hSave(ids ...string) model.Reply {
 	for _, id := range ids {
 		fragments = append(fragments, map[string]string{"id": id, "note": "note on " + id})
 	}
-	return toolCall("save", map[string]any{"fragments": fragments, "answered": []string{"what waves are"}, "open": []string{"how hooks run"}, "next": "search hooks"})
+	return toolCall("save", map[string]any{"fragments": fragments, "closed": []string{"what waves are"}, "open": []string{"how hooks run"}, "next": "search hooks"})
 }
 
 func hFinalize(ids, closed, open []string) model.Reply {
@@ -434,4 +434,121 @@ func TestAgenticSearchesOfATurnAreBounded(t *testing.T) {
 		t.Errorf("%d searches rejected for the budget, want the 8 past it", len(rejected))
 	}
 	completed(t, events)
+}
+
+// jsonAction is a model reply written as one JSON action in its text.
+func jsonAction(tool string, args map[string]any) model.Reply {
+	action := map[string]any{"tool": tool}
+	for k, v := range args {
+		action[k] = v
+	}
+	data, _ := json.Marshal(action)
+	return model.Reply{Content: string(data)}
+}
+
+// researchInJSON is a research written as JSON actions: two searches and
+// a finalize of F1.
+func researchInJSON() []model.Reply {
+	return []model.Reply{
+		jsonAction("search", map[string]any{"query": "sync waves"}),
+		jsonAction("search", map[string]any{"query": "sync hooks"}),
+		jsonAction("finalize", map[string]any{"fragments": []string{"F1"}, "closed": []string{"order"}, "open": []string{}}),
+	}
+}
+
+// With toolProtocol json no tool is offered: each step asks for one JSON
+// action under a schema, and the actions run as the tools would.
+func TestAgenticJSONActionsResearch(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].", researchInJSON()...)
+	w.runner.ToolProtocol = podconfig.ToolProtocolJSON
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	seen := w.chat.seen()
+	if len(seen[0].Tools) != 0 || seen[0].JSONSchema == nil || !strings.Contains(seen[0].Messages[0].Content, `{"tool": "search", "query": "…"}`) {
+		t.Fatalf("first research call: tools %v, schema %v; want none offered, a schema, and the actions in the system message", seen[0].Tools, seen[0].JSONSchema)
+	}
+	if n := len(w.index.searches()); n != 2 {
+		t.Errorf("%d searches reached the index, want 2", n)
+	}
+	if got := seen[1].Messages[len(seen[1].Messages)-1]; got.Role != model.RoleUser || !strings.HasPrefix(got.Content, "Result of search: Fragments") {
+		t.Errorf("the search's result came back as %s %q; want a user message with the fragments", got.Role, got.Content)
+	}
+	if f := routetest.OfType(events, route.EventFinalized); len(f) != 1 || len(routetest.OfType(events, route.EventFinalizeForced)) != 0 {
+		t.Fatalf("finalized %v, forced %v", f, routetest.OfType(events, route.EventFinalizeForced))
+	}
+	if done := completed(t, events); done.NotFound {
+		t.Errorf("completed %+v", done)
+	}
+}
+
+// Under auto (the default) a reply that calls no tool ("Let me search…")
+// does not end the research: the turn switches to JSON actions and asks
+// again.
+func TestAgenticAutoSwitchesToJSONActionsAfterProse(t *testing.T) {
+	steps := append([]model.Reply{{Content: "Let me search the documentation for sync waves."}}, researchInJSON()...)
+	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	seen := w.chat.seen()
+	if len(seen[0].Tools) == 0 || seen[0].JSONSchema != nil {
+		t.Fatalf("first call: want native tools first")
+	}
+	second := seen[1]
+	if len(second.Tools) != 0 || second.JSONSchema == nil || !strings.Contains(second.Messages[0].Content, "exactly one JSON object") {
+		t.Fatalf("after prose: tools %v, schema %v; want JSON actions", second.Tools, second.JSONSchema)
+	}
+	if last := second.Messages[len(second.Messages)-1]; !strings.Contains(last.Content, "Reply with one JSON action") {
+		t.Errorf("the nudge was %q", last.Content)
+	}
+	if n := len(w.index.searches()); n != 2 || len(routetest.OfType(events, route.EventFinalized)) != 1 {
+		t.Errorf("%d searches, finalized %v; want the research run in JSON", n, routetest.OfType(events, route.EventFinalized))
+	}
+}
+
+// A model whose server has no tool parser hands its calls back as text:
+// a Hermes <tool_call> block (Qwen's template) or a bare JSON object is
+// run as the call it is, and its result comes back in a user message.
+func TestAgenticCallsWrittenInTextAreRun(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].",
+		model.Reply{Content: "I will look it up.\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"sync waves\"}}\n</tool_call>"},
+		model.Reply{Content: `{"name": "finalize", "arguments": "{\"fragments\": [\"F1\"], \"closed\": [\"order\"], \"open\": []}"}`})
+	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+
+	if n := len(w.index.searches()); n != 1 {
+		t.Fatalf("%d searches reached the index, want the one written in text", n)
+	}
+	second := w.chat.seen()[1].Messages
+	if kept := second[len(second)-2]; kept.Role != model.RoleAssistant || !strings.Contains(kept.Content, "I will look it up.") || len(kept.ToolCalls) != 0 {
+		t.Errorf("the step was kept as %+v; want the model's text, without a native call", kept)
+	}
+	if got := second[len(second)-1]; got.Role != model.RoleUser || !strings.HasPrefix(got.Content, "Result of search:") {
+		t.Errorf("result as %s %q", got.Role, got.Content)
+	}
+	if f := routetest.OfType(events, route.EventFinalized); len(f) != 1 {
+		t.Errorf("finalized %v", f)
+	}
+}
+
+// With native tools, a first reply without a call gets one nudge; a second
+// one finalizes.
+func TestAgenticNativeProtocolNudgesOnce(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].", model.Reply{Content: "Hi!"}, hSearch("sync waves"),
+		hFinalize([]string{"F1"}, []string{"order"}, nil))
+	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	if last := w.chat.seen()[1].Messages; !strings.Contains(last[len(last)-1].Content, "Call one tool now") {
+		t.Errorf("no nudge: %q", last[len(last)-1].Content)
+	}
+	if n := len(w.index.searches()); n != 1 || len(routetest.OfType(events, route.EventFinalized)) != 1 {
+		t.Errorf("%d searches, finalized %v", n, routetest.OfType(events, route.EventFinalized))
+	}
+
+	w = newAgenticWorld(t, "Lower waves first [S1].", model.Reply{Content: "Hi!"}, model.Reply{Content: "Hello again."})
+	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	events = w.run(staff, routetest.User("How are sync waves ordered?"))
+	// Nothing was found: the not-found wording follows, without an answer call.
+	if forced := routetest.OfType(events, route.EventFinalizeForced); len(forced) != 1 || len(w.chat.seen()) != 2 {
+		t.Errorf("forced %v after %d model calls; want a forced finalize after the reply to the nudge", forced, len(w.chat.seen()))
+	}
 }

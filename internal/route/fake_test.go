@@ -119,6 +119,8 @@ func (x *memIndex) searches() []string {
 type chatCall struct {
 	Messages []model.Message
 	Tools    []model.Tool
+	// JSONSchema is the schema the reply was asked to match, if any.
+	JSONSchema *model.JSONSchema
 }
 
 // scriptedChat is an in-process route.ChatModel: script decides each
@@ -131,7 +133,7 @@ type scriptedChat struct {
 }
 
 func (c *scriptedChat) Stream(_ context.Context, messages []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error) {
-	call := chatCall{Messages: append([]model.Message{}, messages...), Tools: append([]model.Tool{}, tools...)}
+	call := chatCall{Messages: append([]model.Message{}, messages...), Tools: append([]model.Tool{}, tools...), JSONSchema: gen.JSONSchema}
 	c.mu.Lock()
 	c.calls = append(c.calls, call)
 	c.mu.Unlock()

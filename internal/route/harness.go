@@ -36,6 +36,7 @@ const (
 // harness is one agentic turn's bookkeeping.
 type harness struct {
 	maxRounds int
+	protocol  *harnessProtocol
 	round     int
 	// searches counts this round's accepted searches; turnSearches the
 	// turn's.
@@ -65,8 +66,8 @@ type shownFragment struct {
 	retrieval.Fragment
 }
 
-func newHarness(maxRounds int) *harness {
-	return &harness{maxRounds: maxRounds, queries: map[string]bool{}, shownNow: map[string]bool{},
+func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
+	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{},
 		ids: map[string]string{}, known: map[string]retrieval.Fragment{}}
 }
 
@@ -134,9 +135,9 @@ type saveArgs struct {
 		ID   string `json:"id"`
 		Note string `json:"note"`
 	} `json:"fragments"`
-	Answered []string `json:"answered"`
-	Open     []string `json:"open"`
-	Next     string   `json:"next"`
+	Closed []string `json:"closed"`
+	Open   []string `json:"open"`
+	Next   string   `json:"next"`
 }
 
 // save keeps the named fragments and the model's notes, or says why not.
@@ -160,7 +161,7 @@ func (h *harness) save(args saveArgs) string {
 			h.saved = append(h.saved, k)
 		}
 	}
-	h.closed, h.open, h.next = args.Answered, args.Open, strings.TrimSpace(args.Next)
+	h.closed, h.open, h.next = args.Closed, args.Open, strings.TrimSpace(args.Next)
 	return ""
 }
 

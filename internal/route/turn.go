@@ -48,6 +48,9 @@ type Runner struct {
 	// Mode is singleRound (one round of tools, the default) or agentic
 	// (the multi-round research harness, agentic.go).
 	Mode podconfig.Mode
+	// ToolProtocol is how an agentic turn gets the model's tool calls
+	// (agentic_protocol.go); empty is auto.
+	ToolProtocol podconfig.ToolProtocol
 	// Grounding is what the grounding check does with the model's answer
 	// (route/answer's Gate); its zero value annotates with the default
 	// threshold.

@@ -65,6 +65,15 @@ type ChatRequest struct {
 	MaxTokens   int      `json:"max_tokens"`
 	Temperature float64  `json:"temperature"`
 	Stop        []string `json:"stop"`
+	// ResponseFormat is the reply's constraint, when asked for.
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+			Strict bool            `json:"strict"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
 	// Traceparent is the request's W3C trace context header.
 	Traceparent string `json:"-"`
 }

@@ -96,6 +96,14 @@ func (r *Runner) research(ctx context.Context, in TurnInput, h *harness, fence s
 		endSpan(span, err)
 		st.took(fmt.Sprintf("round_%d", h.round), time.Since(start))
 		switch {
+		case err != nil && ctx.Err() == nil && h.found():
+			// A search or model call that fails late does not throw the
+			// research away: what was found is answered, and the cause
+			// is logged with the turn.
+			if r.Logger != nil {
+				r.Logger.Warn("agentic research ended by a failure; finalizing what it found", "turn", in.ID, "round", h.round, "error", err)
+			}
+			return r.forceFinalize(h, "a search or model call failed: the research ends with what it found", st), nil
 		case err != nil:
 			return nil, err
 		case end == roundFinalized:
@@ -157,6 +165,9 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 		if end != roundGoesOn {
 			return final, end, nil
 		}
+		if h.rejectedInARow >= agenticMaxRejectedInARow {
+			return r.forceFinalize(h, fmt.Sprintf("the model's last %d calls were rejected", h.rejectedInARow), st), roundFinalized, nil
+		}
 	}
 	return r.forceFinalize(h, fmt.Sprintf("round %d reached its limit of %d model calls", h.round, agenticMaxStepsPerRound), st), roundFinalized, nil
 }
@@ -166,10 +177,15 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 func (r *Runner) harnessCall(ctx context.Context, in TurnInput, h *harness, fence string, call model.ToolCall, messages []model.Message,
 	st *turnState) (result string, end roundEnd, final []retrieval.Fragment, err error) {
 	reject := func(query, reason string) (string, roundEnd, []retrieval.Fragment, error) {
+		h.rejectedInARow++
+		if len(query) > agenticMaxArgBytes { // the event shows what was refused, not all of it
+			query = strings.ToValidUTF8(query[:agenticMaxArgBytes], "") + "…"
+		}
 		st.emit(Event{Type: EventToolCall, Data: ToolCall{Name: call.Name, Query: query, Round: h.round, Status: CallRejected, Reason: reason}})
 		return "Rejected: " + reason + ".", roundGoesOn, nil, nil
 	}
 	accept := func(query string) {
+		h.rejectedInARow = 0
 		st.emit(Event{Type: EventToolCall, Data: ToolCall{Name: call.Name, Query: query, Round: h.round, Status: CallAccepted}})
 	}
 	switch call.Name {

@@ -1,8 +1,11 @@
 package route
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -27,6 +30,10 @@ const (
 	// agenticMaxStepsPerRound bounds the model calls of one round, so a
 	// model that never saves nor finalizes cannot loop forever.
 	agenticMaxStepsPerRound = 12
+	// agenticMaxRejectedInARow ends a round whose model keeps making
+	// calls the harness rejects (a small model repeating one search):
+	// each costs a model call and leads nowhere.
+	agenticMaxRejectedInARow = 3
 	// agenticMaxSearches bounds the searches of a turn, which holds one
 	// admission slot throughout: without it 5 rounds of 12 steps of 4
 	// calls could run 240. Eight a round on average; a save needs five.
@@ -41,10 +48,16 @@ type harness struct {
 	// searches counts this round's accepted searches; turnSearches the
 	// turn's.
 	searches, turnSearches int
-	// queries holds every normalised query of the turn.
+	// queries holds every normalised query of the turn; tried the
+	// accepted ones as written, in order.
 	queries map[string]bool
-	// shownNow holds the harness ids shown in this round.
-	shownNow map[string]bool
+	tried   []string
+	// rejectedInARow counts the round's rejected calls since its last
+	// accepted one.
+	rejectedInARow int
+	// shownNow holds the harness ids shown in this round; shown those
+	// shown in any round (the only ids save and finalize accept).
+	shownNow, shown map[string]bool
 	// ids gives each fragment (by its index id) a short id, F1, F2, …,
 	// stable for the whole turn; known is the reverse.
 	ids   map[string]string
@@ -67,7 +80,7 @@ type shownFragment struct {
 }
 
 func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
-	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{},
+	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{}, shown: map[string]bool{},
 		ids: map[string]string{}, known: map[string]retrieval.Fragment{}}
 }
 
@@ -75,7 +88,7 @@ func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
 // nothing shown in it.
 func (h *harness) startRound() {
 	h.round++
-	h.searches = 0
+	h.searches, h.rejectedInARow = 0, 0
 	h.shownNow = map[string]bool{}
 }
 
@@ -95,8 +108,10 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 		return fmt.Sprintf("search is blocked: this round's window is %.0f%% full; call save or finalize", agenticSearchBlockedAt*100)
 	case key == "":
 		return "the query is empty"
+	case len(query) > agenticMaxArgBytes:
+		return fmt.Sprintf("the query is %d bytes; at most %d: search for one thing at a time", len(query), agenticMaxArgBytes)
 	case h.queries[key]:
-		return "this query repeats an earlier search of this turn; rephrase it"
+		return "this query repeats an earlier search of this turn (" + h.triedList() + "); search for another part of the question, or finalize"
 	case h.turnSearches >= agenticMaxSearches:
 		return fmt.Sprintf("this turn has made its %d searches; call save or finalize", agenticMaxSearches)
 	}
@@ -110,6 +125,7 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 // does not is left unshown.
 func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(shownFragment) bool) []shownFragment {
 	h.queries[normaliseQuery(query)] = true
+	h.tried = append(h.tried, query)
 	h.searches++
 	h.turnSearches++
 	var out []shownFragment
@@ -120,10 +136,11 @@ func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(s
 			h.ids[f.ID], h.known[id] = id, f
 		}
 		s := shownFragment{id: id, Fragment: f}
-		if h.shownNow[id] || !fits(s) {
+		// A saved fragment is in the round's window already.
+		if h.shownNow[id] || h.isSaved(id) || !fits(s) {
 			continue
 		}
-		h.shownNow[id] = true
+		h.shownNow[id], h.shown[id] = true, true
 		out = append(out, s)
 	}
 	return out
@@ -145,20 +162,27 @@ func (h *harness) save(args saveArgs) string {
 	if h.searches < agenticMinSearches {
 		return fmt.Sprintf("save needs at least %d searches in this round; %d made", agenticMinSearches, h.searches)
 	}
-	var kept []savedEntry
-	for _, f := range args.Fragments {
-		if id := strings.TrimSpace(f.ID); h.known[id].ID != "" {
-			kept = append(kept, savedEntry{id: id, note: strings.TrimSpace(f.Note)})
+	if reason := checkReport(args.Closed, args.Open); reason != "" {
+		return reason
+	}
+	ids := make([]string, len(args.Fragments))
+	for i, f := range args.Fragments {
+		ids[i] = f.ID
+		if len(f.Note) > agenticMaxArgBytes {
+			return fmt.Sprintf("the note on %s is %d bytes; at most %d", f.ID, len(f.Note), agenticMaxArgBytes)
 		}
 	}
-	if len(kept) == 0 {
-		return "save must keep at least one fragment shown in this turn, by its id (F1, F2, …)"
+	if _, reason := h.checkIDs(ids, "save"); reason != "" {
+		return reason
 	}
-	for _, k := range kept {
-		if i := slices.IndexFunc(h.saved, func(s savedEntry) bool { return s.id == k.id }); i >= 0 {
-			h.saved[i].note = k.note
-		} else {
-			h.saved = append(h.saved, k)
+	for _, f := range args.Fragments {
+		note := strings.TrimSpace(f.Note)
+		for _, id := range splitIDs(f.ID) {
+			if j := slices.IndexFunc(h.saved, func(s savedEntry) bool { return s.id == id }); j >= 0 {
+				h.saved[j].note = note
+			} else {
+				h.saved = append(h.saved, savedEntry{id: id, note: note})
+			}
 		}
 	}
 	h.closed, h.open, h.next = args.Closed, args.Open, strings.TrimSpace(args.Next)
@@ -172,24 +196,125 @@ type finalizeArgs struct {
 	Open      []string `json:"open"`
 }
 
-// finalize says why the model may not finalize yet, or "": while half or
-// more of the parts it names are open, it must go on, unless this is the
-// last round.
+// finalize says why the model may not finalize yet, or "": it must rank
+// fragments it was shown and report the parts closed and open; while half
+// or more of them are open it must go on, unless this is the last round.
 func (h *harness) finalize(args finalizeArgs) string {
+	if _, reason := h.checkIDs(args.Fragments, "finalize"); reason != "" {
+		return reason
+	}
+	if reason := checkReport(args.Closed, args.Open); reason != "" {
+		return reason
+	}
 	parts := len(args.Closed) + len(args.Open)
-	if !h.lastRound() && parts > 0 && 2*len(args.Open) >= parts {
+	if !h.lastRound() && 2*len(args.Open) >= parts {
 		return fmt.Sprintf("%d of %d parts of the question are still open: search more, or save and go on in a new round", len(args.Open), parts)
 	}
 	return ""
 }
+
+// Bounds of a call's arguments: a query or a note longer than this is
+// refused, not cut (a cut query would search for something else).
+const (
+	agenticMaxArgBytes = 500
+	agenticMaxParts    = 12
+)
+
+// checkReport says why a report of the question's parts is unusable: none
+// at all, too many, or an item too long.
+func checkReport(closed, open []string) string {
+	switch {
+	case len(closed)+len(open) == 0:
+		return "name the question's parts: those closed (answered) and those open"
+	case len(closed)+len(open) > agenticMaxParts:
+		return fmt.Sprintf("%d parts named; at most %d", len(closed)+len(open), agenticMaxParts)
+	}
+	for _, p := range append(slices.Clone(closed), open...) {
+		if len(p) > agenticMaxArgBytes {
+			return fmt.Sprintf("a part is %d bytes; at most %d", len(p), agenticMaxArgBytes)
+		}
+	}
+	return ""
+}
+
+// checkIDs reads the fragment ids of a save or finalize, each as F<n>
+// whatever its spelling ("f1", "[F1]", "F1, F2"), and says why they are
+// refused: none given, or one the model was never shown, with the ids it
+// may use.
+func (h *harness) checkIDs(ids []string, tool string) ([]string, string) {
+	var known, unknown []string
+	for _, raw := range ids {
+		for _, id := range splitIDs(raw) {
+			if h.shown[id] {
+				known = append(known, id)
+			} else {
+				unknown = append(unknown, id)
+			}
+		}
+	}
+	switch {
+	case len(unknown) > 0:
+		return nil, fmt.Sprintf("unknown fragment ids %s; the ids you were shown: %s", strings.Join(unknown, ", "), h.shownList())
+	case len(known) == 0:
+		return nil, fmt.Sprintf("%s needs at least one fragment id you were shown (%s)", tool, h.shownList())
+	}
+	return known, ""
+}
+
+// splitIDs reads one id argument: brackets, quotes and case aside, and
+// several ids in one string split.
+func splitIDs(raw string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(raw, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
+		if id := strings.ToUpper(strings.Trim(f, "[]()\"'`*")); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// shownList names the ids the model was shown, in order, or says none.
+func (h *harness) shownList() string {
+	ids := slices.Collect(maps.Keys(h.shown))
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(idNumber(a), idNumber(b)) })
+	if len(ids) == 0 {
+		return "none yet: search first"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func idNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "F"))
+	return n
+}
+
+// triedList quotes the turn's searches so far.
+func (h *harness) triedList() string {
+	quoted := make([]string, len(h.tried))
+	for i, q := range h.tried {
+		quoted[i] = strconv.Quote(q)
+	}
+	return "searched so far: " + strings.Join(quoted, ", ")
+}
+
+func (h *harness) isSaved(id string) bool {
+	return slices.ContainsFunc(h.saved, func(s savedEntry) bool { return s.id == id })
+}
+
+// found says whether the research has anything to answer from: saved
+// fragments, or fragments shown in this round.
+func (h *harness) found() bool { return len(h.saved) > 0 || len(h.shownNow) > 0 }
 
 // ranked is the fragments of ids the harness knows, in the model's order,
 // each once, at most limit (0: no limit).
 func (h *harness) ranked(ids []string, limit int) ([]retrieval.Fragment, []string) {
 	var out []retrieval.Fragment
 	var kept []string
-	for _, id := range ids {
-		id = strings.TrimSpace(id)
+	var all []string
+	for _, raw := range ids {
+		all = append(all, splitIDs(raw)...)
+	}
+	for _, id := range all {
 		f := h.known[id]
 		if f.ID == "" || slices.Contains(kept, id) || (limit > 0 && len(out) == limit) {
 			continue

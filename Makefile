@@ -111,6 +111,10 @@ eval: ## Retrieval quality of the chunking/search ablations with the local all-M
 eval-answers: ## Answer quality per answer mode: the questions end to end through the route's turn with the local Qwen2.5-Coder-1.5B (EVAL_CHAT=smollm2 or qwen-0.5b, EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_ANSWERS_LIMIT, EVAL_ANSWERS_MODES, EVAL_ANSWERS_JSON), plus the grounding threshold curve.
 	hack/eval-answers.sh
 
+.PHONY: eval-agentic
+eval-agentic: ## Single-round vs agentic turns on the multi-part questions (test/eval/multipart.jsonl): part recall of the answer's fragments, grounding, rounds, searches, model calls, time, with the local Qwen2.5-Coder-1.5B (EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_QUESTIONS, EVAL_AGENTIC_LIMIT, EVAL_AGENTIC_MODES, EVAL_AGENTIC_JSON).
+	hack/eval-agentic.sh
+
 .PHONY: compare
 compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS, COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).
 	hack/compare.sh

@@ -6,6 +6,7 @@
 //	serve     serve one route's query API from its rendered config
 //	eval      measure retrieval quality of chunking and search ablations
 //	eval-answers  score whole answers: grounding, citations, not-found, latency
+//	eval-agentic  compare single-round and agentic turns on multi-part questions
 package main
 
 import (
@@ -39,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runEval(args[1:], stdout, stderr)
 	case "eval-answers":
 		return runEvalAnswers(args[1:], stdout, stderr)
+	case "eval-agentic":
+		return runEvalAgentic(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -62,6 +65,7 @@ Commands:
   serve     serve a route's query API (--config route.json)
   eval      measure retrieval on a corpus and questions (make eval)
   eval-answers  run the questions through the route's turn with a chat model and score the answers (make eval-answers)
+  eval-agentic  run multi-part questions in single-round and agentic mode and score both (make eval-agentic)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

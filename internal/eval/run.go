@@ -158,6 +158,13 @@ func prepare(ctx context.Context, opts Options) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return prepareQuestions(ctx, opts, questions)
+}
+
+// prepareQuestions is prepare with the questions already loaded: the
+// agentic evaluation scores each part of a question as a question of its
+// own (multipart.go).
+func prepareQuestions(ctx context.Context, opts Options, questions []Question) (*run, error) {
 	docs, err := sources.ReadMarkdown(opts.Corpus, []string{"public"})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make eval-agentic: runs `ragroute eval-agentic` on EVAL_CORPUS /
+# EVAL_QUESTIONS (default test/eval/multipart.jsonl): every question as a
+# whole turn through the route's turn code in single-round and in agentic
+# mode, with a real chat model, against a Milvus Lite on a free loopback
+# port. The embedder is the local all-MiniLM-L6-v2 unless EMBEDDER or
+# EMBEDDING_BASE_URL name another (as for make eval); the chat model is the
+# local Qwen2.5-Coder-1.5B-Instruct (hack/models.sh; EVAL_CHAT=qwen-0.5b or
+# smollm2 for the others) unless EVAL_CHAT_URL and EVAL_CHAT_MODEL name any
+# OpenAI-compatible one (its key in RAGROUTE_MODEL_API_KEY).
+# EVAL_AGENTIC_LIMIT runs the first N questions, EVAL_AGENTIC_MODES a comma
+# list of modes (singleRound, agentic), EVAL_AGENTIC_CONCURRENCY turns at
+# once (default 1: llama.cpp serves one), EVAL_AGENTIC_JSON writes the
+# report; EVAL_AGENTIC_ARGS passes more flags (e.g. --context-tokens 8192).
+# Vectors are cached as for make eval (EVAL_VECTOR_CACHE). Everything
+# started here is stopped by its PID on exit.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+: "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
+: "${EVAL_QUESTIONS:=$root/test/eval/multipart.jsonl}"
+: "${EVAL_VECTOR_CACHE=$root/bin/eval-cache}"
+prog=eval-agentic
+# shellcheck source=lib/services.sh
+. "$root/hack/lib/services.sh"
+start_embedder
+if [ -z "${EVAL_CHAT_URL:-}" ]; then
+  "$root/hack/models.sh" install
+  case "${EVAL_CHAT:-qwen}" in
+  qwen) server=qwen EVAL_CHAT_MODEL=qwen2.5-coder-1.5b-instruct ;;
+  qwen-0.5b) server=qwen-0.5b EVAL_CHAT_MODEL=qwen2.5-coder-0.5b-instruct ;;
+  smollm2) server=chat EVAL_CHAT_MODEL=smollm2-135m-instruct ;;
+  *) log "EVAL_CHAT is qwen (the default), qwen-0.5b or smollm2, not '$EVAL_CHAT'"; exit 2 ;;
+  esac
+  [ "$server" = chat ] || "$root/hack/models.sh" fetch "$server"
+  chat_port="$(free_port)"
+  "$root/hack/models.sh" run "$server" "$chat_port" >"$data/chat.log" 2>&1 &
+  pids+=($!)
+  wait_port "$chat_port" "${pids[-1]}" chat "http://127.0.0.1:$chat_port/health"
+  EVAL_CHAT_URL="http://127.0.0.1:$chat_port/v1"
+  log "chat $EVAL_CHAT_MODEL (llama.cpp, local) on :$chat_port"
+fi
+: "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
+start_milvus
+eval_command
+args=()
+[ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
+[ -z "${EVAL_AGENTIC_LIMIT:-}" ] || args+=(--limit "$EVAL_AGENTIC_LIMIT")
+[ -z "${EVAL_AGENTIC_MODES:-}" ] || args+=(--modes "$EVAL_AGENTIC_MODES")
+[ -z "${EVAL_AGENTIC_CONCURRENCY:-}" ] || args+=(--concurrency "$EVAL_AGENTIC_CONCURRENCY")
+[ -z "${EVAL_AGENTIC_JSON:-}" ] || args+=(--json "$EVAL_AGENTIC_JSON")
+# shellcheck disable=SC2206 # extra flags split on spaces, on purpose
+[ -z "${EVAL_AGENTIC_ARGS:-}" ] || args+=($EVAL_AGENTIC_ARGS)
+"${ragroute[@]}" eval-agentic "${corpus_flags[@]}" --chat-base-url "$EVAL_CHAT_URL" --chat-model "$EVAL_CHAT_MODEL" "${args[@]}"

@@ -11,7 +11,7 @@
 # EVAL_AGENTIC_LIMIT runs the first N questions, EVAL_AGENTIC_MODES a comma
 # list of modes (singleRound, agentic), EVAL_AGENTIC_CONCURRENCY turns at
 # once (default 1: llama.cpp serves one), EVAL_AGENTIC_JSON writes the
-# report; EVAL_AGENTIC_ARGS passes more flags (e.g. --context-tokens 8192).
+# report; EVAL_AGENTIC_ARGS passes more flags (e.g. --context-tokens 2048 --tool-protocol json).
 # Vectors are cached as for make eval (EVAL_VECTOR_CACHE). Everything
 # started here is stopped by its PID on exit.
 set -euo pipefail

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -34,6 +35,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 	turnTimeout := fs.Duration("turn-timeout", 5*time.Minute, "bound of one turn (an agentic turn makes many model calls)")
 	contextTokens := fs.Int("context-tokens", 4096, "the route's window.contextTokens")
 	answerReserve := fs.Int("answer-reserve", 512, "the route's window.answerReserveTokens (and the answer's max tokens)")
+	protocol := fs.String("tool-protocol", "", "the route's agentic.toolProtocol: auto (also when empty), native or json")
 	policy := fs.String("search-policy", string(podconfig.SearchAlways), "the route's model.searchPolicy: always or modelDecides")
 	// Near-greedy, as eval-answers: the modes then differ by the harness,
 	// not by sampling. Not 0: a configured zero is left out of the request.
@@ -64,11 +66,13 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 		Options:   in.options(client),
 		ChatModel: *chatModel, Modes: modeList, Limit: *limit, Turns: *concurrency, TurnTimeout: *turnTimeout,
 		ContextTokens: *contextTokens, AnswerReserve: *answerReserve, Policy: podconfig.SearchPolicy(*policy),
-		Chat: newChat(podconfig.ChatModel{BaseURL: *chatURL, Name: *chatModel, APIKeyEnv: podconfig.EnvModelAPIKey,
-			Temperature: *temperature, MaxTokens: int32(*answerReserve),
-			// A local model on a busy machine may read a full window for
-			// longer than the route's default idle minute.
-			IdleTimeout: podconfig.Duration(*turnTimeout)}, environment(os.Getenv)),
+		ToolProtocol: podconfig.ToolProtocol(*protocol),
+		// model.NewChat, not newChat: a local model on a busy machine may
+		// read a full window for longer than the route's default idle
+		// minute and two-minute call, so both are the turn's bound.
+		Chat: model.NewChat(model.ChatConfig{BaseURL: *chatURL, Model: *chatModel,
+			APIKey: environment(os.Getenv).secret(podconfig.EnvModelAPIKey), Temperature: *temperature,
+			MaxTokens: *answerReserve, IdleTimeout: *turnTimeout, Timeout: *turnTimeout}),
 	}
 	opts.Progress = stderr
 	report, err := eval.RunAgentic(ctx, opts)

@@ -44,6 +44,9 @@ type AgenticOptions struct {
 	ContextTokens, AnswerReserve int
 	// Policy is the route's searchPolicy (always when empty).
 	Policy podconfig.SearchPolicy
+	// ToolProtocol is the agentic harness's agentic.toolProtocol (empty:
+	// auto).
+	ToolProtocol podconfig.ToolProtocol
 }
 
 // AgenticReport is what an agentic evaluation found.
@@ -175,6 +178,7 @@ func newAgenticRun(r *run, questions []MultiQuestion, opts AgenticOptions) (*age
 	for _, mode := range AgenticModes() {
 		a.runners[mode] = &route.Runner{Chat: countingChat{opts.Chat}, Searcher: searcher, Prompt: answersPrompt(), Policy: opts.Policy,
 			Tokens: tokens, ContextTokens: opts.ContextTokens, AnswerReserve: opts.AnswerReserve, Mode: podconfig.Mode(mode),
+			ToolProtocol: opts.ToolProtocol,
 			Grounding: answer.GroundingSettings{Policy: podconfig.GroundingAnnotate, Threshold: answer.DefaultGroundingThreshold,
 				FallbackBelow: answer.DefaultFallbackBelow}}
 	}

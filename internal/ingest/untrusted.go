@@ -62,7 +62,10 @@ var instructionPatterns = []instructionPattern{
 	{TechniqueChatTemplate, []string{"system"}, regexp.MustCompile(`(?im)^\s*(?:new\s+)?system\s+(?:prompt|message)\s*:`)},
 	{TechniqueToolCall, []string{"tool_calls", "function_call", "tool_call", "tool_use", "function_calls", "<|tool_call|>"}, regexp.MustCompile(`"(?:tool_calls|function_call)"\s*:|</?(?:tool_call|tool_use|function_calls?)>|<\|tool_call\|>`)},
 	{TechniqueToolCall, []string{"function_call"}, regexp.MustCompile(`\bfunction_call\b`)},
-	{TechniqueToolCall, []string{"search_knowledge", "web_search"}, regexp.MustCompile(`\{[^{}]{0,200}"(?:name|function|tool)"\s*:\s*"(?:search_knowledge|web_search)"`)},
+	// The route's tools, the agentic harness's included, as a call or a
+	// JSON action ({"tool": "finalize", …}) written in a document.
+	{TechniqueToolCall, []string{"search_knowledge", "web_search", "search", "save", "finalize"},
+		regexp.MustCompile(`\{[^{}]{0,200}"(?:name|function|tool)"\s*:\s*"(?:search_knowledge|web_search|search|save|finalize)"`)},
 }
 
 // htmlComment finds HTML comments: text hidden from a reader of the

@@ -67,8 +67,15 @@ const (
 
 // runAgentic is research, then augment and answer from what it ranked.
 func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
-	question := lastUserMessage(in.Messages)
+	// A follow-up ("and how are they ordered?") is made self-contained
+	// once: rounds after the first see only the question, not the
+	// conversation it refers to.
+	question, err := r.condense(ctx, in.Messages, st)
+	if err != nil {
+		return false, err
+	}
 	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
+	h.question = question
 	final, err := r.research(ctx, in, h, newFence(), st)
 	st.rounds = h.round
 	if err != nil {
@@ -78,6 +85,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
 	packing := r.pack(ctx, in, results[0].Intent, final)
+	packing.Open = h.open
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {
 		return true, st.delta(r.Prompt.NotFound)
@@ -118,11 +126,13 @@ func (r *Runner) research(ctx context.Context, in TurnInput, h *harness, fence s
 // until a save or a finalize is accepted or the round runs out of steps.
 func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence string, st *turnState) ([]retrieval.Fragment, roundEnd, error) {
 	messages := r.roundWindow(in, h, fence)
+	h.searchShare = max(agenticMinShareTokens,
+		max(0, int(agenticSearchBlockedAt*float64(r.ContextTokens))-r.windowTokens(messages))/agenticMinSearches-agenticStepTokens)
 	if h.round == 1 && r.Policy == podconfig.SearchAlways {
 		// searchPolicy always: the question is searched before the model
 		// is asked, as its first search, so a model that never calls a
 		// tool still answers from the documentation.
-		arguments, _ := json.Marshal(map[string]string{"query": lastUserMessage(in.Messages)})
+		arguments, _ := json.Marshal(map[string]string{"query": h.question})
 		step := harnessStep{calls: []model.ToolCall{{ID: "call_question", Name: agenticSearch, Arguments: string(arguments)}},
 			native: !h.protocol.json}
 		messages = append(messages, step.assistant())
@@ -221,6 +231,7 @@ func (r *Runner) harnessCall(ctx context.Context, in TurnInput, h *harness, fenc
 			return reject("", reason)
 		}
 		accept("")
+		h.closed, h.open = args.Closed, args.Open
 		final, ids := h.ranked(args.Fragments, r.Searcher.Settings.MaxFragments)
 		st.emit(Event{Type: EventFinalized, Data: Finalized{Round: h.round, Fragments: ids, Closed: args.Closed, Open: args.Open}})
 		return "Finalized.", roundFinalized, final, nil
@@ -236,15 +247,21 @@ func (r *Runner) harnessSearch(ctx context.Context, in TurnInput, h *harness, fe
 	if err != nil {
 		return "", roundGoesOn, nil, err
 	}
-	room := r.ContextTokens - r.AnswerReserve - r.windowTokens(messages)
+	// A search shows at most its share of the room below the line that
+	// blocks search, so the five searches a save needs fit: its best new
+	// fragment, cut to the share if it is longer, then those that fit.
+	budget, first := min(r.ContextTokens-r.AnswerReserve-r.windowTokens(messages), h.searchShare), true
 	// Under drop, a flagged fragment is never shown, in any round.
-	shown := h.show(query, admitted(r.FlaggedFragments, res.Fragments), func(f shownFragment) bool {
-		size := r.Tokens.Count(fencedFragment(fence, r.FlaggedFragments, f.id, f.Fragment)) + 1
-		if size > room {
-			return false
+	shown := h.show(query, admitted(r.FlaggedFragments, res.Fragments), func(f shownFragment) (shownFragment, bool) {
+		if first {
+			first, f.Text = false, r.cutToFit(fence, f, budget)
 		}
-		room -= size
-		return true
+		size := r.shownTokens(fence, f)
+		if size > budget || f.Text == "" {
+			return f, false
+		}
+		budget -= size
+		return f, true
 	})
 	report := RetrievalReport{Round: h.round, Query: query, Intent: res.Intent, CacheHit: res.CacheHit}
 	var b strings.Builder
@@ -283,9 +300,11 @@ func (r *Runner) searchBlocked(messages []model.Message) bool {
 	return float64(r.windowTokens(messages)) >= agenticSearchBlockedAt*float64(r.ContextTokens)
 }
 
-// windowTokens counts a round's messages as the model reads them.
+// windowTokens counts a round's messages as the model reads them, with
+// the tools (or the action schema) every call carries: about 300 tokens
+// a window cannot use.
 func (r *Runner) windowTokens(messages []model.Message) int {
-	n := 0
+	n := r.toolTokens()
 	for _, m := range messages {
 		n += r.Tokens.Count(m.Content) + 4
 		for _, c := range m.ToolCalls {
@@ -293,6 +312,51 @@ func (r *Runner) windowTokens(messages []model.Message) int {
 		}
 	}
 	return n
+}
+
+// shownTokens counts a fragment as the harness shows it.
+func (r *Runner) shownTokens(fence string, f shownFragment) int {
+	return r.Tokens.Count(fencedFragment(fence, r.FlaggedFragments, f.id, f.Fragment)) + 1
+}
+
+// cutToFit is f's text cut at a word so that f, shown, takes at most
+// budget tokens; all of it when it fits, "" when not even its label does.
+func (r *Runner) cutToFit(fence string, f shownFragment, budget int) string {
+	if r.shownTokens(fence, f) <= budget {
+		return f.Text
+	}
+	text := f.Text
+	for len(text) > 0 {
+		// Shrink in proportion to the excess, and by a tenth at least.
+		f.Text = text + " …(cut)"
+		excess := r.shownTokens(fence, f) - budget
+		if excess <= 0 {
+			return f.Text
+		}
+		keep := len(text) - max(len(text)/10, len(text)*excess/max(1, r.Tokens.Count(text)))
+		if i := strings.LastIndexByte(text[:max(0, keep)], ' '); i > 0 {
+			keep = i
+		}
+		text = strings.ToValidUTF8(text[:max(0, keep)], "")
+	}
+	return ""
+}
+
+// agenticStepTokens is what a search step adds to the window besides its
+// fragments: the call, the result's framing, the messages' overhead.
+// agenticMinShareTokens is the least a search shows, however small the
+// window: a cut fragment says more than none (the line still blocks).
+const (
+	agenticStepTokens     = 64
+	agenticMinShareTokens = 96
+)
+
+// toolTokens counts the harness's tool definitions as a call sends them
+// (native tools and the JSON action schema are about the same size; the
+// larger counts).
+func (r *Runner) toolTokens() int {
+	tools, _ := json.Marshal(agenticTools(false))
+	return max(r.Tokens.Count(string(tools)), r.Tokens.Count(string(actionSchema(false).Schema)))
 }
 
 // fencedFragment is a fragment as the harness shows it: data between the

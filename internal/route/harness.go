@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -42,6 +44,9 @@ const (
 
 // harness is one agentic turn's bookkeeping.
 type harness struct {
+	// question is the turn's question, self-contained (condensed from
+	// the conversation when it is a follow-up).
+	question  string
 	maxRounds int
 	protocol  *harnessProtocol
 	round     int
@@ -55,6 +60,10 @@ type harness struct {
 	// rejectedInARow counts the round's rejected calls since its last
 	// accepted one.
 	rejectedInARow int
+	// searchShare is the tokens one search of this round may show: the
+	// room below the line that blocks search, over the searches a save
+	// needs.
+	searchShare int
 	// shownNow holds the harness ids shown in this round; shown those
 	// shown in any round (the only ids save and finalize accept).
 	shownNow, shown map[string]bool
@@ -94,11 +103,28 @@ func (h *harness) startRound() {
 
 func (h *harness) lastRound() bool { return h.round >= h.maxRounds }
 
-// normaliseQuery is what makes two queries the same search: case, spacing
-// and punctuation aside.
+// normaliseQuery is what makes two queries the same search: case, Unicode
+// form, punctuation at the edges of words, word order, repeats and
+// common words aside. Words are split at spaces only, so symbols and
+// combining marks stay in them: "C++ SDK install" and "C# SDK install"
+// differ, and a Devanagari vowel sign is part of its word. A query of
+// common words only is kept whole.
 func normaliseQuery(q string) string {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-	return strings.Join(words, " ")
+	var words, all []string
+	for _, w := range strings.Fields(strings.ToLower(norm.NFC.String(q))) {
+		if w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '#' }); w == "" {
+			continue
+		}
+		all = append(all, w)
+		if !retrieval.IsCommonWord(w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		words = all
+	}
+	slices.Sort(words)
+	return strings.Join(slices.Compact(words), " ")
 }
 
 // checkSearch is why a search may not run, or "" when it may.
@@ -121,9 +147,9 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 // show records an accepted search and returns its fragments that were
 // not shown in this round yet, under their harness ids. A fragment shown
 // in an earlier round may come again: the model may have dropped it
-// wrongly. fits says whether a fragment still fits the window; one that
-// does not is left unshown.
-func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(shownFragment) bool) []shownFragment {
+// wrongly. fit gives a fragment as it fits the window (cut, perhaps), and
+// false for one that does not fit: it is left unshown.
+func (h *harness) show(query string, fragments []retrieval.Fragment, fit func(shownFragment) (shownFragment, bool)) []shownFragment {
 	h.queries[normaliseQuery(query)] = true
 	h.tried = append(h.tried, query)
 	h.searches++
@@ -135,9 +161,12 @@ func (h *harness) show(query string, fragments []retrieval.Fragment, fits func(s
 			id = fmt.Sprintf("F%d", len(h.ids)+1)
 			h.ids[f.ID], h.known[id] = id, f
 		}
-		s := shownFragment{id: id, Fragment: f}
 		// A saved fragment is in the round's window already.
-		if h.shownNow[id] || h.isSaved(id) || !fits(s) {
+		if h.shownNow[id] || h.isSaved(id) {
+			continue
+		}
+		s, ok := fit(shownFragment{id: id, Fragment: f})
+		if !ok {
 			continue
 		}
 		h.shownNow[id], h.shown[id] = true, true

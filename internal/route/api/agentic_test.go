@@ -28,7 +28,7 @@ func TestAgenticTurnThroughTheFacade(t *testing.T) {
 		{Name: "search", Arguments: `{"query":"pruning git"}`},
 		{Name: "search", Arguments: `{"query":"sync panel button"}`},
 		{Name: "search", Arguments: `{"query":"resources healthy"}`},
-		{Name: "save", Arguments: `{"fragments":[{"id":"F1","note":"orders waves"}],"answered":["order"],"open":["hooks"],"next":"hooks"}`},
+		{Name: "save", Arguments: `{"fragments":[{"id":"F1","note":"orders waves"}],"closed":["order"],"open":["hooks"],"next":"hooks"}`},
 		{Name: "finalize", Arguments: `{"fragments":["F1"],"closed":["order","hooks"],"open":[]}`},
 	}
 	var mu sync.Mutex
@@ -88,7 +88,7 @@ func TestAgenticTurnThroughTheFacade(t *testing.T) {
 		t.Fatalf("round 2's request: %+v", round2.Messages)
 	}
 	window := round2.Messages[1].Content
-	for _, want := range []string{"Question: How are sync waves ordered?", "Why it matters: orders waves", "Parts still open: hooks"} {
+	for _, want := range []string{"Question: How are sync waves ordered?", " note F1\norders waves\n", "Parts still open: hooks"} {
 		if !strings.Contains(window, want) {
 			t.Errorf("round 2's window lacks %q:\n%s", want, window)
 		}

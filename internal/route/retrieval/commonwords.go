@@ -32,6 +32,10 @@ working wrong yet possible possibly currently happening happened instead otherwi
 	return words
 }()
 
+// IsCommonWord says whether a lower-cased word is one of the common
+// words ContentWords leaves out.
+func IsCommonWord(w string) bool { return commonWords[w] }
+
 // ContentWords are text's words that say what it is about: lower-cased,
 // common words left out, each once, in order.
 func ContentWords(text string) []string {

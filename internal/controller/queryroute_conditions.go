@@ -17,6 +17,9 @@ type routeFacts struct {
 	desired int32
 	// rollout is nil until the Deployment exists.
 	rollout *rolloutState
+	// applied: this reconcile applied the children (the cache may not
+	// show the Deployment yet).
+	applied bool
 	// anyCaller: identity headers are trusted from any caller.
 	anyCaller bool
 }
@@ -30,7 +33,7 @@ type rolloutState struct {
 }
 
 func routeFactsOf(s *routeScope) routeFacts {
-	f := routeFacts{refErr: s.refErr, applyErr: s.applyErr, desired: v1alpha1.DefaultReplicas}
+	f := routeFacts{refErr: s.refErr, applyErr: s.applyErr, applied: s.applied, desired: v1alpha1.DefaultReplicas}
 	if p := s.route.Spec.Auth.TrustedProxy; p != nil {
 		f.anyCaller = p.InsecureAllowAnyCaller
 	}
@@ -80,6 +83,11 @@ func degradedCondition(f routeFacts) metav1.Condition {
 // progressingCondition is True while the Deployment rolls out the current
 // configuration.
 func progressingCondition(f routeFacts) metav1.Condition {
+	if f.rollout == nil && f.applied && f.refErr == nil && f.applyErr == nil {
+		// Applied a moment ago: the cache has not seen the Deployment yet.
+		return condition(v1alpha1.ConditionProgressing, true, v1alpha1.ReasonRollingOut,
+			fmt.Sprintf("the Deployment was applied; 0/%d replicas updated", f.desired))
+	}
 	if f.refErr != nil || f.applyErr != nil || f.rollout == nil {
 		reason := v1alpha1.ReasonApplyFailed
 		if f.refErr != nil {

@@ -805,3 +805,22 @@ func toolCallsOf(w *fastWorld) []string {
 	}
 	return out
 }
+
+// A forced finalize answers from what the round's searches found, also
+// what the window had no room to show: a small window must not leave the
+// answer less than a single-round search gives it.
+func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].", hSearch("sync waves"), model.Reply{Content: "Done."})
+	w.runner.ContextTokens, w.runner.AnswerReserve = 1400, 50
+	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	reports := routetest.OfType(events, route.EventRetrieval)
+	shown := len(reports[0].Data.(route.RetrievalReport).Sources)
+	forced := routetest.OfType(events, route.EventFinalizeForced)
+	if len(forced) != 1 {
+		t.Fatalf("forced %+v", forced)
+	}
+	if n := len(forced[0].Data.(route.Finalized).Fragments); shown != 1 || n < 2 {
+		t.Errorf("the search showed %d fragments and the forced finalize kept %d; want 1 shown (the window) and more kept", shown, n)
+	}
+}

@@ -65,8 +65,9 @@ type harness struct {
 	// needs.
 	searchShare int
 	// shownNow holds the harness ids shown in this round; shown those
-	// shown in any round (the only ids save and finalize accept).
-	shownNow, shown map[string]bool
+	// shown in any round (the only ids save and finalize accept);
+	// foundNow those this round's searches found, shown or not.
+	shownNow, shown, foundNow map[string]bool
 	// ids gives each fragment (by its index id) a short id, F1, F2, …,
 	// stable for the whole turn; known is the reverse.
 	ids   map[string]string
@@ -89,7 +90,7 @@ type shownFragment struct {
 }
 
 func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
-	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{}, shown: map[string]bool{},
+	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{}, shown: map[string]bool{}, foundNow: map[string]bool{},
 		ids: map[string]string{}, known: map[string]retrieval.Fragment{}}
 }
 
@@ -98,7 +99,7 @@ func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
 func (h *harness) startRound() {
 	h.round++
 	h.searches, h.rejectedInARow = 0, 0
-	h.shownNow = map[string]bool{}
+	h.shownNow, h.foundNow = map[string]bool{}, map[string]bool{}
 }
 
 func (h *harness) lastRound() bool { return h.round >= h.maxRounds }
@@ -161,6 +162,7 @@ func (h *harness) show(query string, fragments []retrieval.Fragment, fit func(sh
 			id = fmt.Sprintf("F%d", len(h.ids)+1)
 			h.ids[f.ID], h.known[id] = id, f
 		}
+		h.foundNow[id] = true
 		// A saved fragment is in the round's window already.
 		if h.shownNow[id] || h.isSaved(id) {
 			continue
@@ -331,8 +333,8 @@ func (h *harness) isSaved(id string) bool {
 }
 
 // found says whether the research has anything to answer from: saved
-// fragments, or fragments shown in this round.
-func (h *harness) found() bool { return len(h.saved) > 0 || len(h.shownNow) > 0 }
+// fragments, or fragments this round's searches found.
+func (h *harness) found() bool { return len(h.saved) > 0 || len(h.foundNow) > 0 }
 
 // ranked is the fragments of ids the harness knows, in the model's order,
 // each once, at most limit (0: no limit).
@@ -361,20 +363,28 @@ func (h *harness) forced(limit int) ([]retrieval.Fragment, []string) {
 	for _, s := range h.saved {
 		ids = append(ids, s.id)
 	}
-	var now []string
-	for id := range h.shownNow {
-		now = append(now, id)
+	ids = append(ids, h.bestFirst(h.shownNow)...)
+	// Then what the round's searches found that the window had no room to
+	// show: the answer packs under its own budget, and a small window must
+	// not leave it less than a single-round search would give it.
+	unseen := map[string]bool{}
+	for id := range h.foundNow {
+		unseen[id] = !h.shownNow[id]
 	}
-	slices.SortFunc(now, func(a, b string) int {
-		if sa, sb := h.known[a].Score, h.known[b].Score; sa != sb {
-			if sa > sb {
-				return -1
-			}
-			return 1
+	maps.DeleteFunc(unseen, func(_ string, keep bool) bool { return !keep })
+	return h.ranked(append(ids, h.bestFirst(unseen)...), limit)
+}
+
+// bestFirst orders the ids of set by their fragments' scores, best first.
+func (h *harness) bestFirst(set map[string]bool) []string {
+	ids := slices.Collect(maps.Keys(set))
+	slices.SortFunc(ids, func(a, b string) int {
+		if c := cmp.Compare(h.known[b].Score, h.known[a].Score); c != 0 {
+			return c
 		}
 		return strings.Compare(a, b)
 	})
-	return h.ranked(append(ids, now...), limit)
+	return ids
 }
 
 // memory is what the model saved, as memory.saved reports it.

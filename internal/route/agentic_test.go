@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
@@ -392,15 +395,27 @@ func TestAgenticSearchIsBlockedOnceTheWindowIsThreeQuartersFull(t *testing.T) {
 	}
 }
 
-// Each search shows at most a fifth of the room below the 75% line (its
-// best fragment cut to that if longer), so in a small window the five
-// searches a save needs still fit and the save is reachable.
+// Each search shows at most its share of the room below the 75% line
+// (a fifth of it, what an earlier search left unused besides), so in a
+// small window the five searches a save needs still fit and the save is
+// reachable, whatever the fence and the queries tokenize to.
 func TestAgenticFiveSearchesFitBelowTheLine(t *testing.T) {
-	steps := searches(0, 5)
+	// Queries near the 500-byte limit: each call costs ~100 tokens.
+	long := strings.Repeat(" as the application controller applies them in the cluster", 8)
+	t.Run("short queries", func(t *testing.T) { fiveSearchesFit(t, 1600, "") })
+	t.Run("long queries", func(t *testing.T) { fiveSearchesFit(t, 2048, long) })
+}
+
+func fiveSearchesFit(t *testing.T, window int, querySuffix string) {
+	var steps []model.Reply
+	for _, q := range distinctQueries[:5] {
+		steps = append(steps, hSearch(q+querySuffix))
+	}
 	steps = append(steps, hSave("F1"), hFinalize([]string{"F1"}, []string{"a"}, nil))
-	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 1600, 50
-	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	small := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	small.index.add(t, small.runner.Searcher.Embedder, moreWaveDocs(8)...)
+	small.runner.ContextTokens, small.runner.AnswerReserve = window, 50
+	events := small.run(staff, routetest.User("How are sync waves ordered?"))
 	for _, c := range toolCalls(events) {
 		if c.Status != route.CallAccepted {
 			t.Errorf("%s rejected: %s", c.Name, c.Reason)
@@ -409,15 +424,25 @@ func TestAgenticFiveSearchesFitBelowTheLine(t *testing.T) {
 	if saved := routetest.OfType(events, route.EventMemorySaved); len(saved) != 1 {
 		t.Errorf("memory.saved %+v: the save must be reachable", saved)
 	}
-	cut := false
-	for _, c := range w.chat.seen() {
-		for _, m := range c.Messages {
-			cut = cut || strings.Contains(m.Content, "…(cut)")
+	if querySuffix != "" {
+		return
+	}
+	large := newAgenticWorld(t, "Lower waves first [S1].", steps...)
+	large.index.add(t, large.runner.Searcher.Embedder, moreWaveDocs(8)...)
+	if inSmall, inLarge := shownBySearches(events), shownBySearches(large.run(staff, routetest.User("How are sync waves ordered?"))); inSmall >= inLarge {
+		t.Errorf("the searches showed %d fragments in a %d-token window and %d in 8,192: the share did not bound them", inSmall, window, inLarge)
+	}
+}
+
+// shownBySearches counts the fragments the rounds' searches showed.
+func shownBySearches(events []route.Event) int {
+	n := 0
+	for _, e := range routetest.OfType(events, route.EventRetrieval) {
+		if r := e.Data.(route.RetrievalReport); r.Round > 0 {
+			n += len(r.Sources)
 		}
 	}
-	if !cut {
-		t.Errorf("no fragment was cut to its search's share in a 1,600-token window")
-	}
+	return n
 }
 
 // With searchPolicy always the harness searches the question itself
@@ -762,19 +787,34 @@ func TestAgenticFollowUpIsCondensedForLaterRounds(t *testing.T) {
 // The saved set takes at most half the window in later rounds: what does
 // not fit is named, so the window never silently overflows.
 func TestAgenticSavedSetIsBudgeted(t *testing.T) {
-	steps := searches(0, 5)
-	var fragments []map[string]string
-	for _, id := range []string{"F1", "F2", "F3", "F4"} {
-		fragments = append(fragments, map[string]string{"id": id, "note": strings.Repeat("it matters ", 40)})
-	}
-	steps = append(steps, toolCall("save", map[string]any{"fragments": fragments, "closed": []string{"a"}, "open": []string{"b"}}),
-		hFinalize([]string{"F1"}, []string{"a"}, nil))
-	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 1400, 50
+	// The model saves every fragment it was shown, each with a long note.
+	base := agenticScript("Lower waves first [S1].", append(searches(0, 5), hFinalize([]string{"F1"}, []string{"a"}, nil))...)
+	var mu sync.Mutex
+	toolSteps := 0
+	w := newFastWorld(t, func(c chatCall) model.Reply {
+		mu.Lock()
+		if len(c.Tools) > 0 {
+			toolSteps++
+		}
+		saveNow := len(c.Tools) > 0 && toolSteps == 6 // after the five searches
+		mu.Unlock()
+		if !saveNow {
+			return base(c)
+		}
+		var fragments []map[string]string
+		for _, m := range c.Messages {
+			for _, id := range shownIDs.FindAllStringSubmatch(m.Content, -1) {
+				fragments = append(fragments, map[string]string{"id": id[1], "note": strings.Repeat("it matters ", 40)})
+			}
+		}
+		return toolCall("save", map[string]any{"fragments": fragments, "closed": []string{"a"}, "open": []string{"b"}})
+	})
+	w.runner.Mode = podconfig.ModeAgentic
+	w.index.add(t, w.runner.Searcher.Embedder, moreWaveDocs(8)...)
+	w.runner.ContextTokens, w.runner.AnswerReserve = 1600, 50
 	w.run(staff, routetest.User("How are sync waves ordered?"))
-	calls := w.chat.seen()
 	var round2 chatCall
-	for _, c := range calls {
+	for _, c := range w.chat.seen() {
 		if len(c.Messages) == 2 && strings.HasPrefix(c.Messages[1].Content, "Question:") {
 			round2 = c
 			break
@@ -791,9 +831,22 @@ func TestAgenticSavedSetIsBudgeted(t *testing.T) {
 	for _, m := range round2.Messages {
 		tokens += w.runner.Tokens.Count(m.Content)
 	}
-	if tokens > 1400-50 {
+	if tokens > 1600-50 {
 		t.Errorf("round 2's window is %d tokens, over the window", tokens)
 	}
+}
+
+// shownIDs finds the harness ids of fragments shown to the model.
+var shownIDs = regexp.MustCompile(`⟧ (F\d+) \|`)
+
+// moreWaveDocs are n short staff documents the test queries find.
+func moreWaveDocs(n int) []ingest.Document {
+	var docs []ingest.Document
+	for i := range n {
+		docs = append(docs, ingest.Document{Source: fmt.Sprintf("waves-%d.md", i), Principals: []string{"group:staff"},
+			Content: fmt.Sprintf("# Wave note %d\n\nSync waves, sync hooks and pruning keep resources healthy (note %d).\n", i, i)})
+	}
+	return docs
 }
 
 func toolCallsOf(w *fastWorld) []string {

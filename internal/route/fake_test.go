@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -33,7 +34,15 @@ type memIndex struct {
 
 func newMemIndex(t testing.TB, embedder knowledge.Embedder) *memIndex {
 	t.Helper()
-	rows := routetest.Rows(t)
+	x := &memIndex{}
+	x.add(t, embedder, routetest.Docs...)
+	return x
+}
+
+// add indexes docs besides those already in x.
+func (x *memIndex) add(t testing.TB, embedder knowledge.Embedder, docs ...ingest.Document) {
+	t.Helper()
+	rows := routetest.RowsOf(t, docs...)
 	for i := range rows {
 		vectors, err := embedder.Embed(context.Background(), []string{rows[i].Text, rows[i].TitlePath()})
 		if err != nil {
@@ -41,7 +50,7 @@ func newMemIndex(t testing.TB, embedder knowledge.Embedder) *memIndex {
 		}
 		rows[i].TextVector, rows[i].TitleVector = vectors[0], vectors[1]
 	}
-	return &memIndex{rows: rows}
+	x.rows = append(x.rows, rows...)
 }
 
 func visible(acl, principals []string) bool {

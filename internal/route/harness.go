@@ -60,10 +60,10 @@ type harness struct {
 	// rejectedInARow counts the round's rejected calls since its last
 	// accepted one.
 	rejectedInARow int
-	// searchShare is the tokens one search of this round may show: the
-	// room below the line that blocks search, over the searches a save
-	// needs.
-	searchShare int
+	// roundStart is the round's window before its first search, and
+	// searchShare a search's part of the room between it and the line
+	// that blocks search: the room over the searches a save needs.
+	roundStart, searchShare int
 	// shownNow holds the harness ids shown in this round; shown those
 	// shown in any round (the only ids save and finalize accept);
 	// foundNow those this round's searches found, shown or not.

@@ -107,8 +107,14 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, settings retrieval.SearchS
 // Rows are Docs chunked as ingestion stores them, without vectors.
 func Rows(t testing.TB) []knowledge.Row {
 	t.Helper()
+	return RowsOf(t, Docs...)
+}
+
+// RowsOf are docs chunked as ingestion stores them, without vectors.
+func RowsOf(t testing.TB, docs ...ingest.Document) []knowledge.Row {
+	t.Helper()
 	var rows []knowledge.Row
-	for _, d := range Docs {
+	for _, d := range docs {
 		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,12 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
     go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o ragroute ./cmd/ragroute
 
 FROM gcr.io/distroless/static:nonroot
+ARG VERSION=dev
+# The same labels as `make image` (hack/image); its tests compare them.
+LABEL org.opencontainers.image.title="ragroute"
+LABEL org.opencontainers.image.source="https://github.com/ragroute/ragroute"
+LABEL org.opencontainers.image.version="${VERSION}"
+LABEL org.opencontainers.image.licenses="Apache-2.0"
 WORKDIR /
 COPY --from=builder /workspace/ragroute /ragroute
 USER 65532:65532

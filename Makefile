@@ -6,6 +6,9 @@ SHELL = /usr/bin/env bash -o pipefail
 LOCALBIN ?= $(CURDIR)/bin
 VERSION ?= 0.1.0
 IMG ?= ragroute/ragroute:$(VERSION)
+# Image tarballs of make image and make image-kubectl (hack/image).
+IMAGE_DIR ?= $(LOCALBIN)/image
+KUBECTL_IMG ?= ragroute/kubectl:dev
 
 CONTROLLER_TOOLS_VERSION ?= v0.22.0
 HELM_VERSION ?= v3.22.0
@@ -69,6 +72,7 @@ test: manifests generate vet testbed ## Run all tests, and every benchmark once,
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_HELM="$(HELM)" \
 	go test ./... -count=1 -bench . -benchtime 1x $(GOTESTFLAGS)
+	cd hack/image && go test ./... -count=1
 
 .PHONY: bench
 bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JSON=path also writes them as JSON.
@@ -144,6 +148,30 @@ uninstall: ## Remove the CRDs (and every ragroute object) from the cluster.
 .PHONY: docker-build
 docker-build: ## Build the image (needs a Docker engine).
 	docker build -t $(IMG) --build-arg VERSION=$(VERSION) .
+
+# make image needs no Docker engine and no base image: hack/image writes the
+# distroless static nonroot files and the binary as one reproducible layer.
+.PHONY: image
+image: ## Build bin/image/ragroute.tar, the image ragroute/ragroute:VERSION as an OCI layout tarball, without Docker; prints its digest (ctr -n k8s.io images import it; docs/operator.md).
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$(VERSION)" -o "$(IMAGE_DIR)/ragroute" ./cmd/ragroute
+	cd hack/image && go run . --binary "$(IMAGE_DIR)/ragroute" --name "$(IMG)" --label org.opencontainers.image.version=$(VERSION) --out "$(IMAGE_DIR)/ragroute.tar"
+
+# kubectl for helm test, built from the test bed's pinned Kubernetes
+# (hack/testbed/go.mod) so the binary is static and the same everywhere;
+# KUBECTL=path packs another static kubectl instead.
+.PHONY: image-kubectl
+image-kubectl: ## Build bin/image/kubectl.tar, the image ragroute/kubectl:dev with kubectl on its PATH, for helm test (--set tests.image.repository=ragroute/kubectl,tests.image.tag=dev).
+	@set -e; kubectl="$(KUBECTL)"; \
+	if [ -z "$$kubectl" ]; then \
+	  version="$$(sed -n 's/^require k8s.io\/kubernetes \(v[^ ]*\)$$/\1/p' hack/testbed/go.mod)"; \
+	  kubectl="$(IMAGE_DIR)/kubectl"; \
+	  echo "building kubectl $$version from the Go module proxy (a minute or more on first run)"; \
+	  (cd hack/testbed && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false \
+	    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$(echo "$$version" | cut -d. -f2)" \
+	    -o "$$kubectl" k8s.io/kubernetes/cmd/kubectl); \
+	fi; \
+	cd hack/image && go run . --binary "$$(readlink -f "$$kubectl")" --entrypoint /usr/local/bin/kubectl --name "$(KUBECTL_IMG)" \
+	  --label org.opencontainers.image.source=https://github.com/kubernetes/kubernetes --out "$(IMAGE_DIR)/kubectl.tar"
 
 ##@ Tools (cached under bin/)
 

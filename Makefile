@@ -70,6 +70,7 @@ test: manifests generate vet testbed ## Run all tests, and every benchmark once,
 	RAGROUTE_CHROMIUM="$$(hack/chromium.sh)" \
 	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
+	RAGROUTE_NODE_BIN="$$(hack/node.sh)" \
 	RAGROUTE_HELM="$(HELM)" \
 	go test ./... -count=1 -bench . -benchtime 1x $(GOTESTFLAGS)
 	cd hack/image && go test ./... -count=1
@@ -101,11 +102,12 @@ adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests pe
 	go test ./test/adversarial -run TestACLAdversarial -count=1 -v -timeout 30m -args -adversarial.requests=10000
 
 .PHONY: testbed
-testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI Python SDK, Helm, and kube-apiserver 1.30 for the chart.
+testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI Python SDK, Helm, kube-apiserver 1.30 for the chart, and a real node (containerd, kubelet, kube-proxy, CNI plugins; hack/node.sh).
 	hack/testbed.sh >/dev/null
 	hack/milvus-lite.sh >/dev/null
 	hack/openai-sdk.sh >/dev/null
 	hack/kube-apiserver-1.30.sh >/dev/null
+	hack/node.sh >/dev/null
 
 .PHONY: eval
 eval: ## Retrieval quality of the chunking/search ablations with the local all-MiniLM-L6-v2 (EVAL_CORPUS, EVAL_QUESTIONS, EVAL_JSON; EMBEDDER=bge or e5 for the other local embedders, EMBEDDING_BASE_URL/EMBEDDING_MODEL for any other).

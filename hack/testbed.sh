@@ -13,15 +13,8 @@ dest="$root/bin/k8s"
 mkdir -p "$dest"
 log() { echo "testbed: $*" >&2; }
 
-apt_install() {
-  if [ -z "${RAGROUTE_APT_UPDATED:-}" ]; then
-    log "apt-get update"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    export RAGROUTE_APT_UPDATED=1
-  fi
-  log "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
-}
+# shellcheck source=hack/lib/apt.sh
+. "$root/hack/lib/apt.sh"
 
 # etcd: Debian's etcd-server. Its service is not started here; envtest runs
 # its own etcd on a free port with a temporary data dir.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,10 @@ type ControllerManagerOptions struct {
 	// ConcurrentSyncs is the worker count of the deployment, replicaset and
 	// job controllers (5 by default). Zero keeps the default.
 	ConcurrentSyncs int
+	// RootCAFile is the CA the root-ca-certificate-publisher-controller
+	// publishes to every namespace (kube-root-ca.crt), what pods trust
+	// the API server with.
+	RootCAFile string
 }
 
 // WorkloadControllers are those of a test bed with nodes: Deployments roll
@@ -31,6 +36,13 @@ type ControllerManagerOptions struct {
 var WorkloadControllers = []string{
 	"garbage-collector-controller", "deployment-controller", "replicaset-controller", "job-controller",
 }
+
+// NodeControllers are those of a test bed with a real kubelet besides
+// WorkloadControllers: Services get endpoints for kube-proxy, and every
+// namespace its default ServiceAccount and the API server's CA, which the
+// kubelet mounts into pods with their tokens.
+var NodeControllers = append(slices.Clone(WorkloadControllers),
+	"endpointslice-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller", "ttl-after-finished-controller")
 
 // StartGarbageCollector runs kube-controller-manager with only the garbage
 // collector, so owner references are honoured as in a real cluster. envtest
@@ -63,6 +75,9 @@ func StartControllerManager(ctx context.Context, binDir, dir string, kubeconfig 
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + filepath.Join(dir, "kcm-certs"),
+	}
+	if opts.RootCAFile != "" {
+		args = append(args, "--root-ca-file="+opts.RootCAFile)
 	}
 	if opts.APIQPS > 0 {
 		args = append(args, "--kube-api-qps="+strconv.Itoa(opts.APIQPS))

@@ -45,14 +45,29 @@ func NewCA(name string) (*CA, error) {
 
 // Issue is a server certificate and key (PEM) for dnsName and 127.0.0.1.
 func (ca *CA) Issue(dnsName string) (certPEM, keyPEM []byte, err error) {
+	return ca.IssueFor([]string{dnsName}, []net.IP{net.IPv4(127, 0, 0, 1)})
+}
+
+// KeyPEM is the CA's private key, for a server that signs with it (the
+// API server's service account tokens).
+func (ca *CA) KeyPEM() ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(ca.key)
+	if err != nil {
+		return nil, fmt.Errorf("CA key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// IssueFor is a server certificate and key (PEM) for dnsNames and ips.
+func (ca *CA) IssueFor(dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server key: %w", err)
 	}
 	template := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: dnsName},
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: dnsNames[0]},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		DNSNames: []string{dnsName}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames: dnsNames, IPAddresses: ips,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)

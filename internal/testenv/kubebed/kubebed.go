@@ -7,8 +7,13 @@
 // Deployments become Available and Jobs complete as in a cluster. The API
 // server can write an audit log of the writes of chosen users.
 //
+// With Options.RealNode the one node is instead a real kubelet on
+// containerd (package node), and the API server listens on the node's
+// bridge so pods reach it.
+//
 // The binaries come from KUBEBUILDER_ASSETS, which hack/testbed.sh prints.
-// Every process binds to loopback and is stopped by PID.
+// Every process binds to loopback (the API server of a real node's bed to
+// the bridge's host address) and is stopped by PID.
 package kubebed
 
 import (
@@ -28,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/testenv/node"
 )
 
 // EnvAssets names the folder of the test bed's binaries.
@@ -39,8 +45,10 @@ type Options struct {
 	Dir string
 	// CRDDirs are installed before Start returns.
 	CRDDirs []string
-	// Nodes is how many simulated nodes to create (at least 1).
-	Nodes int
+	// Nodes is how many simulated nodes to create (at least 1), unless
+	// RealNode is set: then the bed's one node is a real kubelet.
+	Nodes    int
+	RealNode *RealNodeOptions
 	// AuditUsers: when set, the API server logs (at Metadata level) every
 	// create, update, patch and delete these users make to AuditLogPath.
 	AuditUsers []string
@@ -74,6 +82,9 @@ type Bed struct {
 	Admin *rest.Config
 	// AuditLogPath is the API server's audit log (when Options.AuditUsers).
 	AuditLogPath string
+	// Node is the real node (when Options.RealNode).
+	Node         *node.Node
+	rootCAFile   string
 	dir          string
 	etcdDir      string
 	procs        []*testenv.Process
@@ -86,7 +97,11 @@ func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
 	if assets == "" {
 		return nil, errors.New(EnvAssets + " is unset: run `make test`, which builds the test bed (hack/testbed.sh)")
 	}
-	for _, bin := range []string{"kube-scheduler", "kwok", testenv.KwokStagesFile} {
+	wanted := []string{"kube-scheduler", "kwok", testenv.KwokStagesFile}
+	if opts.RealNode != nil {
+		wanted = wanted[:1]
+	}
+	for _, bin := range wanted {
 		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
 			return nil, fmt.Errorf("%s is not in %s: run hack/testbed.sh", bin, assets)
 		}
@@ -112,7 +127,12 @@ func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
 	b.Env.ControlPlane.GetAPIServer().Configure().
 		Append("feature-gates", "WatchList=false").
 		// envtest's /24 holds 254 Services; a route has one.
-		Set("service-cluster-ip-range", "10.96.0.0/16")
+		Set("service-cluster-ip-range", node.DefaultServiceCIDR)
+	if opts.RealNode != nil {
+		if err := b.prepareRealNode(*opts.RealNode); err != nil {
+			return nil, err
+		}
+	}
 	if opts.EtcdInMemory && isDir(sharedMemory) {
 		if b.etcdDir, err = os.MkdirTemp(sharedMemory, "kubebed-etcd-"); err != nil {
 			return nil, fmt.Errorf("etcd's data folder in memory: %w", err)
@@ -142,9 +162,14 @@ func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
 	b.Admin.QPS = -1 // no client-side rate limit, as controller-runtime's clients
 
 	kcmOpts := opts.ControllerManager
-	if len(kcmOpts.Controllers) == 0 {
+	switch {
+	case len(kcmOpts.Controllers) > 0:
+	case opts.RealNode != nil:
+		kcmOpts.Controllers = testenv.NodeControllers
+	default:
 		kcmOpts.Controllers = testenv.WorkloadControllers
 	}
+	kcmOpts.RootCAFile = b.rootCAFile
 	if err := b.startProcess("kube-controller-manager", func(kubeconfig []byte) (*testenv.Process, error) {
 		return testenv.StartControllerManager(ctx, assets, b.dir, kubeconfig, kcmOpts)
 	}); err != nil {
@@ -154,6 +179,9 @@ func Start(ctx context.Context, opts Options) (_ *Bed, err error) {
 		return testenv.StartScheduler(ctx, assets, b.dir, kubeconfig)
 	}); err != nil {
 		return nil, err
+	}
+	if opts.RealNode != nil {
+		return b, b.startRealNode(ctx)
 	}
 	if err := b.startProcess("kwok", func(kubeconfig []byte) (*testenv.Process, error) {
 		return testenv.StartKwok(assets, b.dir, kubeconfig)
@@ -240,10 +268,8 @@ rules:
 	return nil
 }
 
-// createNodes creates the simulated nodes, waits until kwok marks them
-// Ready, then lifts the not-ready taint the API server puts on every new
-// node, as the node lifecycle controller would (it does not run here: with
-// no kubelet heartbeat it would soon mark kwok's nodes unreachable).
+// createNodes creates the simulated nodes and waits until kwok marks them
+// Ready.
 func (b *Bed) createNodes(ctx context.Context, n int) error {
 	cs, err := kubernetes.NewForConfig(b.Admin)
 	if err != nil {
@@ -267,6 +293,19 @@ func (b *Bed) createNodes(ctx context.Context, n int) error {
 		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create node %s: %w", name, err)
 		}
+	}
+	return b.untaintWhenReady(ctx, n, filepath.Join(b.dir, "kwok.log"))
+}
+
+// untaintWhenReady waits until n nodes are Ready, then lifts the
+// not-ready taint the API server puts on every new node, as the node
+// lifecycle controller would (it does not run here: with no kubelet
+// heartbeat it would soon mark kwok's nodes unreachable). logs says where
+// to look when they are not.
+func (b *Bed) untaintWhenReady(ctx context.Context, n int, logs string) error {
+	cs, err := kubernetes.NewForConfig(b.Admin)
+	if err != nil {
+		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -292,7 +331,7 @@ func (b *Bed) createNodes(ctx context.Context, n int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d kwok nodes Ready after 60s; see %s", ready, n, filepath.Join(b.dir, "kwok.log"))
+			return fmt.Errorf("%d of %d nodes Ready after 60s; see %s", ready, n, logs)
 		}
 		select {
 		case <-ctx.Done():
@@ -321,6 +360,10 @@ func (b *Bed) tuneAPIServerGC(assets string, gogc int) error {
 // Stop stops kwok, the scheduler, the controller manager, then the API
 // server and etcd.
 func (b *Bed) Stop() {
+	if b.Node != nil {
+		b.Node.Stop() // it needs no API server to stop
+		b.Node = nil
+	}
 	for i := len(b.procs) - 1; i >= 0; i-- {
 		b.procs[i].Stop()
 	}

@@ -64,16 +64,29 @@ build: manifests generate vet ## Build bin/ragroute.
 # make test runs every benchmark once besides the tests (-benchtime 1x): a
 # benchmark that breaks fails the build instead of waiting for `make bench`.
 .PHONY: test
-test: manifests generate vet testbed ## Run all tests, and every benchmark once, against a real kube-apiserver, etcd and Milvus Lite (installs them on first run).
+test: manifests generate vet testbed image ## Run all tests, and every benchmark once, against a real kube-apiserver, etcd and Milvus Lite, and the chart on a real node (installs them on first run).
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
 	RAGROUTE_CHROMIUM="$$(hack/chromium.sh)" \
 	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_NODE_BIN="$$(hack/node.sh)" \
+	RAGROUTE_IMAGE="$(IMG)" RAGROUTE_IMAGE_TAR="$(IMAGE_DIR)/ragroute.tar" \
 	RAGROUTE_HELM="$(HELM)" \
 	go test ./... -count=1 -bench . -benchtime 1x $(GOTESTFLAGS)
 	cd hack/image && go test ./... -count=1
+
+# make e2e: the chart on the test bed's real node, all of it (make test runs
+# a bounded version); prints the time from helm install to the first answer
+# and from a prompt edit to the new pods serving.
+.PHONY: e2e
+e2e: manifests testbed image image-kubectl ## The chart on a real node (kubelet + containerd): helm install, the samples with a ConfigMap and a private git source, answers through the route's Service as two users, a prompt edit's roll without a failed turn, helm test, helm uninstall (test/e2e).
+	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
+	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
+	RAGROUTE_NODE_BIN="$$(hack/node.sh)" \
+	RAGROUTE_IMAGE="$(IMG)" RAGROUTE_IMAGE_TAR="$(IMAGE_DIR)/ragroute.tar" RAGROUTE_KUBECTL_IMAGE="$(IMAGE_DIR)/kubectl.tar" \
+	RAGROUTE_HELM="$(HELM)" \
+	go test ./test/e2e -run TestChartOnARealNode -count=1 -v -timeout 20m -args -e2e.full
 
 .PHONY: bench
 bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JSON=path also writes them as JSON.

@@ -30,6 +30,8 @@ func runServe(args []string, stderr io.Writer) int {
 		"with neither they are served on the API's address)")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "least severe log level written: debug, info, warn or error")
+	shutdownDelay := fs.Duration("shutdown-delay", defaultShutdownDelay, "after SIGTERM, how long the route still accepts requests (its /readyz failing) "+
+		"while Services and load balancers stop sending it new ones; then it drains")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -55,7 +57,7 @@ func runServe(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, os.Getenv, listeners{api: ln, probes: probes}, logger); err != nil {
+	if err := serve(ctx, cfg, os.Getenv, listeners{api: ln, probes: probes, shutdownDelay: *shutdownDelay}, logger); err != nil {
 		logger.Error("serve", "error", err)
 		return 1
 	}
@@ -77,20 +79,35 @@ func listenAddresses(server podconfig.Server, listen, metricsListen string) (api
 }
 
 // listeners are the route's: the API's, and the probes' and metrics' when
-// they have their own (nil: on the API's).
+// they have their own (nil: on the API's). shutdownDelay is how long they
+// still accept requests once the route is told to stop.
 type listeners struct {
-	api, probes net.Listener
+	api, probes   net.Listener
+	shutdownDelay time.Duration
 }
 
-// serve runs the route on its listeners until ctx ends. Then running
-// turns are cancelled (their streams end with an error event, never hang)
-// and the servers drain for up to 30 s.
+// Shutdown timing. A deleted pod leaves its Service's endpoints a moment
+// after it gets SIGTERM (kube-proxy, ingress controllers and mesh proxies
+// each catch up on their own), and a listener closed at once refuses what
+// they still send: so the route keeps serving for defaultShutdownDelay,
+// its /readyz failing, then drains for up to drainTimeout. Both fit in the
+// pod's terminationGracePeriodSeconds (60).
+const (
+	defaultShutdownDelay = 5 * time.Second
+	drainTimeout         = 30 * time.Second
+)
+
+// serve runs the route on its listeners until ctx ends. Then it keeps
+// serving for ln.shutdownDelay, not ready, and drains: turns in flight
+// finish within drainTimeout; those still running then are cancelled, so
+// their streams end with an error event instead of hanging.
 func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln listeners, logger *slog.Logger) error {
 	rt, err := newRouteRuntime(ctx, cfg, env, logger)
 	if err != nil {
 		return err
 	}
 	defer rt.close()
+
 	tracing, flushTraces, err := tracingFromEnv(ctx, env, "ragroute-route",
 		attribute.String("ragroute.route", cfg.Route.Namespace+"/"+cfg.Route.Name))
 	if err != nil {
@@ -123,9 +140,17 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln l
 		return err
 	case <-ctx.Done():
 	}
-	drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	routeAPI.Drain()
+	logger.Info("shutting down: serving while the route leaves its Service, then draining", "delay", ln.shutdownDelay.String())
+	select {
+	case err := <-errs:
+		return err
+	case <-time.After(ln.shutdownDelay):
+	}
+	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	cancelTurns()
+	stopCancelling := context.AfterFunc(drain, cancelTurns)
+	defer stopCancelling()
 	// The API drains first: meanwhile the probes still answer, so the
 	// kubelet does not restart a pod finishing its streams.
 	for _, srv := range servers {

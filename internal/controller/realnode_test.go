@@ -61,7 +61,7 @@ func TestIngestPodReadsItsGitCredentialsOnARealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod := waitPodDone(ctx, t, cs, ns, "job-name="+*job.Name)
-	log := podLog(t, bed.Node, pod)
+	log := bed.Node.PodLogs(pod.Namespace, pod.Name)
 	if pod.Status.Phase != corev1.PodSucceeded || !strings.Contains(log, `username: "ingest-bot"`) {
 		t.Fatalf("the ingest pod ended %s; it printed:\n%s", pod.Status.Phase, log)
 	}
@@ -107,25 +107,4 @@ func waitPodDone(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns,
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-}
-
-// podLog is what the pod's first container wrote, from the kubelet's
-// log files (the bed's kubelet serves no logs API).
-func podLog(t *testing.T, n *node.Node, pod *corev1.Pod) string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(n.PodLogsDir(), pod.Namespace+"_"+pod.Name+"_*", "*", "*.log"))
-	var b strings.Builder
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// CRI log lines: time, stream, P|F, text.
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			if parts := strings.SplitN(line, " ", 4); len(parts) == 4 {
-				b.WriteString(parts[3] + "\n")
-			}
-		}
-	}
-	return b.String()
 }

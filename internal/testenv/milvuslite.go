@@ -3,7 +3,7 @@ package testenv
 import (
 	"context"
 	"errors"
-	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +23,12 @@ type MilvusLite struct {
 // StartMilvusLite starts `milvus-lite server` on a free loopback port with
 // its data under dir and waits until it listens.
 func StartMilvusLite(ctx context.Context, dir string) (*MilvusLite, error) {
+	return StartMilvusLiteOn(ctx, dir, "127.0.0.1")
+}
+
+// StartMilvusLiteOn is StartMilvusLite listening on host, e.g. a real
+// node's bridge address, for pods to reach.
+func StartMilvusLiteOn(ctx context.Context, dir, host string) (*MilvusLite, error) {
 	bin := os.Getenv(EnvMilvusLite)
 	if bin == "" {
 		return nil, errors.New(EnvMilvusLite + " is unset: run the tests with `make test`, which installs Milvus Lite")
@@ -32,11 +38,11 @@ func StartMilvusLite(ctx context.Context, dir string) (*MilvusLite, error) {
 		return nil, err
 	}
 	p, err := start(dir, bin, "server", "--data-dir", filepath.Join(dir, "milvus-data"),
-		"--host", "127.0.0.1", "--port", strconv.Itoa(port))
+		"--host", host, "--port", strconv.Itoa(port))
 	if err != nil {
 		return nil, err
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	waitCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := p.waitForPort(waitCtx, addr); err != nil {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -93,12 +94,27 @@ type ScriptedToolCall struct {
 
 // StartModelServer starts a model server answering with dim-sized vectors.
 func StartModelServer(dim int) *ModelServer {
+	m, err := StartModelServerOn("127.0.0.1:0", dim)
+	if err != nil {
+		panic(err) // as httptest.NewServer does when loopback cannot listen
+	}
+	return m
+}
+
+// StartModelServerOn is StartModelServer listening on addr, e.g. a real
+// node's bridge address, for pods to reach.
+func StartModelServerOn(addr string, dim int) (*ModelServer, error) {
 	m := &ModelServer{Embedder: &HashEmbedder{Dim: dim}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", m.embeddings)
 	mux.HandleFunc("POST /v1/chat/completions", m.chat)
-	m.Server = httptest.NewServer(mux)
-	return m
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("model server on %s: %w", addr, err)
+	}
+	m.Server = &httptest.Server{Listener: listener, Config: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	m.Start()
+	return m, nil
 }
 
 // BaseURL is the OpenAI-style base URL, ending in /v1.

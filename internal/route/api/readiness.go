@@ -16,6 +16,10 @@ const readyCheckTimeout = 1500 * time.Millisecond
 // unauthenticated, so the errors (addresses, internal URLs) go to the log
 // only.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, readiness{NotReady: []string{"shutdown"}})
+		return
+	}
 	err := s.readiness.result(r.Context())
 	if r.Context().Err() != nil {
 		return // the prober left
@@ -41,6 +45,11 @@ type NotReadyError struct {
 func (e *NotReadyError) Error() string { return e.Dependency + " not ready: " + e.Err.Error() }
 
 func (e *NotReadyError) Unwrap() error { return e.Err }
+
+// Drain makes /readyz fail from now on, without waiting for a check: the
+// route is shutting down, and its Service should stop sending it requests
+// (it still serves them).
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // readiness is the body of /readyz.
 type readiness struct {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -68,8 +69,10 @@ type Server struct {
 	admission *admission
 	streams   *streams
 	readiness *readyMemo
-	// turns is cancelled on shutdown so running turns end with an error
-	// event instead of hanging.
+	// draining is set once the route is told to stop (Drain).
+	draining atomic.Bool
+	// turns is cancelled at the end of the drain so turns still running
+	// end with an error event instead of hanging.
 	turns   context.Context
 	started time.Time
 	// handler serves everything on one port; api and probes split it in

@@ -83,11 +83,11 @@ type Bed struct {
 	// AuditLogPath is the API server's audit log (when Options.AuditUsers).
 	AuditLogPath string
 	// Node is the real node (when Options.RealNode).
-	Node         *node.Node
-	rootCAFile   string
-	dir          string
-	etcdDir      string
-	procs        []*testenv.Process
+	Node       *node.Node
+	rootCAFile string
+	dir        string
+	etcdDir    string
+	procs      []*testenv.Process
 }
 
 // Start starts the bed and waits until its nodes are Ready. On error,

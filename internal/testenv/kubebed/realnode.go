@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -75,7 +76,13 @@ func (b *Bed) prepareRealNode(opts RealNodeOptions) error {
 	api := b.Env.ControlPlane.GetAPIServer()
 	api.CertDir = certDir
 	api.CA = ca.PEM
-	api.Address = n.HostIP().String() // SecureServing.ListenAddr: where it listens
+	port, err := testenv.FreePort()
+	if err != nil {
+		return err
+	}
+	// SecureServing.ListenAddr: envtest picks a loopback address unless
+	// both are set.
+	api.Address, api.Port = n.HostIP().String(), strconv.Itoa(port)
 	api.Configure().
 		Set("advertise-address", n.HostIP().String()).
 		Set("service-cluster-ip-range", node.DefaultServiceCIDR).

@@ -93,6 +93,27 @@ serializeImagePulls: false
 // PodLogsDir holds the pods' container logs, <namespace>_<pod>_<uid>/<container>/<n>.log.
 func (n *Node) PodLogsDir() string { return filepath.Join(n.opts.Dir, "pod-logs") }
 
+// PodLogs is what a pod's containers wrote, line by line, without the
+// CRI log format's time, stream and tag: what `kubectl logs` would show
+// (the bed's kubelet serves no logs API).
+func (n *Node) PodLogs(namespace, pod string) string {
+	files, _ := filepath.Glob(filepath.Join(n.PodLogsDir(), namespace+"_"+pod+"_*", "*", "*.log"))
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(&b, "(%v)\n", err)
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if parts := strings.SplitN(line, " ", 4); len(parts) == 4 {
+				b.WriteString(parts[3] + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
 // removeContainerLogLinks removes the links the kubelet makes in
 // /var/log/containers (a fixed path) to the logs under podLogsDir.
 func removeContainerLogLinks(podLogsDir string) func() error {

@@ -102,7 +102,11 @@ func Prepare(opts Options) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{opts: opts, hostIP: hostIP}
+	if err := n.lockMachine(); err != nil {
+		return nil, err
+	}
 	if err := n.refuseLeftovers(); err != nil {
+		n.Stop()
 		return nil, err
 	}
 	if err := n.createBridge(); err != nil {

@@ -24,23 +24,7 @@ prog=eval-answers
 # shellcheck source=lib/services.sh
 . "$root/hack/lib/services.sh"
 start_embedder
-if [ -z "${EVAL_CHAT_URL:-}" ]; then
-  "$root/hack/models.sh" install
-  case "${EVAL_CHAT:-qwen}" in
-  qwen) server=qwen EVAL_CHAT_MODEL=qwen2.5-coder-1.5b-instruct ;;
-  qwen-0.5b) server=qwen-0.5b EVAL_CHAT_MODEL=qwen2.5-coder-0.5b-instruct ;;
-  smollm2) server=chat EVAL_CHAT_MODEL=smollm2-135m-instruct ;;
-  *) log "EVAL_CHAT is qwen (the default), qwen-0.5b or smollm2, not '$EVAL_CHAT'"; exit 2 ;;
-  esac
-  [ "$server" = chat ] || "$root/hack/models.sh" fetch "$server"
-  chat_port="$(free_port)"
-  "$root/hack/models.sh" run "$server" "$chat_port" >"$data/chat.log" 2>&1 &
-  pids+=($!)
-  wait_port "$chat_port" "${pids[-1]}" chat "http://127.0.0.1:$chat_port/health"
-  EVAL_CHAT_URL="http://127.0.0.1:$chat_port/v1"
-  log "chat $EVAL_CHAT_MODEL (llama.cpp, local) on :$chat_port"
-fi
-: "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
+start_chat
 start_milvus
 eval_command
 args=()

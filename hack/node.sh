@@ -14,6 +14,8 @@ mkdir -p "$dest"
 log() { echo "node: $*" >&2; }
 # shellcheck source=hack/lib/apt.sh
 . "$root/hack/lib/apt.sh"
+# shellcheck source=hack/lib/k8sbuild.sh
+. "$root/hack/lib/k8sbuild.sh"
 
 missing=()
 command -v containerd >/dev/null 2>&1 || missing+=(containerd)
@@ -25,20 +27,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt_install "${missing[@]}"
 fi
 
-stamp="$(sha256sum "$root/hack/node/go.mod" "$root/hack/node/go.sum" | sha256sum | cut -c1-16)"
-version="$(sed -n 's/^require k8s.io\/kubernetes \(v[^ ]*\)$/\1/p' "$root/hack/node/go.mod")"
-for bin in kubelet kube-proxy; do
-  if [ -x "$dest/$bin" ] && [ "$(cat "$dest/.$bin.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
-  log "building $bin $version from the Go module proxy (about 4 minutes on first run; cached in bin/node)"
-  start=$SECONDS
-  (cd "$root/hack/node" && go build -trimpath \
-    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$version" | cut -d. -f2)" \
-    -o "$dest/$bin" "k8s.io/kubernetes/cmd/$bin")
-  echo "$stamp" > "$dest/.$bin.stamp"
-  log "built $bin in $((SECONDS - start))s"
-done
+build_kubernetes "$root/hack/node" "$dest" kubelet kube-proxy
 
 # The node's images: name, binary source (in hack/node's module), tarball.
 images_stamp="$(cat "$root"/hack/node/pause/*.go "$root"/hack/node/probe/*.go "$root"/hack/image/*.go "$root"/hack/image/go.sum | sha256sum | cut -c1-16)"

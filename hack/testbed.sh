@@ -15,6 +15,8 @@ log() { echo "testbed: $*" >&2; }
 
 # shellcheck source=hack/lib/apt.sh
 . "$root/hack/lib/apt.sh"
+# shellcheck source=hack/lib/k8sbuild.sh
+. "$root/hack/lib/k8sbuild.sh"
 
 # etcd: Debian's etcd-server. Its service is not started here; envtest runs
 # its own etcd on a free port with a temporary data dir.
@@ -30,22 +32,9 @@ fi
 
 # kube-apiserver, kube-controller-manager, kube-scheduler (and kubectl if
 # the machine has none): one pinned module, one build cache, one stamp.
-stamp="$(sha256sum "$root/hack/testbed/go.mod" "$root/hack/testbed/go.sum" | sha256sum | cut -c1-16)"
-version="$(sed -n 's/^require k8s.io\/kubernetes \(v[^ ]*\)$/\1/p' "$root/hack/testbed/go.mod")"
 wanted=(kube-apiserver kube-controller-manager kube-scheduler)
 command -v kubectl >/dev/null 2>&1 || wanted+=(kubectl)
-for bin in "${wanted[@]}"; do
-  if [ -x "$dest/$bin" ] && [ "$(cat "$dest/.$bin.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
-  log "building $bin $version from the Go module proxy (several minutes on first run; cached in bin/k8s)"
-  start=$SECONDS
-  (cd "$root/hack/testbed" && go build -trimpath \
-    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$version" | cut -d. -f2)" \
-    -o "$dest/$bin" "k8s.io/kubernetes/cmd/$bin")
-  echo "$stamp" > "$dest/.$bin.stamp"
-  log "built $bin in $((SECONDS - start))s"
-done
+build_kubernetes "$root/hack/testbed" "$dest" "${wanted[@]}"
 if [ ! -x "$dest/kubectl" ]; then
   ln -sf "$(command -v kubectl)" "$dest/kubectl"
 fi

@@ -102,6 +102,31 @@ start_reranker() {
   log "reranker ms-marco-MiniLM-L-12-v2 (onnxruntime, local) on :$port"
 }
 
+# start_chat starts hack/models.sh's chat model (EVAL_CHAT: qwen, the
+# default, qwen-0.5b or smollm2; fetched on first use) unless EVAL_CHAT_URL
+# names one, and sets EVAL_CHAT_URL and EVAL_CHAT_MODEL.
+start_chat() {
+  if [ -n "${EVAL_CHAT_URL:-}" ]; then
+    : "${EVAL_CHAT_MODEL:?set EVAL_CHAT_MODEL with EVAL_CHAT_URL}"
+    return 0
+  fi
+  local server port
+  "$root/hack/models.sh" install
+  case "${EVAL_CHAT:-qwen}" in
+  qwen) server=qwen EVAL_CHAT_MODEL=qwen2.5-coder-1.5b-instruct ;;
+  qwen-0.5b) server=qwen-0.5b EVAL_CHAT_MODEL=qwen2.5-coder-0.5b-instruct ;;
+  smollm2) server=chat EVAL_CHAT_MODEL=smollm2-135m-instruct ;;
+  *) log "EVAL_CHAT is qwen (the default), qwen-0.5b or smollm2, not '$EVAL_CHAT'"; exit 2 ;;
+  esac
+  [ "$server" = chat ] || "$root/hack/models.sh" fetch "$server"
+  port="$(free_port)"
+  "$root/hack/models.sh" run "$server" "$port" >"$data/chat.log" 2>&1 &
+  pids+=($!)
+  wait_port "$port" "${pids[-1]}" chat "http://127.0.0.1:$port/health"
+  EVAL_CHAT_URL="http://127.0.0.1:$port/v1"
+  log "chat $EVAL_CHAT_MODEL (llama.cpp, local) on :$port"
+}
+
 # start_milvus starts Milvus Lite and sets milvus_port.
 start_milvus() {
   local milvus

@@ -80,8 +80,10 @@ test: manifests generate vet testbed image ## Run all tests, and every benchmark
 # a bounded version); prints the time from helm install to the first answer
 # and from a prompt edit to the new pods serving.
 .PHONY: e2e
-e2e: manifests testbed image image-kubectl ## The chart on a real node (kubelet + containerd): helm install, the samples with a ConfigMap and a private git source, answers through the route's Service as two users, a prompt edit's roll without a failed turn, helm test, helm uninstall (test/e2e).
+e2e: manifests testbed image image-kubectl ## The chart on a real node (kubelet + containerd) with the real local models: helm install, the samples with a ConfigMap and a private git source, answers through the route's Service as two users, a prompt edit's roll without a failed turn, helm test, helm uninstall (test/e2e; E2E_MODELS=scripted for the scripted model server).
+	@if [ "$(E2E_MODELS)" != scripted ]; then hack/models.sh install && hack/models.sh fetch qwen && hack/models.sh fetch rerank; fi
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
+	$(if $(filter scripted,$(E2E_MODELS)),,RAGROUTE_MODELS="$(CURDIR)/hack/models.sh") \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
 	RAGROUTE_NODE_BIN="$$(hack/node.sh)" \
 	RAGROUTE_IMAGE="$(IMG)" RAGROUTE_IMAGE_TAR="$(IMAGE_DIR)/ragroute.tar" RAGROUTE_KUBECTL_IMAGE="$(IMAGE_DIR)/kubectl.tar" \

@@ -15,7 +15,7 @@
 #
 #   hack/models.sh install            install (idempotent), print nothing on stdout
 #   hack/models.sh fetch qwen|qwen-0.5b|rerank   fetch and check one pinned model (idempotent)
-#   hack/models.sh run embed|bge|chat|qwen|qwen-0.5b|rerank PORT   run one server in the foreground (the caller owns the PID)
+#   hack/models.sh run embed|bge|chat|qwen|qwen-0.5b|rerank PORT   run one server in the foreground (the caller owns the PID; MODEL_HOST: its address, default 127.0.0.1)
 #   hack/models.sh start              start both in the background (chat :18081, embedder :18082)
 #   hack/models.sh stop               stop what start started, by PID
 set -euo pipefail
@@ -173,11 +173,12 @@ install_rerank_venv() {
 }
 
 # run execs one server in the foreground, so whoever started it can stop it
-# by its PID.
+# by its PID. It listens on MODEL_HOST (default 127.0.0.1), e.g. the test
+# bed node's bridge address for pods to reach (make e2e).
 run() {
-  local which="$1" port="$2"
-  local common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 1 -lm none --no-webui)
-  local embed_common=(--host 127.0.0.1 --port "$port" -t "$threads" -np 4 -c 2048 -b 2048 -ub 2048 -lm none --no-webui)
+  local which="$1" port="$2" host="${MODEL_HOST:-127.0.0.1}"
+  local common=(--host "$host" --port "$port" -t "$threads" -np 1 -lm none --no-webui)
+  local embed_common=(--host "$host" --port "$port" -t "$threads" -np 4 -c 2048 -b 2048 -ub 2048 -lm none --no-webui)
   case "$which" in
   # Both embedders' position tables have 512 entries: longer inputs must be
   # cut by the client (ragroute cuts at the store's maxInputTokens). Four
@@ -206,7 +207,7 @@ run() {
     exec "$dir/llama-server" "${common[@]}" -m "$dir/$gguf" --alias "$alias" --jinja -c 8192 ;;
   rerank)
     fetch_model rerank
-    MODEL_THREADS="$threads" exec "$dir/rerank-venv/bin/python" "$root/hack/models/rerank.py" "$dir/ms-marco-minilm-l12-v2" "$port" ;;
+    MODEL_THREADS="$threads" MODEL_HOST="$host" exec "$dir/rerank-venv/bin/python" "$root/hack/models/rerank.py" "$dir/ms-marco-minilm-l12-v2" "$port" ;;
   *) log "run: want embed, bge, chat, qwen, qwen-0.5b or rerank, got '$which'"; exit 2 ;;
   esac
 }

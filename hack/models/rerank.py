@@ -135,8 +135,9 @@ def main():
     threads = int(os.environ.get("MODEL_THREADS") or os.cpu_count() or 1)
     name = os.environ.get("RERANK_MODEL_NAME", "ms-marco-MiniLM-L-12-v2")
     model = CrossEncoder(sys.argv[1], threads)
-    server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler(model, name))
-    print(f"reranker {name} on 127.0.0.1:{sys.argv[2]} ({threads} threads)", file=sys.stderr, flush=True)
+    host = os.environ.get("MODEL_HOST", "127.0.0.1")
+    server = ThreadingHTTPServer((host, int(sys.argv[2])), handler(model, name))
+    print(f"reranker {name} on {host}:{sys.argv[2]} ({threads} threads)", file=sys.stderr, flush=True)
     server.serve_forever()
 
 

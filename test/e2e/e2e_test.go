@@ -43,9 +43,11 @@ func TestChartOnARealNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	w := startWorld(ctx, t, *full)
-	w.models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
-		// searchPolicy always: the route searched; cite the first fragment.
-		return testenv.ChatReply{Content: "The documentation covers this [S1]."}
+	if w.scripted != nil {
+		w.scripted.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+			// searchPolicy always: the route searched; cite the first fragment.
+			return testenv.ChatReply{Content: "The documentation covers this [S1]."}
+		}
 	}
 	var gitURL string
 	if *full {
@@ -141,9 +143,9 @@ func (w *world) operatorLogs(ctx context.Context) string {
 }
 
 // applySamples applies config/samples in ns, the endpoints pointed at the
-// host and the reranker replaced by RRF (the scripted model server has no
-// /rerank), with a git source when gitURL is set; it waits until the store
-// is ingested and the route Ready, and returns the route's Service.
+// host (with the scripted model server, the reranker replaced by RRF: it
+// has no /rerank), with a git source when gitURL is set; it waits until the
+// store is ingested and the route Ready, and returns the route's Service.
 func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) route {
 	t.Helper()
 	if err := w.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -161,13 +163,17 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 		case "KnowledgeStore":
 			store = obj.GetName()
 			set(t, obj, w.milvus.URI, "spec", "milvus", "uri")
-			set(t, obj, w.models.BaseURL(), "spec", "embedding", "baseURL")
+			set(t, obj, w.embedURL, "spec", "embedding", "baseURL")
 			if gitURL != "" {
 				w.addGitSource(ctx, t, obj, gitURL)
 			}
 		case "QueryRoute":
 			queryRoute = obj.GetName()
-			set(t, obj, w.models.BaseURL(), "spec", "model", "baseURL")
+			set(t, obj, w.chatURL, "spec", "model", "baseURL")
+			if w.scripted == nil {
+				set(t, obj, w.rerankURL, "spec", "rerank", "crossEncoder", "baseURL")
+				break
+			}
 			set(t, obj, map[string]any{"mode": "rrf"}, "spec", "rerank")
 			// Hashed bags of words score lower than a real embedder's cosines.
 			set(t, obj, map[string]any{"similarityFloor": 0.1, "strictFloor": 0.15, "maxFragments": int64(3)}, "spec", "retrieval")
@@ -230,8 +236,13 @@ func (w *world) editPrompt(ctx context.Context, t *testing.T, r route) {
 	stop := make(chan struct{})
 	var callers sync.WaitGroup
 	// 24 users, a turn each every 2.5 s: within the route's 30 turns a
-	// minute per user (a burst of a few, then one every 2 s).
-	for i := range 24 {
+	// minute per user (a burst of a few, then one every 2 s). The local
+	// chat model answers one turn at a time, in seconds: two users then.
+	users := 24
+	if w.scripted == nil {
+		users = 2
+	}
+	for i := range users {
 		who := caller{fmt.Sprintf("user-%d", i), "staff"}
 		callers.Go(func() {
 			for n := 0; ; n++ {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +42,11 @@ const (
 	envImageTarball = "RAGROUTE_IMAGE_TAR"     // make image's tarball of it
 	envKubectlImage = "RAGROUTE_KUBECTL_IMAGE" // make image-kubectl's tarball (helm test), for -e2e.full
 	envHelm         = "RAGROUTE_HELM"
+	// envModels names hack/models.sh: when set, the pods use the real
+	// local models (all-MiniLM-L6-v2, Qwen2.5-Coder-1.5B-Instruct, the
+	// ms-marco cross-encoder) on the host instead of the scripted server,
+	// and the samples keep their reranker and floors (make e2e).
+	envModels = "RAGROUTE_MODELS"
 )
 
 // world is a bed with a real node, the servers the pods use on the host,
@@ -53,7 +60,10 @@ type world struct {
 	c          client.Client
 	cs         kubernetes.Interface
 	milvus     *testenv.MilvusLite
-	models     *testenv.ModelServer
+	// The models' endpoints on the host, and the scripted server when
+	// they are it (nil with the real local models).
+	chatURL, embedURL, rerankURL string
+	scripted                     *testenv.ModelServer
 }
 
 func requireEnv(t *testing.T, name, how string) string {
@@ -105,11 +115,53 @@ func startWorld(ctx context.Context, t *testing.T, helmTest bool) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.milvus.Stop)
-	if w.models, err = testenv.StartModelServerOn(net.JoinHostPort(w.host, "0"), sampleDimensions); err != nil {
+	if models := os.Getenv(envModels); models != "" {
+		w.startLocalModels(ctx, t, models)
+		return w
+	}
+	if w.scripted, err = testenv.StartModelServerOn(net.JoinHostPort(w.host, "0"), sampleDimensions); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.models.Close)
+	t.Cleanup(w.scripted.Close)
+	w.chatURL, w.embedURL = w.scripted.BaseURL(), w.scripted.BaseURL()
 	return w
+}
+
+// startLocalModels runs hack/models.sh's embedder, Qwen chat model and
+// cross-encoder on the host's bridge address (make e2e fetched them).
+func (w *world) startLocalModels(ctx context.Context, t *testing.T, modelsScript string) {
+	t.Helper()
+	urls := map[string]*string{"embed": &w.embedURL, "qwen": &w.chatURL, "rerank": &w.rerankURL}
+	for _, which := range []string{"embed", "qwen", "rerank"} {
+		port, err := testenv.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := testenv.StartProcess(testenv.ProcessSpec{Command: modelsScript, Args: []string{"run", which, strconv.Itoa(port)},
+			Env: []string{"MODEL_HOST=" + w.host}, LogPath: filepath.Join(w.dir, which+".log")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Stop)
+		base := "http://" + net.JoinHostPort(w.host, strconv.Itoa(port))
+		waitCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		waitFor(waitCtx, t, "the local "+which+" server", func() (bool, string) {
+			if p.Exited() {
+				t.Fatalf("the local %s server exited; see %s", which, p.LogPath)
+			}
+			resp, err := http.Get(base + "/health")
+			if err != nil {
+				return false, err.Error()
+			}
+			_ = resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, resp.Status
+		})
+		cancel()
+		if which != "rerank" {
+			base += "/v1"
+		}
+		*urls[which] = base
+	}
 }
 
 // sampleDimensions is the sample store's embedding size.

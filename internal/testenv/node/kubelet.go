@@ -28,7 +28,7 @@ const (
 // pod logs are files under the node's folder (PodLogsDir), and `kubectl
 // logs` does not work. Image garbage collection is off: an imported image
 // cannot be pulled again.
-func (n *Node) startKubelet(ctx context.Context) error {
+func (n *Node) startKubelet() error {
 	kubeconfig := filepath.Join(n.opts.Dir, "kubelet.kubeconfig")
 	if err := os.WriteFile(kubeconfig, n.kubeconfig, 0o600); err != nil {
 		return err
@@ -130,7 +130,7 @@ func removeContainerLogLinks(podLogsDir string) func() error {
 
 // startKubeProxy runs kube-proxy in iptables mode: Services reach pods
 // from the host and from pods; NodePorts listen on the bridge only.
-func (n *Node) startKubeProxy(ctx context.Context) error {
+func (n *Node) startKubeProxy() error {
 	healthz, err := testenv.FreePort()
 	if err != nil {
 		return err

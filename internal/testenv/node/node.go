@@ -81,9 +81,9 @@ type Node struct {
 // HostIP is where pods reach the host.
 func (n *Node) HostIP() net.IP { return n.hostIP }
 
-// Prepare creates the bridge, so servers on the host can listen on its
-// address before the node starts (the API server among them). Start
-// calls it when it was not called.
+// Prepare takes the machine's node lock and creates the bridge, so
+// servers on the host can listen on its address (the API server among
+// them) before Start.
 func Prepare(opts Options) (*Node, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("a real node needs root: containerd, the kubelet and the CNI plugins manage mounts, cgroups and network namespaces")
@@ -150,10 +150,10 @@ func (n *Node) Start(ctx context.Context, kubeconfig []byte) (err error) {
 			return err
 		}
 	}
-	if err := n.startKubelet(ctx); err != nil {
+	if err := n.startKubelet(); err != nil {
 		return err
 	}
-	if err := n.startKubeProxy(ctx); err != nil {
+	if err := n.startKubeProxy(); err != nil {
 		return err
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -163,9 +163,10 @@ func (n *Node) Start(ctx context.Context, kubeconfig []byte) (err error) {
 
 func (n *Node) logDir() string { return filepath.Join(n.opts.Dir, "logs") }
 
-// Stop stops kube-proxy, the kubelet (after it stopped its pods) and
-// containerd, then undoes what the node changed on the host, last change
-// first. It may be called again.
+// Stop stops kube-proxy and the kubelet, then undoes what the node did,
+// last first: containerd's containers killed and containerd stopped, the
+// mounts, iptables chains, cgroups, sysctls and the bridge undone, the
+// lock released. It may be called again.
 func (n *Node) Stop() {
 	n.kubeProxy.Stop()
 	n.kubelet.Stop()

@@ -20,13 +20,17 @@ import (
 // a pipeline tells a worse route from a broken run.
 const thresholdsMissed = 3
 
-// thresholdFlags name the minimum flags by the summary figure they gate.
-// unmeasuredIn is the scope that does not measure the figure.
-var thresholdFlags = []struct{ flag, figure, unmeasuredIn, help string }{
-	{"min-recall-at-5", "recallAt5", eval.ScopeAnswers, "fail (exit 3) when recall@5 is below this"},
-	{"min-ndcg-10", "ndcgAt10", eval.ScopeAnswers, "fail (exit 3) when nDCG@10 is below this"},
-	{"min-grounded-ratio", "groundedRatio", eval.ScopeRetrieval, "fail (exit 3) when the mean grounded ratio is below this"},
-	{"min-not-found", "notFoundOnUnanswerable", "", "fail (exit 3) when the not-found rate on unanswerable questions is below this"},
+// thresholdFlag is a minimum flag, the summary figure it gates, and the
+// scope that does not measure that figure.
+type thresholdFlag struct{ flag, figure, unmeasuredIn, help string }
+
+func thresholdFlags() []thresholdFlag {
+	return []thresholdFlag{
+		{"min-recall-at-5", "recallAt5", eval.ScopeAnswers, "fail (exit 3) when recall@5 is below this"},
+		{"min-ndcg-10", "ndcgAt10", eval.ScopeAnswers, "fail (exit 3) when nDCG@10 is below this"},
+		{"min-grounded-ratio", "groundedRatio", eval.ScopeRetrieval, "fail (exit 3) when the mean grounded ratio is below this"},
+		{"min-not-found", "notFoundOnUnanswerable", "", "fail (exit 3) when the not-found rate on unanswerable questions is below this"},
+	}
 }
 
 // runEvalRoute scores a deployed route over HTTP (see internal/eval,
@@ -50,8 +54,9 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the summary as JSON to this file")
 	resultsOut := fs.String("results", "", "write the per-question results, misses first, as JSON to this file")
 	resultsMax := fs.Int("results-max-bytes", 900000, "cut --results to this many bytes (a ConfigMap holds 1 MiB)")
-	minimums := make([]*float64, len(thresholdFlags))
-	for i, t := range thresholdFlags {
+	gates := thresholdFlags()
+	minimums := make([]*float64, len(gates))
+	for i, t := range gates {
 		minimums[i] = fs.Float64(t.flag, 0, t.help)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -60,7 +65,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var thresholds []eval.Threshold
-	for i, t := range thresholdFlags {
+	for i, t := range gates {
 		if !set[t.flag] {
 			continue
 		}

@@ -62,12 +62,20 @@ type Threshold struct {
 	Min    float64
 }
 
-// thresholdFigures are the figures a threshold may name.
-var thresholdFigures = map[string]func(RouteSummary) *float64{
-	"recallAt5":              func(s RouteSummary) *float64 { return s.RecallAt5 },
-	"ndcgAt10":               func(s RouteSummary) *float64 { return s.NDCGAt10 },
-	"groundedRatio":          func(s RouteSummary) *float64 { return s.GroundedRatio },
-	"notFoundOnUnanswerable": func(s RouteSummary) *float64 { return s.NotFoundOnUnanswerable },
+// figure is the summary's figure by its JSON name, for thresholds; known
+// is false for a name no threshold may gate.
+func (s RouteSummary) figure(name string) (value *float64, known bool) {
+	switch name {
+	case "recallAt5":
+		return s.RecallAt5, true
+	case "ndcgAt10":
+		return s.NDCGAt10, true
+	case "groundedRatio":
+		return s.GroundedRatio, true
+	case "notFoundOnUnanswerable":
+		return s.NotFoundOnUnanswerable, true
+	}
+	return nil, false
 }
 
 // Below names each threshold the summary misses. A figure the run did not
@@ -76,14 +84,14 @@ var thresholdFigures = map[string]func(RouteSummary) *float64{
 func (s RouteSummary) Below(thresholds []Threshold) []string {
 	var out []string
 	for _, t := range thresholds {
-		figure, known := thresholdFigures[t.Figure]
+		value, known := s.figure(t.Figure)
 		switch {
 		case !known:
 			out = append(out, fmt.Sprintf("%s: no such figure", t.Figure))
-		case figure(s) == nil:
+		case value == nil:
 			out = append(out, fmt.Sprintf("%s not measured (minimum %.3f)", t.Figure, t.Min))
-		case *figure(s) < t.Min:
-			out = append(out, fmt.Sprintf("%s %.3f is below its minimum %.3f", t.Figure, *figure(s), t.Min))
+		case *value < t.Min:
+			out = append(out, fmt.Sprintf("%s %.3f is below its minimum %.3f", t.Figure, *value, t.Min))
 		}
 	}
 	return out

@@ -7,6 +7,7 @@
 //	eval      measure retrieval quality of chunking and search ablations
 //	eval-answers  score whole answers: grounding, citations, not-found, latency
 //	eval-agentic  compare single-round and agentic turns on multi-part questions
+//	eval-route    score a deployed route over HTTP, as an identity it trusts
 package main
 
 import (
@@ -42,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runEvalAnswers(args[1:], stdout, stderr)
 	case "eval-agentic":
 		return runEvalAgentic(args[1:], stdout, stderr)
+	case "eval-route":
+		return runEvalRoute(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -66,6 +69,7 @@ Commands:
   eval      measure retrieval on a corpus and questions (make eval)
   eval-answers  run the questions through the route's turn with a chat model and score the answers (make eval-answers)
   eval-agentic  run multi-part questions in single-round and agentic mode and score both (make eval-agentic)
+  eval-route    score a deployed route over HTTP: retrieval, answers or both, with thresholds (exit 3)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

@@ -11,20 +11,7 @@ func AnswersTable(r AnswersReport) string {
 	if len(r.Modes) > 0 {
 		fmt.Fprintf(&b, "%d questions (%d answerable, %d unanswerable), chat model %s, window %d / answer reserve %d tokens, threshold %.2f, fallbackBelow %.2f\n",
 			r.Questions, r.Answerable, r.Unanswerable, r.Model, r.ContextTokens, r.AnswerReserve, r.Threshold, r.FallbackBelow)
-		fmt.Fprintf(&b, "%-17s %6s %9s %7s %7s %6s %6s %6s %6s %6s %9s %8s %8s %8s %4s\n", "mode", "turns", "grounded",
-			"cite P", "cite R", "URL!", "links-", "NF un", "NF ans", "repl", "withheld", "TTFT p50", "TTFT p90", "total50", "err")
-		for _, m := range r.Modes {
-			fmt.Fprintf(&b, "%-17s %6d %9s %7s %7.3f %6d %6d %6.2f %6.2f %6.2f %9s %8s %8s %8s %4d\n", m.Mode, m.Turns,
-				grounded(m), optional(m.CitationPrecision), m.CitationRecall, m.UnsupportedURLTurns, m.LinksRemoved,
-				m.NotFound, m.FalseNotFound, m.Replaced, fmt.Sprintf("%d/%d", m.Withheld, m.Sentences),
-				seconds(m.TTFTP50), seconds(m.TTFTP90), seconds(m.TotalP50), m.Errors)
-		}
-		b.WriteString("grounded: mean grounded_ratio of answered turns (* measured by the evaluation with answer.ScoreSupport, the route\n" +
-			"does not check extractive answers); cite P/R: cited markers whose fragment holds the gold section / answerable\n" +
-			"questions whose gold section is cited; URL!: answers showing a URL no packed fragment or the platform prompt holds;\n" +
-			"links-: links the route removed; NF un / NF ans: not-found on unanswerable / answerable questions; repl: answers\n" +
-			"replaced by the extractive one (fallback below fallbackBelow, strip when every sentence is withheld); withheld:\n" +
-			"sentences withheld / checked; TTFT: first delta of answered turns; times in seconds.\n")
+		b.WriteString(modesTable(r.Modes))
 	}
 	if r.Curve != nil {
 		b.WriteString(curveText(*r.Curve))
@@ -39,6 +26,27 @@ func AnswersTable(r AnswersReport) string {
 			fmt.Fprintf(&b, "  %4.2f–%4.2f  %3d answers, %3d gold cited\n", bin.From, bin.To, bin.Answers, bin.GoldCited)
 		}
 	}
+	return b.String()
+}
+
+// modesTable renders one row of answer figures per mode, with their
+// legend: the live route's evaluation prints its turns the same way.
+func modesTable(modes []ModeFigures) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-17s %6s %9s %7s %7s %6s %6s %6s %6s %6s %9s %8s %8s %8s %4s\n", "mode", "turns", "grounded",
+		"cite P", "cite R", "URL!", "links-", "NF un", "NF ans", "repl", "withheld", "TTFT p50", "TTFT p90", "total50", "err")
+	for _, m := range modes {
+		fmt.Fprintf(&b, "%-17s %6d %9s %7s %7.3f %6d %6d %6.2f %6.2f %6.2f %9s %8s %8s %8s %4d\n", m.Mode, m.Turns,
+			grounded(m), optional(m.CitationPrecision), m.CitationRecall, m.UnsupportedURLTurns, m.LinksRemoved,
+			m.NotFound, m.FalseNotFound, m.Replaced, fmt.Sprintf("%d/%d", m.Withheld, m.Sentences),
+			seconds(m.TTFTP50), seconds(m.TTFTP90), seconds(m.TotalP50), m.Errors)
+	}
+	b.WriteString("grounded: mean grounded_ratio of answered turns (* measured by the evaluation with answer.ScoreSupport, the route\n" +
+		"does not check extractive answers); cite P/R: cited markers whose fragment holds the gold section / answerable\n" +
+		"questions whose gold section is cited; URL!: answers showing a URL no packed fragment or the platform prompt holds;\n" +
+		"links-: links the route removed; NF un / NF ans: not-found on unanswerable / answerable questions; repl: answers\n" +
+		"replaced by the extractive one (fallback below fallbackBelow, strip when every sentence is withheld); withheld:\n" +
+		"sentences withheld / checked; TTFT: first delta of answered turns; times in seconds.\n")
 	return b.String()
 }
 

@@ -21,6 +21,12 @@
 // threshold's curve is measured on sentences cut as the route's check cuts
 // them (route/answer).
 //
+// A deployed route (`ragroute eval-route`, live*.go): the questions asked
+// over HTTP as an identity the route trusts — its /v1/search, its turns,
+// or both — and what it answered scored by the same scorers, with a
+// summary an operator reads back and per-question results cut to fit a
+// ConfigMap.
+//
 // It imports nothing from Kubernetes.
 package eval
 

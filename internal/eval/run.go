@@ -302,7 +302,11 @@ func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int
 	return out, group.Wait()
 }
 
-func (r *run) intentOK(q Question) bool {
+func (r *run) intentOK(q Question) bool { return intentMatches(q) }
+
+// intentMatches reports whether the route's intent classifier agrees with
+// the question set's intent.
+func intentMatches(q Question) bool {
 	return string(retrieval.ClassifyIntent(q.Question)) == q.Intent
 }
 

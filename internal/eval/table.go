@@ -11,29 +11,15 @@ import (
 // Table renders a report for a terminal.
 func Table(r Report) string {
 	var b strings.Builder
-	width := 30 // the longest name sets the column
-	for _, name := range r.Order {
-		width = max(width, len(name))
-	}
-	fmt.Fprintf(&b, "%-*s %6s %6s %6s %6s %7s %6s %8s %6s %6s %6s %6s %7s\n", width, "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10",
-		"fileR5", "notfound", "R@1kt", "R@2kt", "R@4kt", "intent", "p50 ms")
-	for _, name := range r.Order {
-		m := r.Configs[name]
-		mark := ""
+	b.WriteString(metricsTable(r.Order, r.Configs, func(name string) string {
 		switch name {
 		case r.Best:
-			mark = " (route default)"
+			return " (route default)"
 		case r.Baseline:
-			mark = " (baseline)"
+			return " (baseline)"
 		}
-		p50 := "-"
-		if m.P50Millis > 0 {
-			p50 = fmt.Sprintf("%.1f", m.P50Millis)
-		}
-		fmt.Fprintf(&b, "%-*s %6.3f %6.3f %6.3f %6.3f %7.3f %6.3f %8.3f %6.3f %6.3f %6.3f %6.3f %7s%s\n", width, name,
-			m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.FileRecall5, m.NotFoundRate,
-			m.RecallAtTokens[1000], m.RecallAtTokens[2000], m.RecallAtTokens[4000], m.IntentAccuracy, p50, mark)
-	}
+		return ""
+	}))
 	fmt.Fprintf(&b, "%d questions. A result holds the gold section when it names the gold heading path exactly or holds\n"+
 		"at least half of the section's text; R@Nkt: the gold among the whole results that fit in N tokens of context.\n", r.Questions)
 	for _, name := range r.Order {
@@ -45,6 +31,30 @@ func Table(r Report) string {
 	fmt.Fprintf(&b, "best fusion weights for this store (spec.search.weights): %s\n", formatWeights(r.Weights))
 	b.WriteString(heldOutTable(r.HeldOut))
 	b.WriteString(curveTable(r.Curves))
+	return b.String()
+}
+
+// metricsTable renders one row of retrieval figures per configuration, in
+// order, each followed by mark(name): the live route's evaluation prints
+// its one row the same way.
+func metricsTable(order []string, configs map[string]Metrics, mark func(string) string) string {
+	var b strings.Builder
+	width := 30 // the longest name sets the column
+	for _, name := range order {
+		width = max(width, len(name))
+	}
+	fmt.Fprintf(&b, "%-*s %6s %6s %6s %6s %7s %6s %8s %6s %6s %6s %6s %7s\n", width, "config", "R@1", "R@5", "R@10", "MRR", "nDCG@10",
+		"fileR5", "notfound", "R@1kt", "R@2kt", "R@4kt", "intent", "p50 ms")
+	for _, name := range order {
+		m := configs[name]
+		p50 := "-"
+		if m.P50Millis > 0 {
+			p50 = fmt.Sprintf("%.1f", m.P50Millis)
+		}
+		fmt.Fprintf(&b, "%-*s %6.3f %6.3f %6.3f %6.3f %7.3f %6.3f %8.3f %6.3f %6.3f %6.3f %6.3f %7s%s\n", width, name,
+			m.Recall1, m.Recall5, m.Recall10, m.MRR, m.NDCG10, m.FileRecall5, m.NotFoundRate,
+			m.RecallAtTokens[1000], m.RecallAtTokens[2000], m.RecallAtTokens[4000], m.IntentAccuracy, p50, mark(name))
+	}
 	return b.String()
 }
 

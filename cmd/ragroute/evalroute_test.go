@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/podconfig"
+)
+
+// evalRouteQuestions are about internal/ingest/testdata/docs as pruneRoute
+// serves it to ann (group staff). Their ranks, read off the route's own
+// search: a1, a2 and a3 find their gold section first (a2's by text: the
+// merged "Command Line Tool" chunk holds "Shell completion"); a5 asks a3's
+// question with Prune Last as gold, the route's second result; a4's gold
+// file is visible only to group sre, so it is never found. u1 ("???")
+// finds nothing; u2 finds fragments above the floors.
+const evalRouteQuestions = `{"id":"a1","question":"What does prune last do?","gold_file":"nested-headings.md","gold_heading_path":["Deploying Applications","Sync Options","Prune Last"]}
+{"id":"a2","question":"How do I generate shell completion scripts?","gold_file":"merged-short.md","gold_heading_path":["Command Line Tool","Shell completion"]}
+{"id":"a3","question":"Which button opens the sync panel?","gold_file":"ui-screen.md","gold_heading_path":["Application Details Page","Sync Panel"]}
+{"id":"a4","question":"How fast must I acknowledge a page?","gold_file":"frontmatter-acl.md","gold_heading_path":["Paging"]}
+{"id":"a5","question":"Which button opens the sync panel?","gold_file":"nested-headings.md","gold_heading_path":["Deploying Applications","Sync Options","Prune Last"]}
+{"id":"u1","question":"???","gold_file":null,"gold_heading_path":null}
+{"id":"u2","question":"How do I rebalance Kafka partitions?","gold_file":null,"gold_heading_path":null}
+`
+
+// evalRoute runs `ragroute eval-route` with args.
+func evalRoute(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(append([]string{"eval-route"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// writeFile writes content to name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readSummary(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary map[string]any
+	if err := json.Unmarshal(data, &summary); err != nil {
+		t.Fatal(err)
+	}
+	return summary
+}
+
+// figureIs checks one figure of a summary, to the precision it is shown.
+func figureIs(t *testing.T, summary map[string]any, name string, want float64) {
+	t.Helper()
+	got, ok := summary[name].(float64)
+	if !ok || math.Abs(got-want) > 1e-6 {
+		t.Errorf("%s = %v, want %.4f", name, summary[name], want)
+	}
+}
+
+func TestEvalRouteScoresALiveRoute(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg, _ := pruneRoute(ctx, t)
+	// Floors that let "???" find nothing while the questions about the
+	// docs find their sections; limits that no test meets by accident.
+	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor = 0.3, 0.3
+	cfg.Limits = podconfig.Limits{ConcurrentTurnsPerUser: 16, TurnsPerMinutePerUser: 6000}
+	base, _, stop := serveOnLoopback(ctx, t, cfg)
+	defer stop()
+	waitOK(t, base+"/readyz")
+	dir := t.TempDir()
+	questions := writeFile(t, dir, "questions.jsonl", evalRouteQuestions)
+	secret := writeFile(t, dir, "proxy-secret", "s3cret\n")
+	corpus := "../../internal/ingest/testdata/docs"
+	as := func(route string, more ...string) []string {
+		return append([]string{"--route", route, "--questions", questions, "--header", "X-User: ann", "--header", "X-Groups: staff",
+			"--header-file", "X-Proxy-Secret=" + secret, "--timeout", "20s", "--deadline", "90s"}, more...)
+	}
+
+	t.Run("retrieval figures by hand", func(t *testing.T) {
+		summary, results := filepath.Join(dir, "summary.json"), filepath.Join(dir, "results.json")
+		code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--json", summary, "--results", results)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var res eval.RouteResults
+		data, _ := os.ReadFile(results)
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatal(err)
+		}
+		a5 := res.Results[slices.IndexFunc(res.Results, func(r eval.RouteResult) bool { return r.ID == "a5" })]
+		if len(a5.TopSources) < 2 || a5.TopSources[1] != "docs/nested-headings.md › Deploying Applications › Sync Options › Prune Last" {
+			t.Fatalf("the premise: a5's second result is Prune Last; got %v", a5.TopSources)
+		}
+		t.Log(stdout)
+		s := readSummary(t, summary)
+		// Ranks 1, 1, 1, 0, 2 over five answerable questions.
+		figureIs(t, s, "recallAt1", 3.0/5)
+		figureIs(t, s, "recallAt5", 4.0/5)
+		figureIs(t, s, "recallAt10", 4.0/5)
+		figureIs(t, s, "mrr", (3+0.5)/5)
+		figureIs(t, s, "ndcgAt10", (3+1/math.Log2(3))/5)
+		figureIs(t, s, "fileRecallAt5", 4.0/5)
+		figureIs(t, s, "notFoundOnUnanswerable", 1.0/2) // u1 found nothing, u2 something
+		figureIs(t, s, "questions", 7)
+		figureIs(t, s, "answerable", 5)
+		if s["scope"] != "retrieval" || s["latencyP50Ms"].(float64) <= 0 || s["latencyP95Ms"].(float64) < s["latencyP50Ms"].(float64) ||
+			s["startedAt"] == nil || s["durationMs"] == nil {
+			t.Errorf("summary: %v", s)
+		}
+		for _, absent := range []string{"groundedRatio", "citationPrecision", "citationRecall"} {
+			if _, ok := s[absent]; ok {
+				t.Errorf("scope retrieval wrote %s", absent)
+			}
+		}
+		if !strings.Contains(stdout, "R@1") || !strings.Contains(stdout, "0.600") || !strings.Contains(stdout, "latency of one search") {
+			t.Errorf("table:\n%s", stdout)
+		}
+		// Without the corpus a result counts by its exact heading path
+		// only: a2's merged chunk no longer does.
+		code, stdout, stderr = evalRoute(t, as(base, "--source", "docs", "--json", summary)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		figureIs(t, readSummary(t, summary), "recallAt1", 2.0/5)
+	})
+
+	t.Run("results put the misses first and keep under the cap", func(t *testing.T) {
+		results := filepath.Join(dir, "results.json")
+		for _, limit := range []int{900000, 1024} {
+			code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--results", results, "--results-max-bytes", strconv.Itoa(limit))...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			data, _ := os.ReadFile(results)
+			var res eval.RouteResults
+			if err := json.Unmarshal(data, &res); err != nil {
+				t.Fatal(err)
+			}
+			if len(data) > limit || res.Questions != 7 || res.Cut+len(res.Results) != 7 || len(res.Results) == 0 {
+				t.Fatalf("cap %d: %d bytes, %d results, %d cut", limit, len(data), len(res.Results), res.Cut)
+			}
+			var ids []string
+			for _, r := range res.Results {
+				ids = append(ids, r.ID)
+			}
+			switch want := []string{"a4", "u2", "a1", "a2", "a3", "a5", "u1"}; {
+			case limit == 1024 && (res.Cut == 0 || !slices.Equal(ids, want[:len(ids)])):
+				t.Errorf("cap 1024: kept %v, cut %d", ids, res.Cut)
+			case limit > 1024 && !slices.Equal(ids, want):
+				t.Errorf("results in order %v, want the misses a4 and u2 first: %v", ids, want)
+			}
+			if res.Results[0].HitRank == nil || *res.Results[0].HitRank != 0 || !res.Results[0].Miss {
+				t.Errorf("first result: %+v", res.Results[0])
+			}
+		}
+	})
+
+	t.Run("a threshold missed exits 3 and names the figure", func(t *testing.T) {
+		code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--min-recall-at-5", "0.9", "--min-ndcg-10", "0.5", "--min-not-found", "0.5")...)
+		if code != 3 || !strings.Contains(stdout, "recallAt5 0.800 is below its minimum 0.900") ||
+			strings.Contains(stdout, "ndcgAt10 0") || strings.Contains(stdout, "notFoundOnUnanswerable 0") {
+			t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--min-recall-at-5", "0.8", "--min-not-found", "0.5")...); code != 0 {
+			t.Errorf("thresholds met: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("answers through whole turns", func(t *testing.T) {
+		// pruneRoute's model searches "sync options prune last" and cites
+		// S1, Prune Last, whatever it is asked: only a1's and a5's gold.
+		summary := filepath.Join(dir, "answers.json")
+		code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--scope", "both", "--json", summary)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		t.Log(stdout)
+		s := readSummary(t, summary)
+		figureIs(t, s, "citationPrecision", 2.0/5)
+		figureIs(t, s, "citationRecall", 2.0/5)
+		figureIs(t, s, "groundedRatio", 1)
+		figureIs(t, s, "recallAt1", 3.0/5)
+		// The turns answer the unanswerable questions too.
+		figureIs(t, s, "notFoundOnUnanswerable", 0)
+		if !strings.Contains(stdout, "cite P") {
+			t.Errorf("table:\n%s", stdout)
+		}
+		code, stdout, stderr = evalRoute(t, as(base, "--corpus", corpus, "--scope", "answers", "--min-grounded-ratio", "0.99", "--json", summary)...)
+		if code != 0 || readSummary(t, summary)["recallAt1"] != nil {
+			t.Errorf("scope answers: exit %d, summary %v\n%s%s", code, readSummary(t, summary), stdout, stderr)
+		}
+	})
+
+	t.Run("at most --max-concurrent questions in flight", func(t *testing.T) {
+		for _, limit := range []int{1, 2, 3} {
+			proxy, peak := countingProxy(t, base, 100*time.Millisecond)
+			code, stdout, stderr := evalRoute(t, as(proxy, "--source", "docs", "--max-concurrent", strconv.Itoa(limit))...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			// Seven questions of 100 ms each: the limit is reached, and
+			// never passed.
+			if got := peak.Load(); got != int64(limit) {
+				t.Errorf("--max-concurrent %d: %d requests in flight at most", limit, got)
+			}
+		}
+	})
+
+	t.Run("a 429 is retried after its Retry-After, a bounded number of times", func(t *testing.T) {
+		proxy, refused := refusingProxy(t, base, 2)
+		start := time.Now()
+		code, stdout, stderr := evalRoute(t, as(proxy, "--source", "docs")...)
+		if code != 0 || refused.Load() != 2 || time.Since(start) < time.Second || !strings.Contains(stdout, "0 failed") {
+			t.Errorf("exit %d after %d refusals in %s\n%s%s", code, refused.Load(), time.Since(start), stdout, stderr)
+		}
+		one := writeFile(t, t.TempDir(), "one.jsonl", strings.SplitAfter(evalRouteQuestions, "\n")[0])
+		proxy, refused = refusingProxy(t, base, 1000)
+		code, _, stderr = evalRoute(t, "--route", proxy, "--questions", one, "--source", "docs", "--retries", "1", "--header", "X-User: ann")
+		if code != 1 || refused.Load() != 2 || !strings.Contains(stderr, "still rate limited after 1 retries") {
+			t.Errorf("exit %d after %d refusals\n%s", code, refused.Load(), stderr)
+		}
+	})
+
+	t.Run("a refused identity says so", func(t *testing.T) {
+		wrong := writeFile(t, t.TempDir(), "wrong", "not-the-secret")
+		code, stdout, stderr := evalRoute(t, "--route", base, "--questions", questions, "--source", "docs",
+			"--header", "X-User: ann", "--header-file", "X-Proxy-Secret="+wrong)
+		if code != 1 || !strings.Contains(stderr, "the route refused the identity (401") || strings.Contains(stdout+stderr, "not-the-secret") {
+			t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+}
+
+// countingProxy forwards to base, holding each request for delay, and
+// records the most requests it held at once (answers are buffered: for
+// searches, not streams).
+func countingProxy(t *testing.T, base string, delay time.Duration) (string, *atomic.Int64) {
+	t.Helper()
+	target, _ := url.Parse(base)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	var inFlight, peak atomic.Int64
+	var mu sync.Mutex
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		mu.Lock()
+		peak.Store(max(peak.Load(), n))
+		mu.Unlock()
+		time.Sleep(delay)
+		// The request leaves the count before its answer is written: a
+		// client that has read one answer may send its next at once.
+		answer := httptest.NewRecorder()
+		forward.ServeHTTP(answer, r)
+		inFlight.Add(-1)
+		maps.Copy(w.Header(), answer.Header())
+		w.WriteHeader(answer.Code)
+		_, _ = w.Write(answer.Body.Bytes())
+	}))
+	t.Cleanup(server.Close)
+	return server.URL, &peak
+}
+
+// refusingProxy answers the first n requests 429 with Retry-After: 1, as
+// the route's per-user limit does, and forwards the rest to base.
+func refusingProxy(t *testing.T, base string, n int64) (string, *atomic.Int64) {
+	t.Helper()
+	target, _ := url.Parse(base)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	var seen, refused atomic.Int64
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if seen.Add(1) <= n {
+			refused.Add(1)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"error":{"code":"rate_limited","message":"too many turns a minute"}}`, http.StatusTooManyRequests)
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(server.Close)
+	return server.URL, &refused
+}
+
+// TestEvalRouteRefusesBadInput: each mistake is named, with the exit code
+// of its kind, before (or without) a route answering.
+func TestEvalRouteRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.jsonl", strings.SplitAfter(evalRouteQuestions, "\n")[0])
+	bad := writeFile(t, dir, "bad.jsonl", strings.SplitAfter(evalRouteQuestions, "\n")[0]+"{not json\n")
+	// A port nothing listens on: the route is down.
+	ln := listenOnLoopback(t)
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"header without a colon", []string{"--route", down, "--questions", good, "--source", "docs", "--header", "X-User ann"}, 2, `--header "X-User": want 'Name: value' (no colon)`},
+		{"header file without a path", []string{"--route", down, "--questions", good, "--source", "docs", "--header-file", "X-Proxy-Secret"}, 2, "want 'Name=/path/to/file'"},
+		{"unreadable header file", []string{"--route", down, "--questions", good, "--source", "docs", "--header-file", "X-Proxy-Secret=" + filepath.Join(dir, "absent")}, 2, "--header-file X-Proxy-Secret: read"},
+		{"no route", []string{"--questions", good, "--source", "docs"}, 2, "--route is required"},
+		{"no source", []string{"--route", down, "--questions", good}, 2, "--source (or --corpus) is required"},
+		{"bad scope", []string{"--route", down, "--questions", good, "--source", "docs", "--scope", "all"}, 2, `--scope "all"`},
+		{"answer threshold in scope retrieval", []string{"--route", down, "--questions", good, "--source", "docs", "--min-grounded-ratio", "0.5"}, 2, "--min-grounded-ratio measures nothing in --scope retrieval"},
+		{"unreadable questions", []string{"--route", down, "--questions", filepath.Join(dir, "absent.jsonl"), "--source", "docs"}, 1, "questions: open"},
+		{"a line that is not JSON", []string{"--route", down, "--questions", bad, "--source", "docs"}, 1, "bad.jsonl:2:"},
+		{"route down", []string{"--route", down, "--questions", good, "--source", "docs", "--timeout", "5s"}, 1, "every question failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := evalRoute(t, c.args...)
+			if code != c.code || !strings.Contains(stderr, c.says) {
+				t.Errorf("exit %d, want %d saying %q\n%s%s", code, c.code, c.says, stdout, stderr)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +20,14 @@ import (
 type containerd struct {
 	*testenv.Process
 	dir, socket string
+	// runDirs are the folders of runDir containerd will create (its
+	// shims' sockets and fifos have a fixed place there), to remove again.
+	runDirs []string
 }
+
+// runDir is where containerd 1.6 keeps its shims' sockets and fifos,
+// whatever its --state; it leaves the folders empty when it stops.
+const runDir = "/run/containerd"
 
 // k8sNamespace is containerd's namespace of the CRI plugin's images and
 // containers.
@@ -31,6 +39,11 @@ const k8sNamespace = "k8s.io"
 // sandbox); network namespaces are mounted under its state, not /run.
 func startContainerd(ctx context.Context, dir, logDir string) (*containerd, error) {
 	c := &containerd{dir: dir, socket: filepath.Join(dir, "containerd.sock")}
+	for _, d := range []string{runDir, runDir + "/s", runDir + "/fifo", runDir + "/runc", runDir + "/runc/" + k8sNamespace} {
+		if _, err := os.Stat(d); os.IsNotExist(err) {
+			c.runDirs = append(c.runDirs, d)
+		}
+	}
 	config := fmt.Sprintf(`version = 2
 root = %q
 state = %q
@@ -103,7 +116,11 @@ func (c *containerd) stop() error {
 	}
 	c.Stop()
 	killShims(c.socket)
-	return unmountUnder(c.dir)
+	err := unmountUnder(c.dir)
+	for _, d := range slices.Backward(c.runDirs) {
+		_ = os.Remove(d) // only when empty: never what another containerd uses
+	}
+	return err
 }
 
 // killShims kills the runc shims this containerd started: a shim outlives

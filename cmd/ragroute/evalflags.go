@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
@@ -79,4 +81,46 @@ func writeReport(path string, report any) error {
 		return fmt.Errorf("encode the report: %w", err)
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// turnFlags are the flags of the evaluations that run whole turns with a
+// chat model (eval-answers, eval-agentic); each gives its own defaults
+// for a turn's bound and the window.
+type turnFlags struct {
+	chatURL, chatModel, modes, jsonOut string
+	limit, concurrency                 int
+	contextTokens, answerReserve       int
+	turnTimeout                        time.Duration
+	temperature                        float64
+}
+
+// addTurnFlags registers the turn flags; modes lists the modes the
+// command runs, all of them by default.
+func addTurnFlags(fs *flag.FlagSet, modes []string, turnTimeout time.Duration, turnTimeoutHelp string, contextTokens int) *turnFlags {
+	f := &turnFlags{}
+	fs.StringVar(&f.chatURL, "chat-base-url", "", "OpenAI-compatible chat endpoint")
+	fs.StringVar(&f.chatModel, "chat-model", "", "chat model name")
+	fs.StringVar(&f.modes, "modes", strings.Join(modes, ","), "modes to run, comma-separated: "+strings.Join(modes, ", "))
+	fs.IntVar(&f.limit, "limit", 0, "run the first N questions only (0: all)")
+	fs.IntVar(&f.concurrency, "concurrency", 1, "turns at once (a local model serves one at a time)")
+	fs.DurationVar(&f.turnTimeout, "turn-timeout", turnTimeout, turnTimeoutHelp)
+	fs.IntVar(&f.contextTokens, "context-tokens", contextTokens, "the route's window.contextTokens")
+	fs.IntVar(&f.answerReserve, "answer-reserve", 512, "the route's window.answerReserveTokens (and the answer's max tokens)")
+	// Near-greedy: the modes then differ by what the route does, not by
+	// sampling. Not 0: a configured zero is left out of the request, and
+	// the server's default applies.
+	fs.Float64Var(&f.temperature, "temperature", 0.01, "the chat model's sampling temperature")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the report as JSON to this file")
+	return f
+}
+
+// modeList is --modes as a list.
+func (f *turnFlags) modeList() []string {
+	var out []string
+	for _, m := range strings.Split(f.modes, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }

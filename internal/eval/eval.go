@@ -31,11 +31,7 @@
 package eval
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 )
 
 // Question is one line of the question set.
@@ -53,32 +49,13 @@ func (q Question) Answerable() bool { return q.GoldFile != nil }
 
 // LoadQuestions reads a JSONL question set.
 func LoadQuestions(path string) ([]Question, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("questions: %w", err)
-	}
-	defer f.Close()
 	var out []Question
-	seen := map[string]bool{}
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; scanner.Scan(); line++ {
-		text := strings.TrimSpace(scanner.Text())
-		if text == "" {
-			continue
+	err := readQuestionLines(path, func(q Question) (string, string) { return q.ID, q.Question }, func(_ int, q Question) error {
+		if q.GoldFile != nil && len(q.GoldHeading) == 0 {
+			return fmt.Errorf("question %s has a gold file but no gold heading path", q.ID)
 		}
-		var q Question
-		if err := json.Unmarshal([]byte(text), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if q.ID == "" || q.Question == "" || (q.GoldFile != nil && len(q.GoldHeading) == 0) {
-			return nil, fmt.Errorf("%s:%d: a question needs an id, text, and a gold heading path with its gold file", path, line)
-		}
-		if seen[q.ID] {
-			return nil, fmt.Errorf("%s:%d: question id %s repeats", path, line, q.ID)
-		}
-		seen[q.ID] = true
 		out = append(out, q)
-	}
-	return out, scanner.Err()
+		return nil
+	})
+	return out, err
 }

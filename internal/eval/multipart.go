@@ -1,12 +1,8 @@
 package eval
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 )
 
 // Multi-part questions (test/eval/multipart.jsonl): one question that
@@ -66,47 +62,26 @@ type multiLine struct {
 // lines (dev.jsonl's shape, read as one part), or both. Unanswerable
 // single-part questions have no part to find and are left out.
 func LoadMultiPart(path string) ([]MultiQuestion, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("questions: %w", err)
-	}
-	defer f.Close()
 	var out []MultiQuestion
-	seen := map[string]bool{}
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; scanner.Scan(); line++ {
-		text := strings.TrimSpace(scanner.Text())
-		if text == "" {
-			continue
-		}
-		var l multiLine
-		if err := json.Unmarshal([]byte(text), &l); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
+	idAndText := func(l multiLine) (string, string) { return l.ID, l.Question }
+	err := readQuestionLines(path, idAndText, func(_ int, l multiLine) error {
 		q := l.MultiQuestion
-		if q.ID == "" || q.Question == "" {
-			return nil, fmt.Errorf("%s:%d: a question needs an id and text", path, line)
-		}
-		if seen[q.ID] {
-			return nil, fmt.Errorf("%s:%d: question id %s repeats", path, line, q.ID)
-		}
-		seen[q.ID] = true
 		if len(q.Parts) == 0 {
 			if l.GoldFile == nil {
-				continue // unanswerable: nothing to find
+				return nil // unanswerable: nothing to find
 			}
 			q.Parts = []Part{{Part: q.Question, GoldFile: *l.GoldFile, GoldHeading: l.GoldHeading, Answer: l.Answer}}
 		}
 		for i, p := range q.Parts {
 			if p.GoldFile == "" || len(p.GoldHeading) == 0 {
-				return nil, fmt.Errorf("%s:%d: part %d of %s needs a gold file and a gold heading path", path, line, i+1, q.ID)
+				return fmt.Errorf("part %d of %s needs a gold file and a gold heading path", i+1, q.ID)
 			}
 		}
 		out = append(out, q)
-	}
-	if err := scanner.Err(); err != nil {
-		return nil, fmt.Errorf("questions: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

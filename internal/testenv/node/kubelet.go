@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,9 @@ func (n *Node) startKubelet() error {
 	if err != nil {
 		return err
 	}
-	resolv := filepath.Join(n.opts.Dir, "resolv.conf") // no DNS: pods use addresses
+	// Pods resolve Services at the node's DNS server (dns.go); the
+	// host's resolvers are no pod's: nothing is resolved off the machine.
+	resolv := filepath.Join(n.opts.Dir, "resolv.conf")
 	if err := os.WriteFile(resolv, nil, 0o644); err != nil {
 		return err
 	}
@@ -65,6 +68,8 @@ authorization:
 podCIDR: %s
 podLogsDir: %s
 resolvConf: %s
+clusterDNS: [%s]
+clusterDomain: %s
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard:
@@ -72,7 +77,7 @@ evictionHard:
   nodefs.available: "1%%"
   imagefs.available: "1%%"
 serializeImagePulls: false
-`, cgroupRoot, n.containerd.socket, port, healthz, n.opts.PodCIDR, n.PodLogsDir(), resolv)
+`, cgroupRoot, n.containerd.socket, port, healthz, n.opts.PodCIDR, n.PodLogsDir(), resolv, n.hostIP, clusterDomain)
 	configPath := filepath.Join(n.opts.Dir, "kubelet.yaml")
 	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
 		return err
@@ -166,13 +171,32 @@ conntrack:
 	return err
 }
 
-// waitReady waits until the kubelet registered the Node and it is Ready.
-func (n *Node) waitReady(ctx context.Context) error {
+// startDNS serves the pods' Service lookups on port 53 of the bridge.
+func (n *Node) startDNS() error {
+	cs, err := n.client()
+	if err != nil {
+		return err
+	}
+	dns, err := startDNS(net.JoinHostPort(n.hostIP.String(), "53"), cs)
+	if err != nil {
+		return fmt.Errorf("the node's DNS server: %w", err)
+	}
+	n.undo = append(n.undo, dns.stop)
+	return nil
+}
+
+// client is a client of the API server as the node's user.
+func (n *Node) client() (kubernetes.Interface, error) {
 	config, err := clientcmd.RESTConfigFromKubeConfig(n.kubeconfig)
 	if err != nil {
-		return fmt.Errorf("node kubeconfig: %w", err)
+		return nil, fmt.Errorf("node kubeconfig: %w", err)
 	}
-	cs, err := kubernetes.NewForConfig(config)
+	return kubernetes.NewForConfig(config)
+}
+
+// waitReady waits until the kubelet registered the Node and it is Ready.
+func (n *Node) waitReady(ctx context.Context) error {
+	cs, err := n.client()
 	if err != nil {
 		return err
 	}

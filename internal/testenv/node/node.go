@@ -150,6 +150,9 @@ func (n *Node) Start(ctx context.Context, kubeconfig []byte) (err error) {
 			return err
 		}
 	}
+	if err := n.startDNS(); err != nil {
+		return err
+	}
 	if err := n.startKubelet(); err != nil {
 		return err
 	}

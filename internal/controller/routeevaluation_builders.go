@@ -149,7 +149,7 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 		WithImage(run.image).
 		WithArgs(evaluationArgs(run)...).
 		WithTerminationMessagePath(evalTerminationLog).
-		WithTerminationMessagePolicy(corev1.TerminationMessageReadFile).
+		WithTerminationMessagePolicy(corev1.TerminationMessageFallbackToLogsOnError).
 		WithVolumeMounts(
 			corev1ac.VolumeMount().WithName("questions").WithMountPath(evalQuestionsPath).WithReadOnly(true),
 			corev1ac.VolumeMount().WithName("identity").WithMountPath(evalIdentityPath).WithReadOnly(true)).

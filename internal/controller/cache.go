@@ -56,6 +56,9 @@ func CacheOptions(namespaces []string) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
 			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
+			// Only evaluation runs' pods: the operator reads no others.
+			&corev1.Pod{}: {Transform: strip,
+				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "ragroute-eval"})},
 			&corev1.Secret{}: {Transform: strip,
 				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
 		},

@@ -187,3 +187,19 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 			WithTTLSecondsAfterFinished(24 * 3600).
 			WithTemplate(pod))
 }
+
+// evaluationResultsName is the ConfigMap of an evaluation's last misses.
+func evaluationResultsName(evaluation *v1alpha1.RouteEvaluation) string {
+	return truncate(evaluation.Name, 48) + "-results"
+}
+
+// buildEvaluationResults holds the last finished run's misses as the run
+// reported them (`{"questions","cut","results"}`, misses first, bounded by
+// the termination message's 4 KiB), and which run they are from.
+func buildEvaluationResults(evaluation *v1alpha1.RouteEvaluation, run *v1alpha1.EvaluationRun, misses []byte) *corev1ac.ConfigMapApplyConfiguration {
+	return corev1ac.ConfigMap(evaluationResultsName(evaluation), evaluation.Namespace).
+		WithLabels(evaluationLabels(evaluation)).
+		WithAnnotations(map[string]string{"ragroute.io/evaluation-run": run.Job}).
+		WithOwnerReferences(evaluationOwner(evaluation)).
+		WithData(map[string]string{"misses.json": string(misses)})
+}

@@ -27,7 +27,10 @@ import (
 //     route pods read;
 //   - only Secrets labelled ragroute.io/use=true are cached and watched:
 //     the operator holds the Secrets admins opted in, not every Secret in
-//     the cluster.
+//     the cluster;
+//   - only Pods labelled app.kubernetes.io/name=ragroute-eval (a
+//     RouteEvaluation's runs, whose termination message the operator
+//     reads) are cached and watched, never the cluster's other pods.
 //
 // Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
 // children, anything else) are cached whole.

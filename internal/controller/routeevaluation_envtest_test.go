@@ -12,7 +12,10 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -137,6 +140,22 @@ func (s *suite) changeRoute(t *testing.T, ns string, maxTokens int32) string {
 	return hash
 }
 
+// checkHealth: kstatus (Flux, kubectl wait) and Argo CD's health check
+// (config/argocd) read the evaluation as want.
+func (s *suite) checkHealth(t *testing.T, e *v1alpha1.RouteEvaluation, wantKstatus status.Status, wantArgo string) {
+	t.Helper()
+	fields, err := runtime.DefaultUnstructuredConverter.ToUnstructured(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := status.Compute(&unstructured.Unstructured{Object: fields}); err != nil || res.Status != wantKstatus {
+		t.Errorf("kstatus %v (%v), want %s", res, err, wantKstatus)
+	}
+	if got, message := argoHealth(t, argoHealthScripts(t)["RouteEvaluation"], fields); got != wantArgo || message == "" {
+		t.Errorf("Argo CD health %s %q, want %s", got, message, wantArgo)
+	}
+}
+
 // TestRouteEvaluationRuns: the first run starts at once as a Job; its
 // pod's report lands in status (pass), a config change starts the next
 // (onChange) which misses a threshold, and a third regresses with an
@@ -162,6 +181,7 @@ func TestRouteEvaluationRuns(t *testing.T) {
 	if e.Status.LastRun.Result != runSucceeded || *e.Status.LastRun.Figures.RecallAt5 != 0.9 || e.Status.ResultsConfigMap != "support-eval-results" {
 		t.Errorf("status after the first run: %+v", e.Status)
 	}
+	s.checkHealth(t, e, status.CurrentStatus, "Healthy")
 	results := &corev1.ConfigMap{}
 	if err := s.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-eval-results"}, results); err != nil ||
 		!strings.Contains(results.Data["misses.json"], `"id":"a1"`) {
@@ -189,6 +209,7 @@ func TestRouteEvaluationRuns(t *testing.T) {
 	if e.Status.PreviousRun == nil || e.Status.PreviousRun.Job != job.Name || !meta.IsStatusConditionTrue(e.Status.Conditions, v1alpha1.ConditionStalled) {
 		t.Errorf("after the second run: %+v", e.Status)
 	}
+	s.checkHealth(t, e, status.FailedStatus, "Degraded")
 
 	s.changeRoute(t, ns, 600)
 	_, job3 := s.activeRun(t, ns, "support-eval", job2.Name)
@@ -221,7 +242,7 @@ func TestRouteEvaluationRuns(t *testing.T) {
 }
 
 // TestRouteEvaluationReadsOnlyLabelledSecrets: an unlabelled identity
-// Secret blocks the evaluation (no Job), naming the label; labelling it
+// Secret blocks the evaluation (no Job), naming the label; adding the label
 // starts the first run.
 func TestRouteEvaluationReadsOnlyLabelledSecrets(t *testing.T) {
 	s := startSuite(t)

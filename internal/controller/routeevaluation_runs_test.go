@@ -19,7 +19,7 @@ func TestNextRun(t *testing.T) {
 	}
 	m := measured{configHash: "h1", storeGeneration: 3, questionsHash: "q"}
 	last := &v1alpha1.EvaluationRun{Job: "r1", RouteConfigHash: "h1", StoreGeneration: 3}
-	at := func(h, min int) time.Time { return time.Date(2026, 12, 1, h, min, 0, 0, time.UTC) }
+	at := func(h, m int) time.Time { return time.Date(2026, 12, 1, h, m, 0, 0, time.UTC) }
 	cases := []struct {
 		name     string
 		status   v1alpha1.RouteEvaluationStatus
@@ -60,7 +60,7 @@ func TestRunHashIsStableAndMovesWithTheRun(t *testing.T) {
 	e := &v1alpha1.RouteEvaluation{ObjectMeta: metav1.ObjectMeta{UID: "u"}}
 	m := measured{configHash: "h1", storeGeneration: 1, questionsHash: "q"}
 	d := runDecision{trigger: triggerOnChange}
-	if runHash(e, d, m) != runHash(e, d, m) {
+	if first, again := runHash(e, d, m), runHash(e.DeepCopy(), d, m); first != again {
 		t.Fatal("the same run hashes differently")
 	}
 	e2 := e.DeepCopy()

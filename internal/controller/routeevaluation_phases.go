@@ -136,7 +136,7 @@ func (r *RouteEvaluationReconciler) startRun(ctx context.Context, s *evaluationS
 	if d.trigger == "" {
 		return nil
 	}
-	name := evaluationJobName(e, runHash(e, d, s.measured))
+	name := evaluationJobName(e, runHash(e.UID, s.status, d, s.measured))
 	job := buildEvaluationJob(evaluationRun{evaluation: e, route: s.route, image: r.Image, job: name})
 	withPullSecrets(job.Spec.Template.Spec, r.ImagePullSecrets)
 	applier := childApplier{client: r.Client, owner: e, ownerKind: "evaluation"}

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -88,16 +89,16 @@ func nextRun(status *v1alpha1.RouteEvaluationStatus, onChange bool, schedule cro
 }
 
 // runHash names a run after everything that makes it: the evaluation, the
-// run before it, what it measures and its scheduled time. The same
-// decision in two reconciles gives the same Job, so a status that lags a
-// reconcile never starts a run twice.
-func runHash(evaluation *v1alpha1.RouteEvaluation, d runDecision, m measured) string {
+// run before it (status.lastRun), what it measures and its scheduled time.
+// The same decision in two reconciles gives the same Job, so a status that
+// lags a reconcile never starts a run twice.
+func runHash(uid types.UID, status *v1alpha1.RouteEvaluationStatus, d runDecision, m measured) string {
 	last := ""
-	if evaluation.Status.LastRun != nil {
-		last = evaluation.Status.LastRun.Job
+	if status.LastRun != nil {
+		last = status.LastRun.Job
 	}
 	h := sha256.New()
-	for _, part := range []string{string(evaluation.UID), last, d.trigger, m.configHash,
+	for _, part := range []string{string(uid), last, d.trigger, m.configHash,
 		strconv.FormatInt(m.storeGeneration, 10), m.questionsHash, strconv.FormatInt(d.scheduledAt.Unix(), 10)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})

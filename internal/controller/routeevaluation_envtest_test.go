@@ -137,6 +137,16 @@ func (s *suite) changeRoute(t *testing.T, ns string, maxTokens int32) string {
 		}
 		return nil
 	})
+	// The new config rolls out; the evaluation waits for it to serve.
+	eventually(t, waitFor, "the Deployment's new template", func() error {
+		d := s.deployment(t, ns, "support")
+		if d.Status.ObservedGeneration == d.Generation {
+			return fmt.Errorf("generation %d already observed", d.Generation)
+		}
+		return nil
+	})
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
 	return hash
 }
 
@@ -164,7 +174,16 @@ func TestRouteEvaluationRuns(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
 	s.evaluationWorld(t, ns, true)
-	route := s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNoReadyReplicas)
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNoReadyReplicas)
+	s.waitEvaluation(t, ns, "support-eval", "Ready=False/QueryRouteNotReady before the route serves", func(e *v1alpha1.RouteEvaluation) error {
+		if c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); c == nil || c.Reason != v1alpha1.ReasonQueryRouteNotReady || e.Status.Active != nil {
+			return fmt.Errorf("status %+v", e.Status)
+		}
+		return nil
+	})
+	s.checkHealth(t, s.getEvaluation(t, ns, "support-eval"), status.InProgressStatus, "Progressing")
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
+	route := s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
 
 	first, job := s.activeRun(t, ns, "support-eval", "")
 	if first.Trigger != triggerInitial || first.RouteConfigHash != route.Status.ConfigHash || first.QuestionsHash != questionsHash(evalQuestions) {
@@ -248,6 +267,7 @@ func TestRouteEvaluationReadsOnlyLabelledSecrets(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
 	s.evaluationWorld(t, ns, false)
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
 	s.waitEvaluation(t, ns, "support-eval", "Ready=False/SecretNotLabeled", func(e *v1alpha1.RouteEvaluation) error {
 		c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady)
 		if c == nil || c.Reason != v1alpha1.ReasonSecretNotLabeled || !strings.Contains(c.Message, secretUseLabel) {

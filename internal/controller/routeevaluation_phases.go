@@ -68,7 +68,8 @@ func (r *RouteEvaluationReconciler) writeResults(ctx context.Context, s *evaluat
 	return nil
 }
 
-// resolveEvaluation resolves the route (serving: it has a config hash),
+// resolveEvaluation resolves the route (Ready: a replica serves its
+// current config hash),
 // its store's index generation, the question set and the identity's
 // Secret key (labelled ragroute.io/use=true), and parses the schedule.
 func (r *RouteEvaluationReconciler) resolveEvaluation(ctx context.Context, s *evaluationScope) error {
@@ -92,9 +93,10 @@ func (r *RouteEvaluationReconciler) resolveEvaluation(ctx context.Context, s *ev
 	if refusal := identityRefusal(e.Spec.Identity, route); refusal != nil {
 		return refusal
 	}
-	if route.Status.ConfigHash == "" {
+	if route.Status.ConfigHash == "" || !isReady(route.Status.Conditions) {
+		// A run now would score the route's outage or its old config.
 		return &referenceError{Reason: v1alpha1.ReasonQueryRouteNotReady,
-			Message: fmt.Sprintf("QueryRoute %q serves no configuration yet", route.Name)}
+			Message: fmt.Sprintf("QueryRoute %q is not Ready: no replica serves its current configuration yet", route.Name)}
 	}
 	s.measured.configHash = route.Status.ConfigHash
 	store := &v1alpha1.KnowledgeStore{}

@@ -56,12 +56,13 @@ var referencedFactsChanged = predicate.Funcs{
 	},
 }
 
-// evaluatedFacts are what a RouteEvaluation measures of a route or a store:
-// the route's effective config hash, the store's index generation.
+// evaluatedFacts are what a RouteEvaluation measures of a route or a store
+// (the route's effective config hash, the store's index generation) and
+// whether the route serves (Ready).
 func evaluatedFacts(obj client.Object) (string, int64) {
 	switch o := obj.(type) {
 	case *v1alpha1.QueryRoute:
-		return o.Status.ConfigHash, 0
+		return o.Status.ConfigHash + "/" + string(readyStatus(o.Status.Conditions)), 0
 	case *v1alpha1.KnowledgeStore:
 		return "", o.Status.IndexGeneration
 	}

@@ -201,6 +201,9 @@ func TestRouteEvaluationRuns(t *testing.T) {
 		t.Errorf("status after the first run: %+v", e.Status)
 	}
 	s.checkHealth(t, e, status.CurrentStatus, "Healthy")
+	stale := e.DeepCopy()
+	stale.Generation++ // not yet seen by the operator: in progress, whatever it says
+	s.checkHealth(t, stale, status.InProgressStatus, "Progressing")
 	results := &corev1.ConfigMap{}
 	if err := s.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-eval-results"}, results); err != nil ||
 		!strings.Contains(results.Data["misses.json"], `"id":"a1"`) {

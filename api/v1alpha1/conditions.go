@@ -34,6 +34,10 @@ const (
 	// `kubectl wait`; every kind sets them from its own conditions.
 	ConditionReconciling = "Reconciling"
 	ConditionStalled     = "Stalled"
+
+	// ConditionPassing (RouteEvaluation) is True when the last finished
+	// run met every threshold and no figure regressed.
+	ConditionPassing = "Passing"
 )
 
 // Condition reasons, shared across kinds so tools can match on them.
@@ -88,4 +92,19 @@ const (
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.
 	ReasonImageNotAllowed = "ImageNotAllowed"
+
+	// RouteEvaluation reasons. ReasonQueryRouteMissing: the routeRef names
+	// no QueryRoute; ReasonQueryRouteNotReady: it does not serve yet (no
+	// config hash or endpoint); ReasonIdentityNotSupported: the identity
+	// does not fit the route's auth (proxy headers for a JWT route).
+	ReasonQueryRouteMissing    = "QueryRouteNotFound"
+	ReasonQueryRouteNotReady   = "QueryRouteNotReady"
+	ReasonIdentityNotSupported = "IdentityNotSupported"
+	ReasonInvalidSchedule      = "InvalidSchedule"
+	ReasonEvaluationPending    = "EvaluationPending"
+	ReasonEvaluationRunning    = "EvaluationRunning"
+	ReasonEvaluationFailed     = "EvaluationFailed"
+	ReasonThresholdsMet        = "ThresholdsMet"
+	ReasonBelowThreshold       = "BelowThreshold"
+	ReasonRegressed            = "Regressed"
 )

@@ -97,3 +97,11 @@ const (
 	DefaultIngestionTimeout = time.Hour
 	DefaultGitTimeout       = 10 * time.Minute
 )
+
+// RouteEvaluation defaults (the schema's +kubebuilder:default markers say
+// the same).
+const (
+	DefaultEvaluationTimeout             = 15 * time.Minute
+	DefaultEvaluationMaxConcurrent       = 2
+	DefaultEvaluationRegressionTolerance = 0.02
+)

@@ -54,6 +54,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the summary as JSON to this file")
 	resultsOut := fs.String("results", "", "write the per-question results, misses first, as JSON to this file")
 	resultsMax := fs.Int("results-max-bytes", 900000, "cut --results to this many bytes (a ConfigMap holds 1 MiB)")
+	terminationLog := fs.String("termination-log", "", "write the summary and the misses that fit, compact, in 4 KiB, to this file (a pod's /dev/termination-log, which a RouteEvaluation's operator reads)")
 	gates := thresholdFlags()
 	minimums := make([]*float64, len(gates))
 	for i, t := range gates {
@@ -109,6 +110,10 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
 		return 1
 	}
+	if err := writeTerminationLog(report, *terminationLog); err != nil {
+		fmt.Fprintln(stderr, "ragroute eval-route:", err)
+		return 1
+	}
 	if below := report.Summary.Below(thresholds); len(below) > 0 {
 		for _, b := range below {
 			fmt.Fprintln(stdout, "below threshold:", b)
@@ -160,6 +165,22 @@ func writeRouteOutputs(report eval.RouteReport, jsonOut, resultsOut string, resu
 	}
 	if err := os.WriteFile(resultsOut, data, 0o644); err != nil {
 		return fmt.Errorf("--results: %w", err)
+	}
+	return nil
+}
+
+// writeTerminationLog writes the operator's compact report (see
+// eval.EncodeTermination) where asked.
+func writeTerminationLog(report eval.RouteReport, path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := eval.EncodeTermination(report, eval.TerminationMessageMax)
+	if err != nil {
+		return fmt.Errorf("--termination-log: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("--termination-log: %w", err)
 	}
 	return nil
 }

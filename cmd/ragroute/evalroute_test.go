@@ -100,6 +100,26 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 			"--header-file", "X-Proxy-Secret=" + secret, "--timeout", "20s", "--deadline", "90s"}, more...)
 	}
 
+	t.Run("termination log for the operator", func(t *testing.T) {
+		term := filepath.Join(dir, "termination-log")
+		code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--termination-log", term)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		data, err := os.ReadFile(term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got eval.RouteTermination
+		if err := json.Unmarshal(data, &got); err != nil || len(data) > eval.TerminationMessageMax {
+			t.Fatalf("%d bytes, %v:\n%s", len(data), err, data)
+		}
+		// a4 (rank 0) and u2 (answered) miss, as the results say.
+		if got.Summary.Questions != 7 || got.Misses.Questions != 2 || got.Misses.Cut != 0 || got.Misses.Results[0].ID != "a4" {
+			t.Errorf("termination message:\n%s", data)
+		}
+	})
+
 	t.Run("retrieval figures by hand", func(t *testing.T) {
 		summary, results := filepath.Join(dir, "summary.json"), filepath.Join(dir, "results.json")
 		code, stdout, stderr := evalRoute(t, as(base, "--corpus", corpus, "--json", summary, "--results", results)...)

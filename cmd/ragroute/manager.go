@@ -21,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -153,6 +154,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		ReadIndex:               knowledge.ReadIndexState,
 		MaxConcurrentReconciles: opts.workers,
 		Tracing:                 tracing,
+		Metrics:                 ctrlmetrics.Registry,
 	}); err != nil {
 		return err
 	}

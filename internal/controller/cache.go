@@ -27,7 +27,10 @@ import (
 //     route pods read;
 //   - only Secrets labelled ragroute.io/use=true are cached and watched:
 //     the operator holds the Secrets admins opted in, not every Secret in
-//     the cluster.
+//     the cluster;
+//   - only Pods labelled app.kubernetes.io/name=ragroute-eval (a
+//     RouteEvaluation's runs, whose termination message the operator
+//     reads) are cached and watched, never the cluster's other pods.
 //
 // Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
 // children, anything else) are cached whole.
@@ -56,6 +59,9 @@ func CacheOptions(namespaces []string) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
 			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
+			// Only evaluation runs' pods: the operator reads no others.
+			&corev1.Pod{}: {Transform: strip,
+				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "ragroute-eval"})},
 			&corev1.Secret{}: {Transform: strip,
 				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
 		},

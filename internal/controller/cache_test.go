@@ -112,7 +112,7 @@ func TestCacheWatchesOnlyTheGivenNamespaces(t *testing.T) {
 			t.Errorf("DefaultNamespaces lacks %s: %v", ns, opts.DefaultNamespaces)
 		}
 	}
-	if opts.DefaultTransform == nil || len(opts.ByObject) != 3 {
+	if opts.DefaultTransform == nil || len(opts.ByObject) != 4 {
 		t.Fatalf("namespaces dropped the transforms: %d ByObject entries", len(opts.ByObject))
 	}
 	for obj, by := range opts.ByObject {

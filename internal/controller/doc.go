@@ -2,11 +2,14 @@
 // per kind: PlatformPrompt (resolve and validate the text, hash it, count
 // the routes that use it), KnowledgeStore (resolve Secrets, probe Milvus,
 // apply the ingestion ConfigMap, Job and CronJob, read what the alias
-// serves) and QueryRoute (resolve references, render the route config,
-// apply ConfigMap + Deployment + Service).
+// serves), QueryRoute (resolve references, render the route config,
+// apply ConfigMap + Deployment + Service) and RouteEvaluation (run
+// `ragroute eval-route` as Jobs against a route, read each finished run's
+// termination message into status, judge it against its thresholds and
+// the previous run).
 //
-// The three reconcilers share one shape: fetch the object, open a scope
-// (routeScope, storeScope, promptScope) that carries what the phases find,
+// The reconcilers share one shape: fetch the object, open a scope
+// (routeScope, storeScope, promptScope, evaluationScope) that carries what the phases find,
 // run an ordered list of small phase methods under one contract
 // (phases.go), apply the status once, and derive the conditions from those
 // facts with pure functions. A broken reference stops the phases and is a

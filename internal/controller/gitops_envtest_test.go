@@ -30,7 +30,7 @@ func argoHealthScripts(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	scripts := map[string]string{}
-	for _, kind := range []string{"QueryRoute", "KnowledgeStore", "PlatformPrompt"} {
+	for _, kind := range []string{"QueryRoute", "KnowledgeStore", "PlatformPrompt", "RouteEvaluation"} {
 		if scripts[kind] = cm.Data["resource.customizations.health.ragroute.io_"+kind]; scripts[kind] == "" {
 			t.Fatalf("config/argocd/argocd-cm.yaml has no health check for %s", kind)
 		}

@@ -19,6 +19,9 @@ const (
 	indexStoreBySecret          = ".secretRefs"
 	indexPromptByConfigMap      = "spec.textFrom.configMapKeyRef.name"
 	indexStoreBySourceConfigMap = "spec.ingestion.sources.configMap.name"
+	indexEvaluationByRoute      = "spec.routeRef.name"
+	indexEvaluationByConfigMap  = "spec.questions.name"
+	indexEvaluationBySecret     = ".identitySecret"
 )
 
 // SetupIndexes registers the field indexes all reconcilers rely on.
@@ -55,6 +58,18 @@ func SetupIndexes(ctx context.Context, mgr manager.Manager) error {
 				}
 			}
 			return names
+		}},
+		{&v1alpha1.RouteEvaluation{}, indexEvaluationByRoute, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.RouteEvaluation).Spec.RouteRef.Name}
+		}},
+		{&v1alpha1.RouteEvaluation{}, indexEvaluationByConfigMap, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.RouteEvaluation).Spec.Questions.Name}
+		}},
+		{&v1alpha1.RouteEvaluation{}, indexEvaluationBySecret, func(o client.Object) []string {
+			if _, ref := identitySecretRef(o.(*v1alpha1.RouteEvaluation).Spec.Identity); ref.Name != "" {
+				return []string{ref.Name}
+			}
+			return nil
 		}},
 		{&v1alpha1.PlatformPrompt{}, indexPromptByConfigMap, func(o client.Object) []string {
 			if from := o.(*v1alpha1.PlatformPrompt).Spec.TextFrom; from != nil {

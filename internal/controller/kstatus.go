@@ -18,7 +18,7 @@ import (
 // stalledReasons are the reasons a change by someone must clear: a missing
 // or unreadable reference, a spec the operator cannot render or apply, a
 // failed ingestion, a schema that does not match, a collection of another
-// store.
+// store, an evaluation that fails.
 var stalledReasons = map[string]bool{
 	v1alpha1.ReasonSecretNotFound: true, v1alpha1.ReasonSecretKeyNotFound: true, v1alpha1.ReasonSecretNotLabeled: true,
 	v1alpha1.ReasonSecretNotAllowedForHost: true, v1alpha1.ReasonConfigMapNotFound: true, v1alpha1.ReasonConfigMapKeyNotFound: true,
@@ -27,6 +27,11 @@ var stalledReasons = map[string]bool{
 	v1alpha1.ReasonImageNotAllowed: true, v1alpha1.ReasonInsecureProxyAuthNotAllowed: true, v1alpha1.ReasonInvalidPrompt: true,
 	v1alpha1.ReasonIngestionFailed: true, v1alpha1.ReasonIngestionTimedOut: true, v1alpha1.ReasonSchemaMismatch: true,
 	v1alpha1.ReasonCollectionOwnedByAnotherStore: true,
+	// A RouteEvaluation whose route is gone, whose identity the route
+	// cannot take, or whose last run failed or missed: it stays so until
+	// someone changes the route, the evaluation, or a later run passes.
+	v1alpha1.ReasonQueryRouteMissing: true, v1alpha1.ReasonIdentityNotSupported: true, v1alpha1.ReasonInvalidSchedule: true,
+	v1alpha1.ReasonBelowThreshold: true, v1alpha1.ReasonRegressed: true, v1alpha1.ReasonEvaluationFailed: true,
 }
 
 // healthyWhenFalse are the condition types whose True is the problem.

@@ -5,9 +5,10 @@ import (
 	"errors"
 )
 
-// The phase contract, one for all three reconcilers. Reconcile fetches its
-// object, opens a scope (routeScope, storeScope, promptScope) and runs an
-// ordered list of phases over it with runPhases. A phase records what it
+// The phase contract, one for all the reconcilers. Reconcile fetches its
+// object, opens a scope (routeScope, storeScope, promptScope,
+// evaluationScope) and runs an ordered list of phases over it with
+// runPhases. A phase records what it
 // found in the scope and returns nil, or returns one of three outcomes:
 //
 //   - a *referenceError: something the object depends on is broken (a

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -33,12 +34,23 @@ type Options struct {
 	AllowInsecureProxyAuth bool
 	// Tracing, when set, makes each reconcile a span.
 	Tracing trace.TracerProvider
+	// Metrics, when set, is where the RouteEvaluation gauges register
+	// (the manager's metrics registry).
+	Metrics prometheus.Registerer
 }
 
-// Setup registers the field indexes and all three reconcilers with mgr.
+// Setup registers the field indexes and all four reconcilers with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := SetupIndexes(ctx, mgr); err != nil {
 		return err
+	}
+	var evaluationMetrics *EvaluationMetrics
+	if opts.Metrics != nil {
+		m, err := NewEvaluationMetrics(opts.Metrics)
+		if err != nil {
+			return err
+		}
+		evaluationMetrics = m
 	}
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&PlatformPromptReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
@@ -53,6 +65,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&QueryRouteReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("queryroute-controller"), Clock: opts.Clock,
 			RouteImage: opts.RouteImage, AllowedImagePrefixes: opts.AllowedImagePrefixes, ImagePullSecrets: opts.ImagePullSecrets,
 			AllowInsecureProxyAuth:  opts.AllowInsecureProxyAuth,
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
+		&RouteEvaluationReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+			Recorder: mgr.GetEventRecorder("routeevaluation-controller"), Clock: opts.Clock,
+			Image: opts.RouteImage, ImagePullSecrets: opts.ImagePullSecrets, Metrics: evaluationMetrics,
 			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
 	}
 	for _, r := range reconcilers {

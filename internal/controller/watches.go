@@ -55,3 +55,36 @@ var referencedFactsChanged = predicate.Funcs{
 		return oldGen != newGen || oldReady != newReady || oldHash != newHash
 	},
 }
+
+// evaluatedFacts are what a RouteEvaluation measures of a route or a store
+// (the route's effective config hash, the store's index generation) and
+// whether the route serves (Ready).
+func evaluatedFacts(obj client.Object) (string, int64) {
+	switch o := obj.(type) {
+	case *v1alpha1.QueryRoute:
+		return o.Status.ConfigHash + "/" + string(readyStatus(o.Status.Conditions)), 0
+	case *v1alpha1.KnowledgeStore:
+		return "", o.Status.IndexGeneration
+	}
+	return "", 0
+}
+
+// evaluatedFactsChanged passes creates and deletes, and updates that
+// change what an evaluation measures (onChange) or whether its route
+// serves; everything else a route or store reports is dropped.
+var evaluatedFactsChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		oldHash, oldGen := evaluatedFacts(e.ObjectOld)
+		newHash, newGen := evaluatedFacts(e.ObjectNew)
+		return oldHash != newHash || oldGen != newGen || e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration()
+	},
+}
+
+// evaluationOfPod maps an evaluation run's pod to its RouteEvaluation.
+func evaluationOfPod(_ context.Context, pod client.Object) []reconcile.Request {
+	name, ok := pod.GetLabels()["ragroute.io/routeevaluation"]
+	if !ok {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.GetNamespace(), Name: name}}}
+}

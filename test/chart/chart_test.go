@@ -140,7 +140,7 @@ func TestChartCRDsEqualConfigCRDs(t *testing.T) {
 		rendered[crd.GetName()] = crd
 	}
 	paths, _ := filepath.Glob("../../config/crd/bases/*.yaml")
-	if len(paths) != 3 || len(rendered) != len(paths) {
+	if len(paths) != 4 || len(rendered) != len(paths) {
 		t.Fatalf("config has %d CRDs, the chart renders %d", len(paths), len(rendered))
 	}
 	for _, path := range paths {
@@ -208,7 +208,7 @@ func TestChartUserRoles(t *testing.T) {
 	for _, role := range ofKind(helmTemplate(t), "ClusterRole") {
 		roles[role.GetName()] = role
 	}
-	kinds := []string{"queryroutes", "knowledgestores", "platformprompts"}
+	kinds := []string{"queryroutes", "knowledgestores", "platformprompts", "routeevaluations"}
 	edit, view := roles["rr-ragroute-edit"], roles["rr-ragroute-view"]
 	if edit == nil || view == nil {
 		t.Fatalf("no rr-ragroute-edit or rr-ragroute-view ClusterRole (%d ClusterRoles)", len(roles))
@@ -702,7 +702,7 @@ func TestChartTestHook(t *testing.T) {
 		}
 	}
 	want := []string{
-		"wait --for=condition=Established --timeout=45s customresourcedefinition/queryroutes.ragroute.io customresourcedefinition/knowledgestores.ragroute.io customresourcedefinition/platformprompts.ragroute.io",
+		"wait --for=condition=Established --timeout=45s customresourcedefinition/queryroutes.ragroute.io customresourcedefinition/knowledgestores.ragroute.io customresourcedefinition/platformprompts.ragroute.io customresourcedefinition/routeevaluations.ragroute.io",
 		"wait --for=condition=Available --timeout=45s --namespace=ragroute-system deployment/rr-ragroute",
 	}
 	if !slices.Equal(waits, want) {
@@ -909,7 +909,7 @@ func TestChartOnAPIServer(t *testing.T) {
 		if _, stderr, err := runHelm(t, env, "uninstall", "rr", "--namespace", "ragroute-system", "--wait", "--timeout", "2m"); err != nil {
 			t.Fatalf("helm uninstall: %v\n%s", err, stderr)
 		}
-		for _, name := range []string{"queryroutes.ragroute.io", "knowledgestores.ragroute.io", "platformprompts.ragroute.io"} {
+		for _, name := range []string{"queryroutes.ragroute.io", "knowledgestores.ragroute.io", "platformprompts.ragroute.io", "routeevaluations.ragroute.io"} {
 			waitEstablished(ctx, t, c, name)
 		}
 		deployment := &unstructured.Unstructured{}

@@ -92,9 +92,16 @@ func then(first, second func(any) (any, error)) func(any) (any, error) {
 	}
 }
 
+// trimRouteDeployment drops a route Deployment's pod template but its
+// config hash, which tells whether the cached Deployment is the current
+// configuration's.
 func trimRouteDeployment(obj any) (any, error) {
 	if d, ok := obj.(*appsv1.Deployment); ok && controlledByRoute(d) {
+		hash, hashed := d.Spec.Template.Annotations[configHashAnnotation]
 		d.Spec.Template = corev1.PodTemplateSpec{}
+		if hashed {
+			d.Spec.Template.Annotations = map[string]string{configHashAnnotation: hash}
+		}
 	}
 	return obj, nil
 }

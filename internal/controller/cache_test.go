@@ -57,7 +57,8 @@ func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
 	route := v1alpha1.GroupVersion.String()
 	spec := func() appsv1.DeploymentSpec {
 		return appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Template: corev1.PodTemplateSpec{
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "route", Image: "ragroute"}}}}}
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{configHashAnnotation: "c1", "other": "x"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "route", Image: "ragroute"}}}}}
 	}
 	deployment := &appsv1.Deployment{
 		ObjectMeta: ownedMeta("QueryRoute", route),
@@ -65,8 +66,11 @@ func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
 		Status:     appsv1.DeploymentStatus{ObservedGeneration: 3, ReadyReplicas: 2, AvailableReplicas: 2, UpdatedReplicas: 2},
 	}
 	got := cached(t, deployment).(*appsv1.Deployment)
-	if len(got.Spec.Template.Spec.Containers) != 0 || got.ManagedFields != nil {
+	if len(got.Spec.Template.Spec.Containers) != 0 || got.ManagedFields != nil || len(got.Spec.Template.Annotations) != 1 {
 		t.Errorf("a route's Deployment keeps its template or managed fields: %+v", got)
+	}
+	if got.Spec.Template.Annotations[configHashAnnotation] != "c1" {
+		t.Errorf("a route's Deployment lost its config hash: %+v", got.Spec.Template.Annotations)
 	}
 	if got.Annotations[appliedHashAnnotation] != "h1" || got.Generation != 3 || got.Status.AvailableReplicas != 2 ||
 		metav1.GetControllerOf(got) == nil || *got.Spec.Replicas != 2 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -54,6 +55,11 @@ func TestRouteConditions(t *testing.T) {
 			wantCondition{"False", v1alpha1.ReasonReferencesResolved},
 			wantCondition{"True", v1alpha1.ReasonRollingOut},
 			wantCondition{"False", v1alpha1.ReasonNoReadyReplicas}},
+		{"new pods available, an old one still serving", routeFacts{desired: 2,
+			rollout: &rolloutState{observedCurrent: true, updated: 2, ready: 3, available: 3, total: 3}},
+			wantCondition{"False", v1alpha1.ReasonReferencesResolved},
+			wantCondition{"True", v1alpha1.ReasonRollingOut},
+			wantCondition{"True", v1alpha1.ReasonAvailable}},
 		{"rolled out", routeFacts{desired: 2, rollout: rolled},
 			wantCondition{"False", v1alpha1.ReasonReferencesResolved},
 			wantCondition{"False", v1alpha1.ReasonRolledOut},
@@ -325,5 +331,21 @@ func TestTimedOutIngestionIsIndexedFalse(t *testing.T) {
 	f.job.timedOut = false
 	if got := indexedCondition(f); got.Reason != v1alpha1.ReasonIngestionFailed {
 		t.Errorf("a failed run reads %s", got.Reason)
+	}
+}
+
+// A Deployment the cache still holds from before the apply is not
+// current, however rolled out it looks: it does not carry this
+// configuration's hash yet.
+func TestRolloutIsCurrentOnlyWithTheConfigHash(t *testing.T) {
+	stale := &appsv1.Deployment{Status: appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}}
+	stale.Spec.Template.Annotations = map[string]string{configHashAnnotation: "old"}
+	s := &routeScope{route: &v1alpha1.QueryRoute{}, deployment: stale, configHash: "new", applied: true}
+	if c := progressingCondition(routeFactsOf(s)); c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonRollingOut {
+		t.Errorf("Progressing with the previous Deployment = %s/%s, want True/RollingOut", c.Status, c.Reason)
+	}
+	stale.Spec.Template.Annotations[configHashAnnotation] = "new"
+	if c := progressingCondition(routeFactsOf(s)); c.Status != metav1.ConditionFalse {
+		t.Errorf("Progressing with the current Deployment rolled out = %s/%s, want False", c.Status, c.Reason)
 	}
 }

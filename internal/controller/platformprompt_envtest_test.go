@@ -80,14 +80,7 @@ func TestPromptTextFromConfigMapAndRouteCount(t *testing.T) {
 
 	// A route that moves to another prompt leaves the first one's count.
 	s.create(t, newPrompt(ns, "other", "You are ACME's other assistant."))
-	route := &v1alpha1.QueryRoute{}
-	if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "b"}, route); err != nil {
-		t.Fatal(err)
-	}
-	route.Spec.PlatformPromptRef.Name = "other"
-	if err := s.client.Update(ctx, route); err != nil {
-		t.Fatal(err)
-	}
+	s.updateRoute(t, ns, "b", func(route *v1alpha1.QueryRoute) { route.Spec.PlatformPromptRef.Name = "other" })
 	for name, want := range map[string]int32{"default": 0, "other": 1} {
 		s.waitPrompt(t, ns, name, "counts a route that moved", func(p *v1alpha1.PlatformPrompt) error {
 			if p.Status.Routes != want {

@@ -58,12 +58,10 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	// --allow-insecure-proxy-auth (the suite's): the flag is named and the
 	// running Deployment and its NetworkPolicy stay as they were.
 	before := s.deployment(t, ns, "support").Spec.Template
-	route = s.getRoute(t, ns, "support")
-	route.Spec.Auth.TrustedProxy.SecretRef = nil
-	route.Spec.Auth.TrustedProxy.InsecureAllowAnyCaller = true
-	if err := s.client.Update(ctx, route); err != nil {
-		t.Fatal(err)
-	}
+	s.updateRoute(t, ns, "support", func(route *v1alpha1.QueryRoute) {
+		route.Spec.Auth.TrustedProxy.SecretRef = nil
+		route.Spec.Auth.TrustedProxy.InsecureAllowAnyCaller = true
+	})
 	route = s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInsecureProxyAuthNotAllowed)
 	if d := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionDegraded); d.Status != metav1.ConditionTrue ||
 		d.Reason != v1alpha1.ReasonInsecureProxyAuthNotAllowed || !strings.Contains(d.Message, "--allow-insecure-proxy-auth") {

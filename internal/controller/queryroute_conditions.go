@@ -30,6 +30,8 @@ type rolloutState struct {
 	updated         int32
 	ready           int32
 	available       int32
+	// total counts the Deployment's pods, old ones included.
+	total int32
 }
 
 func routeFactsOf(s *routeScope) routeFacts {
@@ -42,10 +44,14 @@ func routeFactsOf(s *routeScope) routeFacts {
 	}
 	if d := s.deployment; d != nil {
 		f.rollout = &rolloutState{
-			observedCurrent: d.Status.ObservedGeneration >= d.Generation,
+			// A Deployment read from the cache a moment after the apply
+			// may still be the previous one: it is current only once it
+			// carries this configuration's hash.
+			observedCurrent: d.Status.ObservedGeneration >= d.Generation && d.Spec.Template.Annotations[configHashAnnotation] == s.configHash,
 			updated:         d.Status.UpdatedReplicas,
 			ready:           d.Status.ReadyReplicas,
 			available:       d.Status.AvailableReplicas,
+			total:           d.Status.Replicas,
 		}
 	}
 	return f
@@ -103,9 +109,11 @@ func progressingCondition(f routeFacts) metav1.Condition {
 		fmt.Sprintf("%d/%d replicas updated, %d available", f.rollout.updated, f.desired, f.rollout.available))
 }
 
+// rolledOut is what `kubectl rollout status` waits for: every replica
+// updated and available, and no old pod left serving.
 func rolledOut(f routeFacts) bool {
 	r := f.rollout
-	return r.observedCurrent && r.updated >= f.desired && r.available >= f.desired
+	return r.observedCurrent && r.updated >= f.desired && r.available >= f.desired && r.total <= r.updated
 }
 
 // routeReadyCondition is True when at least one replica serves the current

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -34,6 +35,20 @@ func (s *suite) getRoute(t *testing.T, ns, name string) *v1alpha1.QueryRoute {
 		t.Fatalf("get route %s: %v", name, err)
 	}
 	return route
+}
+
+// updateRoute changes a route's spec, again when the operator's status
+// write got in between the read and the update (a conflict).
+func (s *suite) updateRoute(t *testing.T, ns, name string, change func(*v1alpha1.QueryRoute)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		route := s.getRoute(t, ns, name)
+		change(route)
+		return s.client.Update(context.Background(), route)
+	})
+	if err != nil {
+		t.Fatalf("update route %s: %v", name, err)
+	}
 }
 
 // waitCondition waits until the route's condition has status and reason.

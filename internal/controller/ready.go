@@ -19,3 +19,12 @@ func readyStatus(conditions []metav1.Condition) metav1.ConditionStatus {
 func isReady(conditions []metav1.Condition) bool {
 	return readyStatus(conditions) == metav1.ConditionTrue
 }
+
+// routeServesItsSpec reports whether every replica of the route runs its
+// current spec: its status describes the latest generation, it is Ready
+// and its Deployment is not rolling out (during a roll, old pods still
+// answer behind the Service).
+func routeServesItsSpec(route *v1alpha1.QueryRoute) bool {
+	return route.Status.ConfigHash != "" && route.Status.ObservedGeneration == route.Generation &&
+		isReady(route.Status.Conditions) && !meta.IsStatusConditionTrue(route.Status.Conditions, v1alpha1.ConditionProgressing)
+}

@@ -79,7 +79,9 @@ func startRealNode(t *testing.T) *kubebed.Bed {
 	if binDir == "" {
 		t.Fatal(node.EnvBinDir + " is unset: run `make test`, which builds the node (hack/node.sh)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Long enough to wait for another package's node (one runs at a time)
+	// and then start this one.
+	ctx, cancel := context.WithTimeout(context.Background(), 13*time.Minute)
 	defer cancel()
 	bed, err := kubebed.Start(ctx, kubebed.Options{Dir: t.TempDir(), RealNode: &kubebed.RealNodeOptions{
 		BinDir: binDir, Images: []string{filepath.Join(binDir, "probe.tar")},

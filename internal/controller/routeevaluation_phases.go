@@ -68,8 +68,8 @@ func (r *RouteEvaluationReconciler) writeResults(ctx context.Context, s *evaluat
 	return nil
 }
 
-// resolveEvaluation resolves the route (Ready: a replica serves its
-// current config hash),
+// resolveEvaluation resolves the route (Ready and rolled out: every
+// replica serves its current config hash),
 // its store's index generation, the question set and the identity's
 // Secret key (labelled ragroute.io/use=true), and parses the schedule.
 func (r *RouteEvaluationReconciler) resolveEvaluation(ctx context.Context, s *evaluationScope) error {
@@ -93,10 +93,11 @@ func (r *RouteEvaluationReconciler) resolveEvaluation(ctx context.Context, s *ev
 	if refusal := identityRefusal(e.Spec.Identity, route); refusal != nil {
 		return refusal
 	}
-	if route.Status.ConfigHash == "" || !isReady(route.Status.Conditions) {
-		// A run now would score the route's outage or its old config.
+	if !routeServesItsSpec(route) {
+		// A run now would score the route's outage, or its old config
+		// on the pods a roll has not replaced yet.
 		return &referenceError{Reason: v1alpha1.ReasonQueryRouteNotReady,
-			Message: fmt.Sprintf("QueryRoute %q is not Ready: no replica serves its current configuration yet", route.Name)}
+			Message: fmt.Sprintf("QueryRoute %q is not Ready or still rolling out: its replicas do not all serve its current configuration yet", route.Name)}
 	}
 	s.measured.configHash = route.Status.ConfigHash
 	store := &v1alpha1.KnowledgeStore{}

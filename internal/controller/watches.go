@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +63,9 @@ var referencedFactsChanged = predicate.Funcs{
 func evaluatedFacts(obj client.Object) (string, int64) {
 	switch o := obj.(type) {
 	case *v1alpha1.QueryRoute:
-		return o.Status.ConfigHash + "/" + string(readyStatus(o.Status.Conditions)), 0
+		// Whether it serves its spec (routeServesItsSpec), not only
+		// whether it is Ready: a run waits for the end of a roll.
+		return fmt.Sprintf("%s/%t", o.Status.ConfigHash, routeServesItsSpec(o)), 0
 	case *v1alpha1.KnowledgeStore:
 		return "", o.Status.IndexGeneration
 	}

@@ -33,3 +33,26 @@ func TestReferencedFactsChangedIgnoresStatusNoise(t *testing.T) {
 		}
 	}
 }
+
+// An evaluation hears the end of its route's roll (it waits for it before
+// a run), and not the route's other status changes.
+func TestEvaluatedFactsChangedHearsTheEndOfARoll(t *testing.T) {
+	route := func(progressing metav1.ConditionStatus, replicas int32) *v1alpha1.QueryRoute {
+		r := &v1alpha1.QueryRoute{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+		r.Status = v1alpha1.QueryRouteStatus{ObservedGeneration: 2, ConfigHash: "h2", Replicas: replicas, Conditions: []metav1.Condition{
+			{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue}, {Type: v1alpha1.ConditionProgressing, Status: progressing}}}
+		return r
+	}
+	rolling := route(metav1.ConditionTrue, 1)
+	for name, c := range map[string]struct {
+		new  *v1alpha1.QueryRoute
+		want bool
+	}{
+		"the roll ended":         {route(metav1.ConditionFalse, 1), true},
+		"only the replica count": {route(metav1.ConditionTrue, 2), false},
+	} {
+		if got := evaluatedFactsChanged.Update(event.UpdateEvent{ObjectOld: rolling, ObjectNew: c.new}); got != c.want {
+			t.Errorf("%s: reconcile evaluations = %v, want %v", name, got, c.want)
+		}
+	}
+}

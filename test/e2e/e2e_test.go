@@ -94,6 +94,7 @@ func TestChartOnARealNode(t *testing.T) {
 			t.Errorf("the private git source's document: %+v, %v; want rotation.md", a, err)
 		}
 	})
+	t.Run("the sample RouteEvaluation passes, then regresses", func(t *testing.T) { w.evaluate(ctx, t) })
 	t.Run("prompt edit rolls the route without a failed turn", func(t *testing.T) { w.editPrompt(ctx, t, r) })
 	t.Run("helm test", func(t *testing.T) {
 		if out, err := w.helm(ctx, t, "test", release, "--namespace", operatorNS, "--timeout", "3m"); err != nil {

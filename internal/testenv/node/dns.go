@@ -119,4 +119,3 @@ func (s *dnsServer) clusterIP(service, namespace string) net.IP {
 	}
 	return net.ParseIP(svc.Spec.ClusterIP)
 }
-

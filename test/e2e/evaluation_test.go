@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+)
+
+// evaluate applies the sample RouteEvaluation (its questions from
+// config/samples/eval) and waits for its first run, a Job on the node
+// asking the route at its Service's name, to pass; then it raises the
+// route's strict floor on purpose, so the run the change starts finds
+// less, and waits for Regressed. Its thresholds are cut to the not-found
+// one, so that the drop is judged as a regression, not as a threshold.
+func (w *world) evaluate(ctx context.Context, t *testing.T) {
+	questions, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "eval", "questions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := &unstructured.Unstructured{}
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "v1alpha1_routeevaluation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &sample.Object); err != nil {
+		t.Fatal(err)
+	}
+	sample.SetNamespace(ns)
+	set(t, sample, map[string]any{"minNotFound": int64(1)}, "spec", "thresholds")
+	name, _, _ := unstructured.NestedString(sample.Object, "spec", "questions", "name")
+	key, _, _ := unstructured.NestedString(sample.Object, "spec", "questions", "key")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{key: string(questions)}}
+	if err := w.c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Create(ctx, sample); err != nil {
+		t.Fatalf("create the sample RouteEvaluation: %v", err)
+	}
+	started := time.Now()
+	re := &v1alpha1.RouteEvaluation{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sample.GetName()}}
+	passing := w.waitPassing(ctx, t, re, func(c *metav1.Condition) bool { return c.Status == metav1.ConditionTrue })
+	first := re.Status.LastRun
+	if first == nil || first.Figures == nil || first.Figures.RecallAt5 == nil {
+		t.Fatalf("the first run passed without figures: %+v", re.Status)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: the sample evaluation's first run: %s in %.1f s (R@5 %.2f, %s)\n",
+		passing.Reason, time.Since(started).Seconds(), *first.Figures.RecallAt5, first.Job)
+
+	route := &v1alpha1.QueryRoute{}
+	if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, route); err != nil {
+		t.Fatal(err)
+	}
+	floor := 0.999 // nothing the route finds is that sure
+	route.Spec.Retrieval.StrictFloor = &floor
+	if err := w.c.Update(ctx, route); err != nil {
+		t.Fatalf("narrow the route's strict floor: %v", err)
+	}
+	started = time.Now()
+	failing := w.waitPassing(ctx, t, re, func(c *metav1.Condition) bool {
+		return c.Status == metav1.ConditionFalse && re.Status.LastRun != nil && re.Status.LastRun.Job != first.Job
+	})
+	if failing.Reason != v1alpha1.ReasonRegressed {
+		t.Fatalf("after the narrowed floor: Passing %s %s: %s; want Regressed", failing.Status, failing.Reason, failing.Message)
+	}
+	fmt.Fprintf(os.Stderr, "e2e: after the narrowed floor, the run the change started: %s in %.1f s: %s\n",
+		failing.Reason, time.Since(started).Seconds(), failing.Message)
+}
+
+// waitPassing waits until re's Passing condition satisfies done.
+func (w *world) waitPassing(ctx context.Context, t *testing.T, re *v1alpha1.RouteEvaluation, done func(*metav1.Condition) bool) metav1.Condition {
+	t.Helper()
+	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	var got metav1.Condition
+	waitFor(waitCtx, t, "the RouteEvaluation's run", func() (bool, string) {
+		if err := w.c.Get(ctx, client.ObjectKeyFromObject(re), re); err != nil {
+			return false, err.Error()
+		}
+		c := meta.FindStatusCondition(re.Status.Conditions, v1alpha1.ConditionPassing)
+		if c == nil {
+			return false, "no Passing condition"
+		}
+		got = *c
+		return done(c), fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
+	})
+	return got
+}

@@ -193,7 +193,16 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 	if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: queryRoute}, svc); err != nil {
 		t.Fatal(err)
 	}
-	addr := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(svc.Spec.Ports[0].Port)))
+	var port int32
+	for _, p := range svc.Spec.Ports {
+		if p.Name == "http" { // not "metrics": the probes' port
+			port = p.Port
+		}
+	}
+	if port == 0 {
+		t.Fatalf("the route's Service has no http port: %+v", svc.Spec.Ports)
+	}
+	addr := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port)))
 	// Ready means the route's pods are; kube-proxy programs the new
 	// Service on its own schedule, a moment later.
 	waitFor(readyCtx, t, "the route's Service accepts connections", func() (bool, string) {

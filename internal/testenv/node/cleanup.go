@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // unmountUnder unmounts every mount at or below dir, deepest first (the
@@ -162,9 +163,21 @@ func (n *Node) createCgroupRoot() error {
 	return nil
 }
 
-// removeCgroupRoot removes the pods' cgroups, deepest first; a cgroup
-// with a process left in it cannot be removed, and says so.
+// removeCgroupRoot removes the pods' cgroups, deepest first, trying for a
+// few seconds: a container killed a moment ago may still be leaving its
+// cgroup. One with a process left in it then says so.
 func removeCgroupRoot() error {
+	var err error
+	for range 20 {
+		if err = removeCgroupsOnce(); err == nil {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return err
+}
+
+func removeCgroupsOnce() error {
 	var errs []error
 	for _, h := range cgroupHierarchies() {
 		var dirs []string

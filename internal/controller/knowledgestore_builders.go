@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -46,8 +47,14 @@ func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
 }
 
 func storeOwner(store *v1alpha1.KnowledgeStore) *metav1ac.OwnerReferenceApplyConfiguration {
-	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind("KnowledgeStore").
-		WithName(store.Name).WithUID(store.UID).WithController(true).WithBlockOwnerDeletion(true)
+	return controllerOwner("KnowledgeStore", store)
+}
+
+// controllerOwner makes obj, a ragroute object of kind, the controlling
+// owner of what it is applied to, so deleting obj deletes that too.
+func controllerOwner(kind string, obj metav1.Object) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind(kind).
+		WithName(obj.GetName()).WithUID(obj.GetUID()).WithController(true).WithBlockOwnerDeletion(true)
 }
 
 func buildIngestConfigMap(store *v1alpha1.KnowledgeStore, data []byte) *corev1ac.ConfigMapApplyConfiguration {

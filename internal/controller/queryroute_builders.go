@@ -51,13 +51,7 @@ func routeLabels(route *v1alpha1.QueryRoute) map[string]string {
 // routeOwner makes the route the controlling owner, so deleting the route
 // garbage-collects its children.
 func routeOwner(route *v1alpha1.QueryRoute) *metav1ac.OwnerReferenceApplyConfiguration {
-	return metav1ac.OwnerReference().
-		WithAPIVersion(v1alpha1.GroupVersion.String()).
-		WithKind("QueryRoute").
-		WithName(route.Name).
-		WithUID(route.UID).
-		WithController(true).
-		WithBlockOwnerDeletion(true)
+	return controllerOwner("QueryRoute", route)
 }
 
 // buildRouteConfigMap holds the rendered config, and nothing secret.

@@ -62,8 +62,7 @@ func evaluationLabels(evaluation *v1alpha1.RouteEvaluation) map[string]string {
 }
 
 func evaluationOwner(evaluation *v1alpha1.RouteEvaluation) *metav1ac.OwnerReferenceApplyConfiguration {
-	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind("RouteEvaluation").
-		WithName(evaluation.Name).WithUID(evaluation.UID).WithController(true).WithBlockOwnerDeletion(true)
+	return controllerOwner("RouteEvaluation", evaluation)
 }
 
 // evaluationTimeout is how long one run may take.

@@ -1,0 +1,41 @@
+package controller
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/eval"
+)
+
+// The operator reads a run's figures as the eval-route summary wrote
+// them: every figure the summary has lands in status under its name
+// (the two types are one JSON contract, one on each side of the API).
+func TestEvaluationFiguresReadEverySummaryFigure(t *testing.T) {
+	one := ptr.To(0.5)
+	summary := eval.RouteSummary{Questions: 5, Answerable: 4, Errors: 1, RecallAt1: one, RecallAt5: one, RecallAt10: one, MRR: one,
+		NDCGAt10: one, FileRecallAt5: one, NotFoundOnUnanswerable: one, GroundedRatio: one, CitationPrecision: one, CitationRecall: one,
+		LatencyP50Ms: 1, LatencyP95Ms: 2}
+	data, err := json.Marshal(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var figures v1alpha1.EvaluationFigures
+	if err := json.Unmarshal(data, &figures); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := json.Marshal(figures)
+	var wrote, kept map[string]any
+	_ = json.Unmarshal(data, &wrote)
+	_ = json.Unmarshal(back, &kept)
+	for _, run := range []string{"scope", "startedAt", "durationMs"} { // the run's, not a figure
+		delete(wrote, run)
+	}
+	if got, want := slices.Sorted(maps.Keys(kept)), slices.Sorted(maps.Keys(wrote)); !slices.Equal(got, want) {
+		t.Errorf("status keeps %v of the summary's %v", got, want)
+	}
+}

@@ -216,7 +216,7 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 			break
 		}
 		if err != nil {
-			return reply, c.fail(caller, ctx, fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err))
+			return reply, c.fail(caller, ctx, fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, capErrorEvent(err)))
 		}
 		idle.Reset(c.cfg.IdleTimeout)
 		if chunk.Usage != nil {

@@ -61,6 +61,29 @@ func TestUpstreamErrorBodiesAreCutToAPrefix(t *testing.T) {
 	}
 }
 
+// A server may also fail inside a 200 stream, with an error event after
+// some chunks: its message is cut as an error answer's body is.
+func TestErrorEventsInAStreamAreCutToAPrefix(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"Partly"}}]}` + "\n\n"))
+		_, _ = w.Write([]byte("data: " + echoedPrompt() + "\n\n"))
+	}))
+	t.Cleanup(srv.Close)
+	chat := NewChat(ChatConfig{BaseURL: srv.URL + "/v1", Model: "m", Retry: RetryPolicy{MaxRetries: -1}})
+	var heard string
+	_, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{},
+		func(d string) error { heard += d; return nil })
+	if heard != "Partly" {
+		t.Errorf("the chunk before the error event: heard %q", heard)
+	}
+	cappedError(t, "error event in a stream", err)
+	var modelErr *Error
+	if !errors.As(err, &modelErr) || modelErr.Kind != ErrUnavailable {
+		t.Errorf("error event: %v, want kind %s", err, ErrUnavailable)
+	}
+}
+
 func TestErrorBodyPrefixKeepsShortBodiesWhole(t *testing.T) {
 	if got := ErrorBodyPrefix(strings.NewReader("model not found")); got != "model not found" {
 		t.Errorf("short body %q", got)

@@ -60,8 +60,9 @@ type RouteEvaluationSpec struct {
 	Schedule string `json:"schedule,omitempty"`
 
 	// OnChange runs the evaluation whenever the route's effective config
-	// hash or its KnowledgeStore's index generation differs from what the
-	// last run measured (a new prompt, model, floor, or a re-ingestion).
+	// hash, its KnowledgeStore's index generation or the questions differ
+	// from what the last run measured (a new prompt, model, floor, a
+	// re-ingestion, an edited question set).
 	// +optional
 	OnChange bool `json:"onChange,omitempty"`
 

@@ -54,6 +54,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"the ingestion Job the operator created, run here as a process", d.runIngestion},
 		{"the route Deployment the operator rendered, run here as a process", d.runRoute},
 		{"questions, asked as two users", d.askQuestions},
+		{"the sample RouteEvaluation's first run: the Job the operator started, run here as a process", d.runEvaluation},
 		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}
 	for i, s := range steps {
@@ -71,7 +72,7 @@ func (d *demo) run(ctx context.Context) error {
 		proxyHeader = fmt.Sprintf("-H '%s: %s' ", p.header, p.value)
 	}
 	fmt.Printf("\nEverything keeps running until Ctrl-C:\n"+
-		"  export KUBECONFIG=%s; kubectl -n %s get knowledgestores,queryroutes,platformprompts,jobs,deployments\n"+
+		"  export KUBECONFIG=%s; kubectl -n %s get knowledgestores,queryroutes,platformprompts,routeevaluations,jobs,deployments\n"+
 		"  curl -N %s-H 'X-Forwarded-User: alice' -H 'X-Forwarded-Groups: staff' %s/v1/chat/completions \\\n"+
 		"    -d '{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"How are claims under 50 EUR approved?\"}]}'\n",
 		filepath.Join(d.cfg.work, "kubeconfig"), namespace, proxyHeader, d.routeURL)

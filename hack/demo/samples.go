@@ -24,6 +24,8 @@ import (
 // samples are the names of what applySamples created.
 type samples struct {
 	store, route string
+	// evaluation is the sample RouteEvaluation, "" when there is none.
+	evaluation   string
 	userHeader   string
 	groupsHeader string
 	// proxy is the shared secret the demo sends as the route's proxy.
@@ -94,6 +96,8 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 			return err
 		}
 		return replace(obj, d.embedURL, "spec", "embedding", "baseURL")
+	case "RouteEvaluation":
+		d.applied.evaluation = obj.GetName()
 	case "QueryRoute":
 		d.applied.route = obj.GetName()
 		d.applied.userHeader, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "userHeader")

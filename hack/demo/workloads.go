@@ -134,7 +134,7 @@ func (d *demo) runRoute(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("    route ready at %s; log %s\n", d.routeURL, p.LogPath)
-	return nil
+	return d.markRolledOut(ctx)
 }
 
 // prepare materialises a pod's volumes under the work folder.

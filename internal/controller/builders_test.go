@@ -326,7 +326,8 @@ func TestProbesAndMetricsHaveTheirOwnPort(t *testing.T) {
 		t.Errorf("Service ports %v: want http and metrics", service)
 	}
 	rules := buildRouteNetworkPolicy(in.route).Spec.Ingress
-	if len(rules) != 2 || rules[0].Ports[0].Port.String() != "http" || len(rules[0].From) != len(in.route.Spec.Auth.TrustedProxy.From) ||
+	// The proxy and the route's evaluation runs on http (TestRouteAdmitsItsEvaluationRuns).
+	if len(rules) != 2 || rules[0].Ports[0].Port.String() != "http" || len(rules[0].From) != len(in.route.Spec.Auth.TrustedProxy.From)+1 ||
 		rules[1].Ports[0].Port.String() != "metrics" || len(rules[1].From) != len(in.route.Spec.Auth.TrustedProxy.MonitoringFrom) {
 		t.Errorf("NetworkPolicy ingress %s: want the proxy on http, the monitoring peers on metrics only", toYAML(t, rules))
 	}

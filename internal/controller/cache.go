@@ -61,7 +61,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
 			// Only evaluation runs' pods: the operator reads no others.
 			&corev1.Pod{}: {Transform: strip,
-				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "ragroute-eval"})},
+				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": evalAppName})},
 			&corev1.Secret{}: {Transform: strip,
 				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
 		},

@@ -44,8 +44,10 @@ func TestTrustedProxyRouteIsFenced(t *testing.T) {
 	if owner := metav1.GetControllerOf(policy); owner == nil || owner.Kind != "QueryRoute" || owner.Name != "support" {
 		t.Errorf("NetworkPolicy controller %v", owner)
 	}
-	// The proxy on the API's port, the monitoring peers on the metrics port.
-	if in := policy.Spec.Ingress; len(in) != 2 || len(in[0].From) != 1 || in[0].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "auth" ||
+	// The proxy and the route's evaluation runs (they send the proxy's
+	// secret) on the API's port, the monitoring peers on the metrics port.
+	if in := policy.Spec.Ingress; len(in) != 2 || len(in[0].From) != 2 || in[0].From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "auth" ||
+		in[0].From[1].NamespaceSelector != nil || in[0].From[1].PodSelector.MatchLabels[evalRouteLabel] != "support" ||
 		in[0].Ports[0].Port.String() != "http" || len(in[1].From) != 1 || in[1].Ports[0].Port.String() != "metrics" {
 		t.Errorf("NetworkPolicy ingress %+v", in)
 	}

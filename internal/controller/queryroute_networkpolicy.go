@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,12 +18,23 @@ import (
 // identity headers are believed, and only the monitoring peers to its
 // metrics port. Nil when the route names no peers: then there is nothing
 // to render, and an existing policy goes.
+//
+// A RouteEvaluation's run pods of the namespace are admitted as well when
+// the route checks the proxy's shared secret: they ask with it, as the
+// proxy does. A route that checks none (insecureAllowAnyCaller) believes
+// whoever reaches it, so a pod's labels must not be enough; its peers
+// must then include the run pods themselves.
 func buildRouteNetworkPolicy(route *v1alpha1.QueryRoute) *networkingv1ac.NetworkPolicyApplyConfiguration {
 	proxy := route.Spec.Auth.TrustedProxy
 	if proxy == nil || len(proxy.From) == 0 {
 		return nil
 	}
-	rules := []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration{ingressTo(routePortName, proxy.From)}
+	from := proxy.From
+	if proxy.SecretRef != nil {
+		from = append(slices.Clone(from), v1alpha1.NetworkPeer{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
+			"app.kubernetes.io/name": evalAppName, evalRouteLabel: route.Name}}})
+	}
+	rules := []*networkingv1ac.NetworkPolicyIngressRuleApplyConfiguration{ingressTo(routePortName, from)}
 	if len(proxy.MonitoringFrom) > 0 {
 		rules = append(rules, ingressTo(routeMetricsPortName, proxy.MonitoringFrom))
 	}

@@ -36,6 +36,15 @@ const (
 // the pod (and its termination message) without the Job controller's labels.
 const evalRunLabel = "ragroute.io/evaluation-run"
 
+// evalAppName is the app.kubernetes.io/name of every run's Job and pod:
+// the only pods the operator caches, and those a route's NetworkPolicy
+// admits.
+const evalAppName = "ragroute-eval"
+
+// evalRouteLabel names the route a run's pod asks, so the route's
+// NetworkPolicy can admit it (buildRouteNetworkPolicy).
+const evalRouteLabel = "ragroute.io/evaluated-route"
+
 // evaluationRun is what one run needs beyond its RouteEvaluation: the route
 // it asks (its endpoint and identity header names), the image, and the
 // run's name.
@@ -54,7 +63,7 @@ func evaluationJobName(evaluation *v1alpha1.RouteEvaluation, runHash string) str
 
 func evaluationLabels(evaluation *v1alpha1.RouteEvaluation) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/name":       "ragroute-eval",
+		"app.kubernetes.io/name":       evalAppName,
 		"app.kubernetes.io/instance":   evaluation.Name,
 		"app.kubernetes.io/managed-by": "ragroute",
 		"ragroute.io/routeevaluation":  evaluation.Name,
@@ -142,6 +151,7 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 	labels := evaluationLabels(evaluation)
 	podLabels := evaluationLabels(evaluation)
 	podLabels[evalRunLabel] = run.job
+	podLabels[evalRouteLabel] = run.route.Name
 	_, ref := identitySecretRef(evaluation.Spec.Identity)
 	container := corev1ac.Container().
 		WithName("eval").

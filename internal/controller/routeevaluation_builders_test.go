@@ -47,6 +47,48 @@ func TestEvaluationJobBuilderGolden(t *testing.T) {
 	compareGolden(t, "evaluation-job-token.golden.yaml", toYAML(t, buildEvaluationJob(run)))
 }
 
+// A route behind a proxy admits only its peers to its API port: a
+// RouteEvaluation's runs of the route's namespace must be admitted too, or
+// no run could reach it where NetworkPolicies are enforced. They are when
+// the route checks the proxy's shared secret (the runs send it); a route
+// that believes any caller admits only the peers its admin named.
+func TestRouteAdmitsItsEvaluationRuns(t *testing.T) {
+	route := proxiedRoute()
+	run := evaluationRun{evaluation: goldenEvaluation(), route: route, image: "img", job: "support-nightly-0123456789"}
+	podLabels := buildEvaluationJob(run).Spec.Template.Labels
+	admits := func(route *v1alpha1.QueryRoute) bool {
+		for _, peer := range buildRouteNetworkPolicy(route).Spec.Ingress[0].From {
+			if peer.NamespaceSelector == nil && peer.PodSelector != nil && len(peer.PodSelector.MatchExpressions) == 0 &&
+				len(peer.PodSelector.MatchLabels) > 0 && labelsHold(podLabels, peer.PodSelector.MatchLabels) {
+				return true
+			}
+		}
+		return false
+	}
+	if !admits(route) {
+		t.Errorf("the route's NetworkPolicy does not admit its evaluation runs' pods (labels %v)", podLabels)
+	}
+	other := proxiedRoute()
+	other.Name = "other"
+	if admits(other) {
+		t.Error("another route's NetworkPolicy admits this route's evaluation runs")
+	}
+	route.Spec.Auth.TrustedProxy.SecretRef, route.Spec.Auth.TrustedProxy.InsecureAllowAnyCaller = nil, true
+	if admits(route) {
+		t.Error("a route that checks no proxy secret admits pods by their labels")
+	}
+}
+
+// labelsHold reports whether labels hold every pair of want.
+func labelsHold(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 // The command line names secrets by file only, uses the route's header
 // names and the defaults for what the spec leaves out.
 func TestEvaluationArgs(t *testing.T) {

@@ -79,7 +79,8 @@ func nextRun(status *v1alpha1.RouteEvaluationStatus, onChange bool, schedule cro
 		d.trigger = triggerInitial
 	case !d.scheduledAt.IsZero():
 		d.trigger = triggerSchedule
-	case onChange && (status.LastRun.RouteConfigHash != m.configHash || status.LastRun.StoreGeneration != m.storeGeneration):
+	case onChange && (status.LastRun.RouteConfigHash != m.configHash || status.LastRun.StoreGeneration != m.storeGeneration ||
+		status.LastRun.QuestionsHash != m.questionsHash):
 		d.trigger = triggerOnChange
 	}
 	if d.trigger != triggerSchedule {

@@ -18,7 +18,7 @@ func TestNextRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := measured{configHash: "h1", storeGeneration: 3, questionsHash: "q"}
-	last := &v1alpha1.EvaluationRun{Job: "r1", RouteConfigHash: "h1", StoreGeneration: 3}
+	last := &v1alpha1.EvaluationRun{Job: "r1", RouteConfigHash: "h1", StoreGeneration: 3, QuestionsHash: "q"}
 	at := func(h, m int) time.Time { return time.Date(2026, 12, 1, h, m, 0, 0, time.UTC) }
 	cases := []struct {
 		name     string
@@ -32,8 +32,9 @@ func TestNextRun(t *testing.T) {
 		{"first run at once", v1alpha1.RouteEvaluationStatus{}, false, m, at(5, 31), triggerInitial, 29 * time.Minute},
 		{"none while one runs", v1alpha1.RouteEvaluationStatus{Active: last}, true, measured{configHash: "h2"}, at(7, 0), "", 23 * time.Hour},
 		{"unchanged: nothing", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, m, at(5, 40), "", 20 * time.Minute},
-		{"config hash changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h2", storeGeneration: 3}, at(5, 40), triggerOnChange, 20 * time.Minute},
-		{"store generation changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h1", storeGeneration: 4}, at(5, 40), triggerOnChange, 20 * time.Minute},
+		{"config hash changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h2", storeGeneration: 3, questionsHash: "q"}, at(5, 40), triggerOnChange, 20 * time.Minute},
+		{"store generation changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h1", storeGeneration: 4, questionsHash: "q"}, at(5, 40), triggerOnChange, 20 * time.Minute},
+		{"questions changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h1", storeGeneration: 3, questionsHash: "q2"}, at(5, 40), triggerOnChange, 20 * time.Minute},
 		{"a change without onChange", v1alpha1.RouteEvaluationStatus{LastRun: last}, false, measured{configHash: "h2"}, at(5, 40), "", 20 * time.Minute},
 		{"the schedule's time", v1alpha1.RouteEvaluationStatus{LastRun: last}, false, m, at(6, 0), triggerSchedule, 24 * time.Hour},
 		{"already ran at 06:00", v1alpha1.RouteEvaluationStatus{LastRun: last, LastScheduleTime: &metav1.Time{Time: at(6, 0)}}, false, m, at(6, 5), "", 24*time.Hour - 5*time.Minute},

@@ -15,8 +15,9 @@ func RouteTable(r RouteReport) string {
 		s.Errors, (time.Duration(s.DurationMs) * time.Millisecond).Round(time.Millisecond))
 	if r.metrics != nil {
 		b.WriteString(metricsTable([]string{liveMode}, map[string]Metrics{liveMode: *r.metrics}, func(string) string { return "" }))
-		b.WriteString("A result holds the gold section when it names the gold heading path exactly or holds at least half of the\n" +
-			"section's text (the text only with --corpus); notfound: unanswerable questions the search found nothing for.\n")
+		b.WriteString("A result holds the gold section when it names the gold heading path exactly, or holds at least half of the\n" +
+			"section's text (with --corpus), or, without --corpus, is an enclosing section's chunk holding the gold heading's line\n" +
+			"(a short section merged into its parent); notfound: unanswerable questions the search found nothing for.\n")
 	}
 	if r.answers != nil {
 		b.WriteString(modesTable([]ModeFigures{*r.answers}))

@@ -157,6 +157,8 @@ func (w *world) operatorLogs(ctx context.Context) string {
 // host (with the scripted model server, the reranker replaced by RRF: it
 // has no /rerank), with a git source when gitURL is set; it waits until the
 // store is ingested and the route Ready, and returns the route's Service.
+// The sample RouteEvaluation is kept for evaluate: its runs would load the
+// route while the other steps measure it.
 func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) route {
 	t.Helper()
 	if err := w.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -178,6 +180,9 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 			if gitURL != "" {
 				w.addGitSource(ctx, t, obj, gitURL)
 			}
+		case "RouteEvaluation":
+			w.evaluation = obj
+			continue
 		case "QueryRoute":
 			queryRoute = obj.GetName()
 			set(t, obj, w.chatURL, "spec", "model", "baseURL")

@@ -4,47 +4,28 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
-// evaluate applies the sample RouteEvaluation (its questions from
-// config/samples/eval) and waits for its first run, a Job on the node
+// evaluate applies the sample RouteEvaluation (applySamples made its
+// questions' ConfigMap) and waits for its first run, a Job on the node
 // asking the route at its Service's name, to pass; then it raises the
 // route's strict floor on purpose, so the run the change starts finds
 // less, and waits for Regressed. Its thresholds are cut to the not-found
 // one, so that the drop is judged as a regression, not as a threshold.
 func (w *world) evaluate(ctx context.Context, t *testing.T) {
-	questions, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "eval", "questions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	if w.evaluation == nil {
+		t.Fatal("config/samples holds no RouteEvaluation")
 	}
-	sample := &unstructured.Unstructured{}
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "v1alpha1_routeevaluation.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, &sample.Object); err != nil {
-		t.Fatal(err)
-	}
-	sample.SetNamespace(ns)
+	sample := w.evaluation.DeepCopy()
 	set(t, sample, map[string]any{"minNotFound": int64(1)}, "spec", "thresholds")
-	name, _, _ := unstructured.NestedString(sample.Object, "spec", "questions", "name")
-	key, _, _ := unstructured.NestedString(sample.Object, "spec", "questions", "key")
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{key: string(questions)}}
-	if err := w.c.Create(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
 	if err := w.c.Create(ctx, sample); err != nil {
 		t.Fatalf("create the sample RouteEvaluation: %v", err)
 	}

@@ -64,6 +64,9 @@ type world struct {
 	// they are it (nil with the real local models).
 	chatURL, embedURL, rerankURL string
 	scripted                     *testenv.ModelServer
+	// evaluation is the sample RouteEvaluation, held back by applySamples
+	// until evaluate applies it.
+	evaluation *unstructured.Unstructured
 }
 
 func requireEnv(t *testing.T, name, how string) string {

@@ -129,18 +129,23 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 	h.roundStart = r.windowTokens(messages)
 	h.searchShare = max(0, int(agenticSearchBlockedAt*float64(r.ContextTokens))-h.roundStart) / agenticMinSearches
 	if h.round == 1 && r.Policy == podconfig.SearchAlways {
-		// searchPolicy always: the question is searched before the model
-		// is asked, as its first search, so a model that never calls a
-		// tool still answers from the documentation.
-		arguments, _ := json.Marshal(map[string]string{"query": h.question})
-		step := harnessStep{calls: []model.ToolCall{{ID: "call_question", Name: agenticSearch, Arguments: string(arguments)}},
-			native: !h.protocol.json}
-		messages = append(messages, step.assistant())
-		result, _, _, err := r.harnessCall(ctx, in, h, fence, step.calls[0], messages, st)
+		// searchPolicy always: the question, then each of its parts
+		// (agentic_parts.go), is searched before the model is asked, as
+		// its first searches, so a model that never calls a tool still
+		// answers from the documentation, on every part.
+		var err error
+		if messages, err = r.harnessSearchFor(ctx, in, h, fence, "call_question", h.question, messages, st); err != nil {
+			return nil, roundGoesOn, err
+		}
+		parts, err := r.questionParts(ctx, h.question, st)
 		if err != nil {
 			return nil, roundGoesOn, err
 		}
-		messages = append(messages, step.result(step.calls[0], result))
+		for i, part := range parts {
+			if messages, err = r.harnessSearchFor(ctx, in, h, fence, fmt.Sprintf("call_part_%d", i+1), part, messages, st); err != nil {
+				return nil, roundGoesOn, err
+			}
+		}
 	}
 	system := func(json bool) string { return harnessPrompt(r.Prompt, h, json) }
 	for range agenticMaxStepsPerRound {
@@ -180,6 +185,20 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 		}
 	}
 	return r.forceFinalize(h, fmt.Sprintf("round %d reached its limit of %d model calls", h.round, agenticMaxStepsPerRound), st), roundFinalized, nil
+}
+
+// harnessSearchFor is a search the harness makes itself, written into the
+// window as the model's call and its result, as if the model had made it.
+func (r *Runner) harnessSearchFor(ctx context.Context, in TurnInput, h *harness, fence, id, query string, messages []model.Message,
+	st *turnState) ([]model.Message, error) {
+	arguments, _ := json.Marshal(map[string]string{"query": query})
+	step := harnessStep{calls: []model.ToolCall{{ID: id, Name: agenticSearch, Arguments: string(arguments)}}, native: !h.protocol.json}
+	messages = append(messages, step.assistant())
+	result, _, _, err := r.harnessCall(ctx, in, h, fence, step.calls[0], messages, st)
+	if err != nil {
+		return messages, err
+	}
+	return append(messages, step.result(step.calls[0], result)), nil
 }
 
 // harnessCall answers one tool call under the rules; an accepted save or

@@ -95,6 +95,29 @@ func toolCalls(events []route.Event) []route.ToolCall {
 	return out
 }
 
+// harnessCalls are the model calls that research: with the harness's
+// tools or its action schema.
+func harnessCalls(calls []chatCall) []chatCall {
+	var out []chatCall
+	for _, c := range calls {
+		if len(c.Tools) > 0 || c.JSONSchema != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// toolResults is every tool message a model call saw, one after another.
+func toolResults(c chatCall) string {
+	var b strings.Builder
+	for _, m := range c.Messages {
+		if m.Role == model.RoleTool {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return b.String()
+}
+
 // lastToolResult is the content of the last tool message a model call saw.
 func lastToolResult(c chatCall) string {
 	for i := len(c.Messages) - 1; i >= 0; i-- {
@@ -445,6 +468,48 @@ func shownBySearches(events []route.Event) int {
 	return n
 }
 
+// A question that asks two things: with searchPolicy always the harness
+// asks the model for the question's parts and searches each after the
+// question, so a model that never calls a tool is still answered on both.
+// The question's own words find only the sync documents; "what removes
+// stale objects" is pruning, which only its part's query finds.
+func TestAgenticSearchesEachPartOfTheQuestion(t *testing.T) {
+	question := "How are sync waves ordered during a sync, and what removes stale objects?"
+	script := agenticScript("Lower waves first [S1]; pruning deletes them [S2].")
+	w := newFastWorld(t, func(c chatCall) model.Reply {
+		if strings.HasPrefix(c.Messages[0].Content, "List the separate things") {
+			return model.Reply{Content: "1. sync waves order\n2. pruning deletes resources no longer in Git\n"}
+		}
+		return script(c)
+	})
+	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	w.runner.Searcher.Settings.MaxFragments = 2
+	events := w.run(staff, routetest.User(question))
+
+	if got := w.index.searches(); !slices.Equal(got, []string{question, "sync waves order", "pruning deletes resources no longer in Git"}) {
+		t.Fatalf("searches %q: want the question, then each part", got)
+	}
+	if calls := harnessCalls(w.chat.seen()); len(calls) == 0 || !strings.Contains(toolResults(calls[0]), "Pruning") {
+		t.Errorf("the model's first step does not show the parts' results")
+	}
+	if forced := routetest.OfType(events, route.EventFinalizeForced); len(forced) != 1 {
+		t.Fatalf("forced %+v", forced)
+	}
+	// The answer's sources: the round-0 retrieval, what the research
+	// finalized and packing kept.
+	var titles []string
+	for _, e := range routetest.OfType(events, route.EventRetrieval) {
+		if r := e.Data.(route.RetrievalReport); r.Round == 0 {
+			for _, src := range r.Sources {
+				titles = append(titles, src.Title)
+			}
+		}
+	}
+	if !slices.Contains(titles, "Sync Waves") || !slices.Contains(titles, "Pruning") {
+		t.Errorf("the answer's sources are %v; want both parts' best, Sync Waves and Pruning", titles)
+	}
+}
+
 // With searchPolicy always the harness searches the question itself
 // before asking the model, so a model that never calls a tool is still
 // answered from the documentation.
@@ -454,9 +519,9 @@ func TestAgenticAlwaysPolicySearchesTheQuestionFirst(t *testing.T) {
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := w.index.searches(); len(got) != 1 || got[0] != "How are sync waves ordered?" {
-		t.Fatalf("searches %q: want the question", got)
+		t.Fatalf("searches %q: want the question (the model listed one part)", got)
 	}
-	first := w.chat.seen()[0]
+	first := harnessCalls(w.chat.seen())[0]
 	if !strings.Contains(lastToolResult(first), "Sync Waves") {
 		t.Errorf("the model's first call does not show the question's results: %+v", first.Messages)
 	}

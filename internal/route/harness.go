@@ -66,8 +66,10 @@ type harness struct {
 	roundStart, searchShare int
 	// shownNow holds the harness ids shown in this round; shown those
 	// shown in any round (the only ids save and finalize accept);
-	// foundNow those this round's searches found, shown or not.
-	shownNow, shown, foundNow map[string]bool
+	// foundBySearch those this round's searches found, shown or not, by
+	// search, each in its search's order.
+	shownNow, shown map[string]bool
+	foundBySearch   [][]string
 	// ids gives each fragment (by its index id) a short id, F1, F2, …,
 	// stable for the whole turn; known is the reverse.
 	ids   map[string]string
@@ -90,7 +92,7 @@ type shownFragment struct {
 }
 
 func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
-	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{}, shown: map[string]bool{}, foundNow: map[string]bool{},
+	return &harness{maxRounds: maxRounds, protocol: protocol, queries: map[string]bool{}, shownNow: map[string]bool{}, shown: map[string]bool{},
 		ids: map[string]string{}, known: map[string]retrieval.Fragment{}}
 }
 
@@ -99,7 +101,7 @@ func newHarness(maxRounds int, protocol *harnessProtocol) *harness {
 func (h *harness) startRound() {
 	h.round++
 	h.searches, h.rejectedInARow = 0, 0
-	h.shownNow, h.foundNow = map[string]bool{}, map[string]bool{}
+	h.shownNow, h.foundBySearch = map[string]bool{}, nil
 }
 
 func (h *harness) lastRound() bool { return h.round >= h.maxRounds }
@@ -156,13 +158,15 @@ func (h *harness) show(query string, fragments []retrieval.Fragment, fit func(sh
 	h.searches++
 	h.turnSearches++
 	var out []shownFragment
+	found := make([]string, 0, len(fragments))
+	defer func() { h.foundBySearch = append(h.foundBySearch, found) }()
 	for _, f := range fragments {
 		id, ok := h.ids[f.ID]
 		if !ok {
 			id = fmt.Sprintf("F%d", len(h.ids)+1)
 			h.ids[f.ID], h.known[id] = id, f
 		}
-		h.foundNow[id] = true
+		found = append(found, id)
 		// A saved fragment is in the round's window already.
 		if h.shownNow[id] || h.isSaved(id) {
 			continue
@@ -334,7 +338,9 @@ func (h *harness) isSaved(id string) bool {
 
 // found says whether the research has anything to answer from: saved
 // fragments, or fragments this round's searches found.
-func (h *harness) found() bool { return len(h.saved) > 0 || len(h.foundNow) > 0 }
+func (h *harness) found() bool {
+	return len(h.saved) > 0 || slices.ContainsFunc(h.foundBySearch, func(ids []string) bool { return len(ids) > 0 })
+}
 
 // ranked is the fragments of ids the harness knows, in the model's order,
 // each once, at most limit (0: no limit).
@@ -356,35 +362,29 @@ func (h *harness) ranked(ids []string, limit int) ([]retrieval.Fragment, []strin
 }
 
 // forced is the set the harness finalizes with on its own: the saved
-// fragments in the order saved, then those shown in this round, best
-// first.
+// fragments in the order saved, then what the round's searches found,
+// shown or not (the answer packs under its own budget, and a small window
+// must not leave it less than a single-round search would give it), each
+// search's best first, then each one's second, and so on: the searches of
+// a question's parts ask different things, and their scores are not on
+// one scale, so ranking them together would leave a part out.
 func (h *harness) forced(limit int) ([]retrieval.Fragment, []string) {
 	var ids []string
 	for _, s := range h.saved {
 		ids = append(ids, s.id)
 	}
-	ids = append(ids, h.bestFirst(h.shownNow)...)
-	// Then what the round's searches found that the window had no room to
-	// show: the answer packs under its own budget, and a small window must
-	// not leave it less than a single-round search would give it.
-	unseen := map[string]bool{}
-	for id := range h.foundNow {
-		unseen[id] = !h.shownNow[id]
-	}
-	maps.DeleteFunc(unseen, func(_ string, keep bool) bool { return !keep })
-	return h.ranked(append(ids, h.bestFirst(unseen)...), limit)
-}
-
-// bestFirst orders the ids of set by their fragments' scores, best first.
-func (h *harness) bestFirst(set map[string]bool) []string {
-	ids := slices.Collect(maps.Keys(set))
-	slices.SortFunc(ids, func(a, b string) int {
-		if c := cmp.Compare(h.known[b].Score, h.known[a].Score); c != 0 {
-			return c
+	for rank := 0; ; rank++ {
+		more := false
+		for _, found := range h.foundBySearch {
+			if rank < len(found) {
+				ids, more = append(ids, found[rank]), true
+			}
 		}
-		return strings.Compare(a, b)
-	})
-	return ids
+		if !more {
+			break
+		}
+	}
+	return h.ranked(ids, limit)
 }
 
 // memory is what the model saved, as memory.saved reports it.

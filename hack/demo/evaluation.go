@@ -59,19 +59,7 @@ func (d *demo) runEvaluation(ctx context.Context) error {
 		fmt.Println("    config/samples holds no RouteEvaluation; nothing to run")
 		return nil
 	}
-	job := &batchv1.Job{}
-	err := waitFor(ctx, time.Minute, "the operator starts the evaluation's Job", func(ctx context.Context) (bool, error) {
-		jobs := &batchv1.JobList{}
-		if err := d.admin.List(ctx, jobs, client.InNamespace(namespace),
-			client.MatchingLabels{"ragroute.io/routeevaluation": d.applied.evaluation}); err != nil {
-			return false, err
-		}
-		if len(jobs.Items) == 0 {
-			return false, nil
-		}
-		*job = jobs.Items[0]
-		return true, nil
-	})
+	job, err := d.waitJob(ctx, "the operator starts the evaluation's Job", "ragroute.io/routeevaluation", d.applied.evaluation)
 	if err != nil {
 		return err
 	}
@@ -93,19 +81,8 @@ func (d *demo) runEvaluation(ctx context.Context) error {
 		args = append(args, a)
 	}
 	fmt.Printf("    Job %s: ragroute %s\n", job.Name, strings.Join(args, " "))
-	run := exec.CommandContext(ctx, d.cfg.ragroute, args...)
-	run.Env = append(os.Environ(), cmd.Env...)
-	out, err := run.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	run.Stderr = run.Stdout
-	if err := run.Start(); err != nil {
-		return err
-	}
-	indent(out)
 	exitCode := int32(0)
-	if err := run.Wait(); err != nil {
+	if err := d.runRagroute(ctx, args, cmd.Env); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			return fmt.Errorf("ragroute eval-route: %w", err)

@@ -28,19 +28,7 @@ import (
 // its container here to completion, and then records the completion in
 // the Job's status, as the Job controller would, so the operator sees it.
 func (d *demo) runIngestion(ctx context.Context) error {
-	job := &batchv1.Job{}
-	err := waitFor(ctx, time.Minute, "the operator creates the ingestion Job", func(ctx context.Context) (bool, error) {
-		jobs := &batchv1.JobList{}
-		if err := d.admin.List(ctx, jobs, client.InNamespace(namespace),
-			client.MatchingLabels{"ragroute.io/knowledgestore": d.applied.store}); err != nil {
-			return false, err
-		}
-		if len(jobs.Items) == 0 {
-			return false, nil
-		}
-		*job = jobs.Items[0]
-		return true, nil
-	})
+	job, err := d.waitJob(ctx, "the operator creates the ingestion Job", "ragroute.io/knowledgestore", d.applied.store)
 	if err != nil {
 		return err
 	}
@@ -49,18 +37,7 @@ func (d *demo) runIngestion(ctx context.Context) error {
 		return fmt.Errorf("ingest job %s: %w", job.Name, err)
 	}
 	fmt.Printf("    Job %s: ragroute %s\n", job.Name, strings.Join(cmd.Args, " "))
-	run := exec.CommandContext(ctx, d.cfg.ragroute, cmd.Args...)
-	run.Env = append(os.Environ(), cmd.Env...)
-	out, err := run.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	run.Stderr = run.Stdout
-	if err := run.Start(); err != nil {
-		return err
-	}
-	indent(out)
-	if err := run.Wait(); err != nil {
+	if err := d.runRagroute(ctx, cmd.Args, cmd.Env); err != nil {
 		return fmt.Errorf("ragroute ingest: %w", err)
 	}
 	if err := d.completeJob(ctx, job); err != nil {
@@ -78,6 +55,40 @@ func (d *demo) runIngestion(ctx context.Context) error {
 	}
 	fmt.Printf("    KnowledgeStore %s Ready: %d rows, index generation %d\n", store.Name, store.Status.Rows, store.Status.IndexGeneration)
 	return nil
+}
+
+// waitJob waits for the operator's Job labelled label=value.
+func (d *demo) waitJob(ctx context.Context, what, label, value string) (*batchv1.Job, error) {
+	job := &batchv1.Job{}
+	err := waitFor(ctx, time.Minute, what, func(ctx context.Context) (bool, error) {
+		jobs := &batchv1.JobList{}
+		if err := d.admin.List(ctx, jobs, client.InNamespace(namespace), client.MatchingLabels{label: value}); err != nil {
+			return false, err
+		}
+		if len(jobs.Items) == 0 {
+			return false, nil
+		}
+		*job = jobs.Items[0]
+		return true, nil
+	})
+	return job, err
+}
+
+// runRagroute runs bin/ragroute with a container's args and environment
+// to its end, its output indented under the step.
+func (d *demo) runRagroute(ctx context.Context, args, env []string) error {
+	run := exec.CommandContext(ctx, d.cfg.ragroute, args...)
+	run.Env = append(os.Environ(), env...)
+	out, err := run.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	run.Stderr = run.Stdout
+	if err := run.Start(); err != nil {
+		return err
+	}
+	indent(out)
+	return run.Wait()
 }
 
 // completeJob plays the Job controller, which has no nodes to run on here.

@@ -109,8 +109,9 @@ func (g goldSections) hit(u Unit, q Question) bool {
 // heading, at any level.
 func holdsHeading(text, heading string) bool {
 	for line := range strings.Lines(text) {
-		marks := strings.TrimLeft(strings.TrimSpace(line), "#")
-		if len(marks) < len(strings.TrimSpace(line)) && strings.HasPrefix(marks, " ") && strings.TrimSpace(marks) == heading {
+		line = strings.TrimSpace(line)
+		title := strings.TrimLeft(line, "#")
+		if title != line && strings.HasPrefix(title, " ") && strings.TrimSpace(title) == heading {
 			return true
 		}
 	}

@@ -129,22 +129,9 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 	h.roundStart = r.windowTokens(messages)
 	h.searchShare = max(0, int(agenticSearchBlockedAt*float64(r.ContextTokens))-h.roundStart) / agenticMinSearches
 	if h.round == 1 && r.Policy == podconfig.SearchAlways {
-		// searchPolicy always: the question, then each of its parts
-		// (agentic_parts.go), is searched before the model is asked, as
-		// its first searches, so a model that never calls a tool still
-		// answers from the documentation, on every part.
 		var err error
-		if messages, err = r.harnessSearchFor(ctx, in, h, fence, "call_question", h.question, messages, st); err != nil {
+		if messages, err = r.searchQuestionAndParts(ctx, in, h, fence, messages, st); err != nil {
 			return nil, roundGoesOn, err
-		}
-		parts, err := r.questionParts(ctx, h.question, st)
-		if err != nil {
-			return nil, roundGoesOn, err
-		}
-		for i, part := range parts {
-			if messages, err = r.harnessSearchFor(ctx, in, h, fence, fmt.Sprintf("call_part_%d", i+1), part, messages, st); err != nil {
-				return nil, roundGoesOn, err
-			}
 		}
 	}
 	system := func(json bool) string { return harnessPrompt(r.Prompt, h, json) }
@@ -185,6 +172,28 @@ func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence 
 		}
 	}
 	return r.forceFinalize(h, fmt.Sprintf("round %d reached its limit of %d model calls", h.round, agenticMaxStepsPerRound), st), roundFinalized, nil
+}
+
+// searchQuestionAndParts is searchPolicy always's start: the question,
+// then each of its parts (agentic_parts.go), searched before the model is
+// asked, as its first searches, so a model that never calls a tool still
+// answers from the documentation, on every part.
+func (r *Runner) searchQuestionAndParts(ctx context.Context, in TurnInput, h *harness, fence string, messages []model.Message,
+	st *turnState) ([]model.Message, error) {
+	messages, err := r.harnessSearchFor(ctx, in, h, fence, "call_question", h.question, messages, st)
+	if err != nil {
+		return messages, err
+	}
+	parts, err := r.questionParts(ctx, h.question, st)
+	if err != nil {
+		return messages, err
+	}
+	for i, part := range parts {
+		if messages, err = r.harnessSearchFor(ctx, in, h, fence, fmt.Sprintf("call_part_%d", i+1), part, messages, st); err != nil {
+			return messages, err
+		}
+	}
+	return messages, nil
 }
 
 // harnessSearchFor is a search the harness makes itself, written into the

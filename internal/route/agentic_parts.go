@@ -21,12 +21,15 @@ import (
 // with the question itself they stay below the searches a save needs.
 const agenticSearchedParts = 3
 
-// partsMaxTokens bounds the reply: three short queries.
-const partsMaxTokens = 96
+// partsMaxTokens bounds the reply: three questions.
+const partsMaxTokens = 192
 
-const partsPrompt = "List the separate things the user's question asks, one per line, at most 3, " +
-	"each as a short search query of a few words that names what that part asks. " +
-	"If the question asks one thing, write one line. Write the queries only."
+// partsPrompt asks for whole questions, not keywords: a small model's
+// keyword queries drop the words that find the section ("After-deployment"
+// for "pruned only after all the other resources are healthy").
+const partsPrompt = "Split the user's question into the separate questions it asks, at most 3, one per line. " +
+	"Write each as a complete question that stands on its own: keep the names, settings and error messages it needs " +
+	"from the user's words. If the user asks one thing, write that one question. Write the questions only."
 
 // questionParts is what the question asks, part by part, as queries to
 // search besides the question: none when it asks one thing (the question's

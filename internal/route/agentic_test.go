@@ -477,7 +477,7 @@ func TestAgenticSearchesEachPartOfTheQuestion(t *testing.T) {
 	question := "How are sync waves ordered during a sync, and what removes stale objects?"
 	script := agenticScript("Lower waves first [S1]; pruning deletes them [S2].")
 	w := newFastWorld(t, func(c chatCall) model.Reply {
-		if strings.HasPrefix(c.Messages[0].Content, "List the separate things") {
+		if strings.HasPrefix(c.Messages[0].Content, "Split the user's question into the separate questions") {
 			return model.Reply{Content: "1. sync waves order\n2. pruning deletes resources no longer in Git\n"}
 		}
 		return script(c)

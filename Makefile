@@ -133,7 +133,7 @@ eval-answers: ## Answer quality per answer mode: the questions end to end throug
 	hack/eval-answers.sh
 
 .PHONY: eval-agentic
-eval-agentic: ## Single-round vs agentic turns on the multi-part questions (test/eval/multipart.jsonl): part recall of the answer's fragments, grounding, rounds, searches, model calls, time, with the local Qwen2.5-Coder-1.5B (EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model; EVAL_QUESTIONS, EVAL_AGENTIC_LIMIT, EVAL_AGENTIC_MODES, EVAL_AGENTIC_JSON).
+eval-agentic: ## Single-round vs agentic turns on the multi-part questions (test/eval/multipart.jsonl): part recall of the answer's fragments, grounding, rounds, searches, model calls, time, with the local Qwen2.5-Coder-1.5B and the sample route's cross-encoder (EVAL_CHAT_URL/EVAL_CHAT_MODEL for another model, EVAL_RERANK=0 for no cross-encoder; EVAL_QUESTIONS, EVAL_AGENTIC_LIMIT, EVAL_AGENTIC_MODES, EVAL_AGENTIC_JSON, EVAL_AGENTIC_ARGS).
 	hack/eval-agentic.sh
 
 .PHONY: compare

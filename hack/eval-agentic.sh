@@ -7,7 +7,11 @@
 # EMBEDDING_BASE_URL name another (as for make eval); the chat model is the
 # local Qwen2.5-Coder-1.5B-Instruct (hack/models.sh; EVAL_CHAT=qwen-0.5b or
 # smollm2 for the others) unless EVAL_CHAT_URL and EVAL_CHAT_MODEL name any
-# OpenAI-compatible one (its key in RAGROUTE_MODEL_API_KEY).
+# OpenAI-compatible one (its key in RAGROUTE_MODEL_API_KEY). The route
+# body reranks with the local ms-marco-MiniLM-L-12-v2 cross-encoder, as
+# the sample route does, unless EVAL_RERANK=0 or RERANK_BASE_URL names
+# another /rerank endpoint; the route's other settings are its defaults
+# (retrieval.maxFragments 6).
 # EVAL_AGENTIC_LIMIT runs the first N questions, EVAL_AGENTIC_MODES a comma
 # list of modes (singleRound, agentic), EVAL_AGENTIC_CONCURRENCY turns at
 # once (default 1: llama.cpp serves one), EVAL_AGENTIC_JSON writes the
@@ -25,8 +29,10 @@ prog=eval-agentic
 start_embedder
 start_chat
 start_milvus
+start_reranker
 eval_command
 args=()
+[ -z "${RERANK_BASE_URL:-}" ] || args+=(--rerank-base-url "$RERANK_BASE_URL")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_AGENTIC_LIMIT:-}" ] || args+=(--limit "$EVAL_AGENTIC_LIMIT")
 [ -z "${EVAL_AGENTIC_MODES:-}" ] || args+=(--modes "$EVAL_AGENTIC_MODES")

@@ -24,7 +24,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	explain := fs.Bool("explain", false, "print the route body's misses: each answerable question without a hit in its top 5")
 	concurrency := fs.Int("concurrency", 4, "questions searched at once")
 	rerankURL := fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank): adds the cross-encoder rows")
-	rerankModel := fs.String("rerank-model", "ms-marco-MiniLM-L-12-v2", "the rerank endpoint's model name")
+	rerankModel := fs.String("rerank-model", localRerankModel, "the rerank endpoint's model name")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -10,9 +10,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // runEvalAgentic runs multi-part questions end to end through the route's
@@ -29,8 +31,20 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 	turn := addTurnFlags(fs, eval.AgenticModes(), 5*time.Minute, "bound of one turn (an agentic turn makes many model calls)", 4096)
 	protocol := fs.String("tool-protocol", "", "the route's agentic.toolProtocol: auto (also when empty), native or json")
 	policy := fs.String("search-policy", string(podconfig.SearchAlways), "the route's model.searchPolicy: always or modelDecides")
+	maxFragments := fs.Int("max-fragments", v1alpha1.DefaultMaxFragments, "the route's retrieval.maxFragments")
+	rerankURL := fs.String("rerank-base-url", "", "the route's rerank.crossEncoder endpoint (hack/models.sh run rerank); none when empty")
+	rerankModel := fs.String("rerank-model", localRerankModel, "the cross-encoder's model name")
+	rerankTopN := fs.Int("rerank-top-n", 20, "rerank.crossEncoder.topN (the sample route's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	// With a cross-encoder the strict floor reads its relevance, a
+	// probability: the route's default for it, cross-validated, not the
+	// 0.35 of fused similarity, unless the flag says.
+	strictSet := false
+	fs.Visit(func(f *flag.Flag) { strictSet = strictSet || f.Name == "strict-floor" })
+	if *rerankURL != "" && !strictSet {
+		*in.strictFloor = v1alpha1.DefaultCrossEncoderStrictFloor
 	}
 	if in.missing() || turn.chatURL == "" || turn.chatModel == "" {
 		fmt.Fprintln(stderr, "ragroute eval-agentic: --milvus-uri, --embedding-base-url, --embedding-model, --chat-base-url and --chat-model are required")
@@ -48,7 +62,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: turn.modeList(), Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
 		ContextTokens: turn.contextTokens, AnswerReserve: turn.answerReserve, Policy: podconfig.SearchPolicy(*policy),
-		ToolProtocol: podconfig.ToolProtocol(*protocol),
+		ToolProtocol: podconfig.ToolProtocol(*protocol), MaxFragments: *maxFragments, RerankTopN: *rerankTopN,
 		// model.NewChat, not newChat: a local model on a busy machine may
 		// read a full window for longer than the route's default idle
 		// minute and two-minute call, so both are the turn's bound.
@@ -57,6 +71,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 			MaxTokens: turn.answerReserve, IdleTimeout: turn.turnTimeout, Timeout: turn.turnTimeout}),
 	}
 	opts.Progress = stderr
+	opts.Rerank = eval.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
 	report, err := eval.RunAgentic(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-agentic:", err)

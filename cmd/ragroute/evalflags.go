@@ -16,6 +16,10 @@ import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
+// localRerankModel is hack/models.sh's cross-encoder, the evaluations'
+// reranker by default.
+const localRerankModel = "ms-marco-MiniLM-L-12-v2"
+
 // corpusFlags are what both evaluations read: the corpus and questions,
 // the Milvus to build their collections in, the embedder and the route's
 // floors.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,8 +29,17 @@ var questions = []question{
 	{"bob", "staff,ops", "Where do I click to roll back a release in the deploy console?"},
 }
 
+// researchQuestion asks two things from two documents, one of which only
+// ops may read: in agentic mode the research searches each part.
+var researchQuestion = question{"bob", "staff,ops",
+	"How does the approval of an expense claim work, and where do I click to roll back a release in the deploy console?"}
+
 func (d *demo) askQuestions(ctx context.Context) error {
-	for _, q := range questions {
+	asked := questions
+	if d.cfg.mode == "agentic" {
+		asked = append(slices.Clip(questions), researchQuestion)
+	}
+	for _, q := range asked {
 		fmt.Printf("\n  %s (groups: %s) asks: %s\n", q.user, q.groups, q.text)
 		if err := d.ask(ctx, q); err != nil {
 			return fmt.Errorf("%s's question: %w", q.user, err)
@@ -160,6 +170,20 @@ func printEvents(out io.Writer, scanner *bufio.Scanner) error {
 			}
 			_ = json.Unmarshal(data, &r)
 			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", r.Reason, r.GroundedRatio)
+		case "memory.saved", "finalized":
+			var m struct {
+				Round     int               `json:"round"`
+				Fragments []json.RawMessage `json:"fragments"`
+				Closed    []string          `json:"closed"`
+				Open      []string          `json:"open"`
+			}
+			_ = json.Unmarshal(data, &m)
+			verb := "saved"
+			if event == "finalized" {
+				verb = "finalized"
+			}
+			fmt.Fprintf(out, "    round %d: the model %s %d fragments; closed %s; open %s\n", m.Round, verb, len(m.Fragments),
+				listOrNone(m.Closed), listOrNone(m.Open))
 		case "tool.call", "finalize.forced", "research":
 			var h struct {
 				Name, Status, Reason, Rephrased string
@@ -266,4 +290,16 @@ func printSources(out io.Writer, sources []source, cited map[string]bool, c comp
 	}
 	fmt.Fprintf(out, "    (✔ = cited in the answer; time %d ms, of which model %d ms)\n",
 		c.Timings["total"], c.Timings["model_answer"]+c.Timings["condense"]+c.Timings["model_decide"]+c.Timings["model_research"]+c.Timings["rephrase"])
+}
+
+// listOrNone quotes a research report's parts, or says there are none.
+func listOrNone(parts []string) string {
+	if len(parts) == 0 {
+		return "none"
+	}
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = fmt.Sprintf("%q", p)
+	}
+	return strings.Join(quoted, ", ")
 }

@@ -75,3 +75,34 @@ func TestPrintEventsFailsOnAnErrorOrACutStream(t *testing.T) {
 		t.Error("a stream without turn.completed passed")
 	}
 }
+
+// An agentic turn's research as the demo prints it: each search, the
+// model's save and its finalize, with the parts it reports.
+func TestPrintEventsShowsTheModelsSaveAndFinalize(t *testing.T) {
+	research := `event: retrieval
+data: {"round":1,"query":"expense approval","sources":[{"marker":"F1","title":"Expenses"}]}
+
+event: memory.saved
+data: {"round":1,"fragments":[{"id":"F1","note":"two approvals"}],"closed":["approval"],"open":["rollback"]}
+
+event: finalized
+data: {"round":2,"fragments":["F1","F3"],"closed":["approval","rollback"]}
+
+event: turn.completed
+data: {"not_found":false}
+
+`
+	var out strings.Builder
+	if err := printEvents(&out, bufio.NewScanner(strings.NewReader(research))); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`round 1 searched "expense approval": 1 new fragments`,
+		`round 1: the model saved 1 fragments; closed "approval"; open "rollback"`,
+		`round 2: the model finalized 2 fragments; closed "approval", "rollback"; open none`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

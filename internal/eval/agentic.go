@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -47,20 +49,30 @@ type AgenticOptions struct {
 	// ToolProtocol is the agentic harness's agentic.toolProtocol (empty:
 	// auto).
 	ToolProtocol podconfig.ToolProtocol
+	// MaxFragments is the route's retrieval.maxFragments: what one search
+	// returns, and what the research may finalize (6 when 0, the route's
+	// default).
+	MaxFragments int
+	// RerankTopN is rerank.crossEncoder.topN when Options.Rerank names an
+	// endpoint (20 when 0, as the sample route).
+	RerankTopN int
 }
 
 // AgenticReport is what an agentic evaluation found.
 type AgenticReport struct {
-	Model         string               `json:"model"`
-	Questions     int                  `json:"questions"`
-	MultiPart     int                  `json:"multi_part"`
-	Controls      int                  `json:"single_part_controls"`
-	ContextTokens int                  `json:"context_tokens"`
-	AnswerReserve int                  `json:"answer_reserve_tokens"`
-	Policy        string               `json:"search_policy"`
-	Modes         []AgenticModeFigures `json:"modes"`
-	Turns         []AgenticTurnSummary `json:"turns"`
-	Seconds       float64              `json:"seconds"`
+	Model         string `json:"model"`
+	Questions     int    `json:"questions"`
+	MultiPart     int    `json:"multi_part"`
+	Controls      int    `json:"single_part_controls"`
+	ContextTokens int    `json:"context_tokens"`
+	AnswerReserve int    `json:"answer_reserve_tokens"`
+	Policy        string `json:"search_policy"`
+	MaxFragments  int    `json:"max_fragments"`
+	// Reranker names the cross-encoder and its depth; empty: none.
+	Reranker string               `json:"reranker,omitempty"`
+	Modes    []AgenticModeFigures `json:"modes"`
+	Turns    []AgenticTurnSummary `json:"turns"`
+	Seconds  float64              `json:"seconds"`
 }
 
 // AgenticTurnSummary is one turn as the JSON report keeps it.
@@ -110,7 +122,10 @@ func RunAgentic(ctx context.Context, opts AgenticOptions) (AgenticReport, error)
 		return AgenticReport{}, err
 	}
 	report := AgenticReport{Model: opts.ChatModel, Questions: len(questions), ContextTokens: opts.ContextTokens,
-		AnswerReserve: opts.AnswerReserve, Policy: string(opts.Policy)}
+		AnswerReserve: opts.AnswerReserve, Policy: string(opts.Policy), MaxFragments: opts.MaxFragments}
+	if opts.Rerank.BaseURL != "" {
+		report.Reranker = fmt.Sprintf("%s, top %d", opts.Rerank.Model, opts.RerankTopN)
+	}
 	for _, q := range questions {
 		if q.MultiPart() {
 			report.MultiPart++
@@ -153,6 +168,12 @@ func agenticDefaults(opts AgenticOptions) AgenticOptions {
 	if opts.Policy == "" {
 		opts.Policy = podconfig.SearchAlways
 	}
+	if opts.MaxFragments <= 0 {
+		opts.MaxFragments = 6
+	}
+	if opts.RerankTopN <= 0 {
+		opts.RerankTopN = 20
+	}
 	return opts
 }
 
@@ -173,8 +194,14 @@ func newAgenticRun(r *run, questions []MultiQuestion, opts AgenticOptions) (*age
 	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: newFragmentRecorder(), runners: map[string]*route.Runner{}}
 	// As eval-answers: the route body searching Milvus, its cache keeping
 	// each fragment returned so reported fragments are scored by text.
-	searcher := r.searcher(r.routeSettings(nil), r.tree, r.query)
+	settings := r.routeSettings(nil)
+	settings.MaxFragments = opts.MaxFragments
+	searcher := r.searcher(settings, r.tree, r.query)
 	searcher.Cache = a.fragments
+	if ce := opts.Rerank; ce.BaseURL != "" {
+		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, TopN: opts.RerankTopN,
+			FirstStageWeight: ce.FirstStageWeight, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
 	for _, mode := range AgenticModes() {
 		a.runners[mode] = &route.Runner{Chat: countingChat{opts.Chat}, Searcher: searcher, Prompt: answersPrompt(), Policy: opts.Policy,
 			Tokens: tokens, ContextTokens: opts.ContextTokens, AnswerReserve: opts.AnswerReserve, Mode: podconfig.Mode(mode),

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -9,8 +10,10 @@ import (
 // mode and kind of question.
 func AgenticTable(r AgenticReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d questions (%d multi-part, %d single-part controls), chat model %s, window %d / answer reserve %d tokens, searchPolicy %s\n",
-		r.Questions, r.MultiPart, r.Controls, r.Model, r.ContextTokens, r.AnswerReserve, r.Policy)
+	reranker := cmp.Or(r.Reranker, "none")
+	fmt.Fprintf(&b, "%d questions (%d multi-part, %d single-part controls), chat model %s, window %d / answer reserve %d tokens, "+
+		"searchPolicy %s, maxFragments %d, cross-encoder %s\n",
+		r.Questions, r.MultiPart, r.Controls, r.Model, r.ContextTokens, r.AnswerReserve, r.Policy, r.MaxFragments, reranker)
 	fmt.Fprintf(&b, "%-12s %-9s %5s %11s %8s %9s %6s %7s %9s %6s %6s %7s %7s %4s\n", "mode", "questions", "turns", "part recall",
 		"all parts", "grounded", "rounds", "search", "model", "forced", "NF", "p50 s", "p95 s", "err")
 	for _, m := range r.Modes {

@@ -10,6 +10,7 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // agenticGold is a corpus of three documents and the gold sections of a
@@ -163,4 +164,37 @@ type stubChat struct{}
 
 func (stubChat) Stream(context.Context, []model.Message, []model.Tool, model.Generation, func(string) error) (model.Reply, error) {
 	return model.Reply{}, nil
+}
+
+// The turns run the route body a route gets by default: the route's
+// maxFragments, and the cross-encoder with its depth when an endpoint is
+// named (the sample route's); no endpoint, no reranking.
+func TestAgenticTurnsRunTheRoutesBody(t *testing.T) {
+	reranked := agenticDefaults(AgenticOptions{Options: Options{Rerank: RerankEndpoint{BaseURL: "http://127.0.0.1:9", Model: "ce", FirstStageWeight: 1}}})
+	for _, tc := range []struct {
+		name string
+		opts AgenticOptions
+		topN int // 0: no cross-encoder
+	}{
+		{"defaults", agenticDefaults(AgenticOptions{}), 0},
+		{"cross-encoder", reranked, 20},
+	} {
+		a, err := newAgenticRun(&run{}, nil, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for mode, runner := range a.runners {
+			s := runner.Searcher
+			if s.Settings.MaxFragments != 6 {
+				t.Errorf("%s %s: maxFragments %d, want the route's 6", tc.name, mode, s.Settings.MaxFragments)
+			}
+			ce, ok := s.Reranker.(*retrieval.CrossEncoder)
+			switch {
+			case tc.topN == 0 && ok:
+				t.Errorf("%s %s: reranks with %+v, want none", tc.name, mode, ce)
+			case tc.topN > 0 && (!ok || ce.TopN != tc.topN || ce.BaseURL != "http://127.0.0.1:9" || ce.Model != "ce"):
+				t.Errorf("%s %s: reranker %#v, want the cross-encoder, top %d", tc.name, mode, s.Reranker, tc.topN)
+			}
+		}
+	}
 }

@@ -2,7 +2,7 @@ package route
 
 import (
 	"context"
-	"regexp"
+	"encoding/json"
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/model"
@@ -24,37 +24,59 @@ const agenticSearchedParts = 3
 // partsMaxTokens bounds the reply: three questions.
 const partsMaxTokens = 192
 
-// partsPrompt asks for whole questions, not keywords: a small model's
-// keyword queries drop the words that find the section ("After-deployment"
-// for "pruned only after all the other resources are healthy").
-const partsPrompt = "Split the user's question into the separate questions it asks, at most 3, one per line. " +
-	"Write each as a complete question that stands on its own: keep the names, settings and error messages it needs " +
-	"from the user's words. If the user asks one thing, write that one question. Write the questions only."
+// partsPrompt asks for the user's own questions, copied with the context
+// each needs, not new ones: a 1.5B model asked to write the parts wrote
+// questions the user never asked ("What is the purpose of the database
+// migration job?") and keywords that drop the words that find a section.
+const partsPrompt = "List the questions the user's message asks, at most 3. Copy each from the user's own words, " +
+	"and add the words from the rest of the message it needs to be understood alone: the names, settings and error messages it refers to. " +
+	"Do not answer them and do not add questions the user did not ask. If the message asks one thing, list only that one question. " +
+	`Reply with JSON: {"questions": ["…", "…"]}`
+
+// partsSchema holds the reply to that list: a model that writes the
+// questions as prose runs them together on one line, or stops after the
+// first.
+var partsSchema = &model.JSONSchema{Name: "question_parts", Schema: []byte(`{"type":"object",` +
+	`"properties":{"questions":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3}},` +
+	`"required":["questions"],"additionalProperties":false}`)}
 
 // questionParts is what the question asks, part by part, as queries to
 // search besides the question: none when it asks one thing (the question's
-// own search covers it) or when the route has no model.
-func (r *Runner) questionParts(ctx context.Context, question string, st *turnState) ([]string, error) {
+// own search covers it), when the route has no model, or when the call
+// fails: the parts only add searches to the question's own, so a model
+// server that refuses the schema costs them, not the research.
+func (r *Runner) questionParts(ctx context.Context, turn, question string, st *turnState) []string {
 	if r.Chat == nil {
-		return nil, nil
+		return nil
 	}
-	reply, err := r.callModel(ctx, st, modelCall{span: "parts", stage: "model_parts", gen: model.Generation{MaxTokens: partsMaxTokens},
+	reply, err := r.callModel(ctx, st, modelCall{span: "parts", stage: "model_parts",
+		gen:      model.Generation{MaxTokens: partsMaxTokens, JSONSchema: partsSchema},
 		messages: []model.Message{{Role: model.RoleSystem, Content: partsPrompt}, {Role: model.RoleUser, Content: question}}})
 	if err != nil {
-		return nil, err
+		if r.Logger != nil && ctx.Err() == nil {
+			r.Logger.Warn("agentic research goes on without the question's parts: the model call failed", "turn", turn, "error", err)
+		}
+		return nil
 	}
-	return partsOf(reply.Content, question), nil
+	return partsOf(reply.Content, question)
 }
 
-// partsOf reads the model's list: one query a line, list markers and
-// quotes aside, each cut as a written query is, at most agenticSearchedParts,
-// none that is the question's search or an earlier part's again (the
-// harness would reject it). Fewer than two parts is none.
+// partsOf reads the model's list: each question cut as a written query
+// is, at most agenticSearchedParts, none that is the question's search or
+// an earlier part's again (the harness would reject it). Fewer than two
+// parts, or a reply that is not the list, is none.
 func partsOf(reply, question string) []string {
+	var list struct {
+		Questions []string `json:"questions"`
+	}
+	start, end := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
+	if start < 0 || end < start || json.Unmarshal([]byte(reply[start:end+1]), &list) != nil {
+		return nil
+	}
 	seen := map[string]bool{normaliseQuery(question): true}
 	var parts []string
-	for line := range strings.Lines(reply) {
-		q := queryOf(listMarker.ReplaceAllString(line, ""))
+	for _, item := range list.Questions {
+		q := queryOf(item)
 		if q == "" || seen[normaliseQuery(q)] {
 			continue
 		}
@@ -68,6 +90,3 @@ func partsOf(reply, question string) []string {
 	}
 	return parts
 }
-
-// listMarker is how a list item may start: "1.", "2)", "-", "*", "•".
-var listMarker = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|[-*•])\s+`)

@@ -95,12 +95,21 @@ func toolCalls(events []route.Event) []route.ToolCall {
 	return out
 }
 
+// partsSchemaName names the schema of the harness's call that lists the
+// question's parts (agentic_parts.go).
+const partsSchemaName = "question_parts"
+
+// isPartsCall says whether a model call is that one.
+func isPartsCall(c chatCall) bool {
+	return c.JSONSchema != nil && c.JSONSchema.Name == partsSchemaName
+}
+
 // harnessCalls are the model calls that research: with the harness's
 // tools or its action schema.
 func harnessCalls(calls []chatCall) []chatCall {
 	var out []chatCall
 	for _, c := range calls {
-		if len(c.Tools) > 0 || c.JSONSchema != nil {
+		if len(c.Tools) > 0 || (c.JSONSchema != nil && c.JSONSchema.Name != partsSchemaName) {
 			out = append(out, c)
 		}
 	}
@@ -477,8 +486,8 @@ func TestAgenticSearchesEachPartOfTheQuestion(t *testing.T) {
 	question := "How are sync waves ordered during a sync, and what removes stale objects?"
 	script := agenticScript("Lower waves first [S1]; pruning deletes them [S2].")
 	w := newFastWorld(t, func(c chatCall) model.Reply {
-		if strings.HasPrefix(c.Messages[0].Content, "Split the user's question into the separate questions") {
-			return model.Reply{Content: "1. sync waves order\n2. pruning deletes resources no longer in Git\n"}
+		if isPartsCall(c) {
+			return model.Reply{Content: `{"questions": ["sync waves order", "pruning deletes resources no longer in Git"]}`}
 		}
 		return script(c)
 	})
@@ -508,6 +517,44 @@ func TestAgenticSearchesEachPartOfTheQuestion(t *testing.T) {
 	if !slices.Contains(titles, "Sync Waves") || !slices.Contains(titles, "Pruning") {
 		t.Errorf("the answer's sources are %v; want both parts' best, Sync Waves and Pruning", titles)
 	}
+}
+
+// The call that lists the question's parts is held to a schema, so the
+// parts come back as a list even from a model that runs questions together
+// in prose; a model server that refuses the schema costs the parts, not
+// the research: the question is searched, the model researches and the
+// turn is answered.
+func TestAgenticGoesOnWhenThePartsCallFails(t *testing.T) {
+	question := "How are sync waves ordered during a sync, and what removes stale objects?"
+	w := newFastWorld(t, agenticScript("Lower waves first [S1]."))
+	w.runner.Chat = refusesSchema{w.chat}
+	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	events := w.run(staff, routetest.User(question))
+
+	if got := w.index.searches(); len(got) == 0 || got[0] != question {
+		t.Fatalf("searches %q: want the question first", got)
+	}
+	if len(harnessCalls(w.chat.seen())) == 0 {
+		t.Errorf("the model was not asked to research after the parts call failed")
+	}
+	if errs := routetest.OfType(events, route.EventError); len(errs) > 0 {
+		t.Fatalf("the turn failed: %+v", errs)
+	}
+	if completed(t, events).NotFound {
+		t.Errorf("answer %q: want the question's fragments answered", routetest.AnswerOf(events))
+	}
+}
+
+// refusesSchema is a model server that answers a call held to the parts
+// schema with an error, as one that does not support response_format.
+type refusesSchema struct{ *scriptedChat }
+
+func (c refusesSchema) Stream(ctx context.Context, messages []model.Message, tools []model.Tool, gen model.Generation,
+	onDelta func(string) error) (model.Reply, error) {
+	if gen.JSONSchema != nil && gen.JSONSchema.Name == partsSchemaName {
+		return model.Reply{}, errors.New("400 Bad Request: response_format is not supported")
+	}
+	return c.scriptedChat.Stream(ctx, messages, tools, gen, onDelta)
 }
 
 // With searchPolicy always the harness searches the question itself
@@ -940,5 +987,23 @@ func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
 	}
 	if n := len(forced[0].Data.(route.Finalized).Fragments); shown != 1 || n < 2 {
 		t.Errorf("the search showed %d fragments and the forced finalize kept %d; want 1 shown (the window) and more kept", shown, n)
+	}
+}
+
+// Under JSON actions the harness's own searches are written into the
+// window as the model's JSON action: a chat template (llama.cpp's)
+// refuses an assistant message with neither text nor tool calls.
+func TestHarnessSearchesUnderJSONActionsAreWrittenAsActions(t *testing.T) {
+	w := newAgenticWorld(t, "Lower waves first [S1].")
+	w.runner.Policy, w.runner.ToolProtocol = podconfig.SearchAlways, podconfig.ToolProtocolJSON
+	w.run(staff, routetest.User("How are sync waves ordered?"))
+	calls := harnessCalls(w.chat.seen())
+	if len(calls) == 0 {
+		t.Fatal("the model was never asked to research")
+	}
+	for _, m := range calls[0].Messages {
+		if m.Role == model.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
+			t.Fatalf("an assistant message with neither text nor calls: %+v", calls[0].Messages)
+		}
 	}
 }

@@ -38,21 +38,24 @@ func TestQueriesAreTheSameSearchOnlyWhenTheyAskTheSame(t *testing.T) {
 	}
 }
 
-// The model's list of the question's parts: one query a line, markers
-// aside, the question itself and repeats dropped, at most three; a list of
-// one is no parts.
+// The model's list of the question's parts: its JSON list, the question
+// itself and repeats dropped, at most three; a list of one, or a reply
+// that is not the list, is no parts.
 func TestPartsOfTheModelsList(t *testing.T) {
 	question := "How are sync waves ordered, and what removes stale objects?"
 	cases := []struct {
 		reply string
 		want  []string
 	}{
-		{"1. sync waves order\n2) pruning stale resources\n", []string{"sync waves order", "pruning stale resources"}},
-		{"- sync waves order\n* prune\n• hooks\n- health checks\n", []string{"sync waves order", "prune", "hooks"}},
-		{"sync waves order\n\nSync WAVES order?\n\"prune resources\"\n", []string{"sync waves order", "prune resources"}},
-		{"2FA setup\nSSO login", []string{"2FA setup", "SSO login"}},
-		{"sync waves order", nil},
-		{question + "\nprune", nil},
+		{`{"questions": ["How are sync waves ordered?", "What removes stale objects?"]}`,
+			[]string{"How are sync waves ordered?", "What removes stale objects?"}},
+		{`{"questions": ["sync waves order", "prune", "hooks", "health checks"]}`, []string{"sync waves order", "prune", "hooks"}},
+		{`{"questions": ["sync waves order", "Sync WAVES order?", "\"prune resources\""]}`, []string{"sync waves order", "prune resources"}},
+		{"```json\n{\"questions\": [\"2FA setup\", \"SSO login\"]}\n```", []string{"2FA setup", "SSO login"}},
+		{`{"questions": ["sync waves order"]}`, nil},
+		{`{"questions": ["` + question + `", "prune"]}`, nil},
+		{"1. sync waves order\n2. pruning stale resources\n", nil},
+		{`{"questions": "sync waves order"}`, nil},
 		{"", nil},
 	}
 	for _, tc := range cases {

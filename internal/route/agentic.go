@@ -198,10 +198,6 @@ func (r *Runner) harnessSearchFor(ctx context.Context, in TurnInput, h *harness,
 	st *turnState) ([]model.Message, error) {
 	arguments, _ := json.Marshal(map[string]string{"query": query})
 	step := harnessStep{calls: []model.ToolCall{{ID: id, Name: agenticSearch, Arguments: string(arguments)}}, native: !h.protocol.json}
-	if !step.native { // as a JSON action: a chat template refuses an assistant message with neither text nor calls
-		action, _ := json.Marshal(map[string]string{"tool": agenticSearch, "query": query})
-		step.content = string(action)
-	}
 	messages = append(messages, step.assistant())
 	result, _, _, err := r.harnessCall(ctx, in, h, fence, step.calls[0], messages, st)
 	if err != nil {

@@ -45,11 +45,25 @@ type harnessStep struct {
 }
 
 // assistant is the step as the window keeps it: the model's text (its
-// reasoning between steps) with its calls.
+// reasoning between steps) with its calls. Calls without text (the
+// harness's own searches under JSON actions) are written as the JSON
+// actions the model would have written: a chat template refuses an
+// assistant message with neither text nor tool calls.
 func (s harnessStep) assistant() model.Message {
 	m := model.Message{Role: model.RoleAssistant, Content: s.content}
-	if s.native {
+	switch {
+	case s.native:
 		m.ToolCalls = s.calls
+	case m.Content == "":
+		actions := make([]string, 0, len(s.calls))
+		for _, c := range s.calls {
+			fields := map[string]any{}
+			_ = json.Unmarshal([]byte(c.Arguments), &fields)
+			fields["tool"] = c.Name
+			action, _ := json.Marshal(fields)
+			actions = append(actions, string(action))
+		}
+		m.Content = strings.Join(actions, "\n")
 	}
 	return m
 }
@@ -103,7 +117,10 @@ func (p *harnessProtocol) retry(messages []model.Message, step harnessStep, syst
 		nudge = jsonNudge
 	}
 	p.nudged = true
-	return append(messages, step.assistant(), model.Message{Role: model.RoleUser, Content: nudge}), true
+	if strings.TrimSpace(step.content) != "" { // an empty reply leaves nothing to keep, and no template takes it
+		messages = append(messages, step.assistant())
+	}
+	return append(messages, model.Message{Role: model.RoleUser, Content: nudge}), true
 }
 
 // actionSchema is the JSON schema of one action: search (unless the

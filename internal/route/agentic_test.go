@@ -109,7 +109,7 @@ func isPartsCall(c chatCall) bool {
 func harnessCalls(calls []chatCall) []chatCall {
 	var out []chatCall
 	for _, c := range calls {
-		if len(c.Tools) > 0 || (c.JSONSchema != nil && c.JSONSchema.Name != partsSchemaName) {
+		if len(c.Tools) > 0 || (c.JSONSchema != nil && !isPartsCall(c)) {
 			out = append(out, c)
 		}
 	}
@@ -551,7 +551,7 @@ type refusesSchema struct{ *scriptedChat }
 
 func (c refusesSchema) Stream(ctx context.Context, messages []model.Message, tools []model.Tool, gen model.Generation,
 	onDelta func(string) error) (model.Reply, error) {
-	if gen.JSONSchema != nil && gen.JSONSchema.Name == partsSchemaName {
+	if isPartsCall(chatCall{JSONSchema: gen.JSONSchema}) {
 		return model.Reply{}, errors.New("400 Bad Request: response_format is not supported")
 	}
 	return c.scriptedChat.Stream(ctx, messages, tools, gen, onDelta)
@@ -990,9 +990,10 @@ func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
 	}
 }
 
-// Under JSON actions the harness's own searches are written into the
-// window as the model's JSON action: a chat template (llama.cpp's)
-// refuses an assistant message with neither text nor tool calls.
+// No research step sends an assistant message with neither text nor tool
+// calls, which a chat template (llama.cpp's) refuses with a 400: under JSON
+// actions the harness's own searches are written as the model's JSON
+// actions, and an empty reply before the nudge is not kept.
 func TestHarnessSearchesUnderJSONActionsAreWrittenAsActions(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].")
 	w.runner.Policy, w.runner.ToolProtocol = podconfig.SearchAlways, podconfig.ToolProtocolJSON
@@ -1004,6 +1005,30 @@ func TestHarnessSearchesUnderJSONActionsAreWrittenAsActions(t *testing.T) {
 	for _, m := range calls[0].Messages {
 		if m.Role == model.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
 			t.Fatalf("an assistant message with neither text nor calls: %+v", calls[0].Messages)
+		}
+	}
+}
+
+func TestAnEmptyReplyIsNotKeptBeforeTheNudge(t *testing.T) {
+	replies := 0
+	w := newFastWorld(t, func(c chatCall) model.Reply {
+		if len(c.Tools) == 0 && (c.JSONSchema == nil || isPartsCall(c)) {
+			return model.Reply{Content: "Lower waves first [S1]."}
+		}
+		if replies++; replies == 1 {
+			return model.Reply{} // the model's first step: nothing at all
+		}
+		return model.Reply{Content: `{"tool": "finalize", "fragments": ["F1"], "closed": ["order"], "open": []}`}
+	})
+	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	w.run(staff, routetest.User("How are sync waves ordered?"))
+	calls := harnessCalls(w.chat.seen())
+	if len(calls) < 2 {
+		t.Fatalf("%d research calls: want the empty reply nudged and asked again", len(calls))
+	}
+	for _, m := range calls[1].Messages {
+		if m.Role == model.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
+			t.Fatalf("the call after the nudge holds an empty assistant message: %+v", calls[1].Messages)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -69,17 +70,7 @@ func TestChartOnARealNode(t *testing.T) {
 	w.checkOperatorPod(ctx, t)
 
 	r := w.applySamples(ctx, t, gitURL)
-	// A client retries a first request that fails while the new Service
-	// settles (one CI run got a bare 404 once; every later one answered).
-	var first answer
-	var err error
-	for attempt := 0; attempt < 10; attempt++ {
-		if first, err = r.ask(ctx, alice, "How does the approval of an expense claim work?"); err == nil {
-			break
-		}
-		fmt.Fprintf(os.Stderr, "e2e: the first question failed (%v); again in 2 s\n", err)
-		time.Sleep(2 * time.Second)
-	}
+	first, err := r.ask(ctx, alice, "How does the approval of an expense claim work?")
 	if err != nil || !first.from("expenses.md") {
 		t.Fatalf("alice's expense question: %+v, %v; want an answer from expenses.md", first, err)
 	}
@@ -217,17 +208,46 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 	if port == 0 {
 		t.Fatalf("the route's Service has no http port: %+v", svc.Spec.Ports)
 	}
-	addr := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port)))
-	// Ready means the route's pods are; kube-proxy programs the new
-	// Service on its own schedule, a moment later.
-	waitFor(readyCtx, t, "the route's Service accepts connections", func() (bool, string) {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			return false, err.Error()
+	r := route{url: "http://" + net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port))),
+		proxyHeader: v1alpha1.DefaultProxySecretHeader, proxySecret: "e2e-proxy-secret"}
+	w.waitServiceProgrammed(readyCtx, t, r)
+	return r
+}
+
+// waitServiceProgrammed waits until the route's Service reaches the
+// route's server. Ready means its pods are; kube-proxy programs the
+// Service on its own schedule, a moment later. Until then the address is
+// not ours: a connection may be refused, or (on a machine whose egress
+// proxy accepts any address, as CI's does) answered by someone else with
+// a bare 404, so only the route's own answer counts: its X-Request-Id.
+func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route) {
+	t.Helper()
+	start := time.Now()
+	var last string
+	for {
+		resp, err := r.request(ctx, alice, http.MethodGet, "/v1/models", nil)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.Header.Get("X-Request-Id") != "" {
+				fmt.Fprintf(os.Stderr, "e2e: the route's Service answered as the route %.1f s after Ready\n", time.Since(start).Seconds())
+				return
+			}
+			err = fmt.Errorf("%s answered without the route's X-Request-Id", resp.Status)
 		}
-		return conn.Close() == nil, ""
-	})
-	return route{url: "http://" + addr, proxyHeader: v1alpha1.DefaultProxySecretHeader, proxySecret: "e2e-proxy-secret"}
+		last = err.Error()
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the route's Service %s never answered as the route (kube-proxy has not programmed it): %v; last: %s\nkube-proxy's log, last lines:\n%s",
+				r.url, ctx.Err(), last, lastLines(w.bed.Node.KubeProxyLog(), 40))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // addGitSource adds the private repository as a source for the ops

@@ -171,6 +171,16 @@ conntrack:
 	return err
 }
 
+// KubeProxyLog is what kube-proxy wrote: why a Service is not yet
+// programmed, when one is not.
+func (n *Node) KubeProxyLog() string {
+	data, err := os.ReadFile(filepath.Join(n.logDir(), "kube-proxy.log"))
+	if err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	return string(data)
+}
+
 // startDNS serves the pods' Service lookups on port 53 of the bridge.
 func (n *Node) startDNS() error {
 	cs, err := n.client()

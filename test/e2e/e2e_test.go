@@ -225,9 +225,13 @@ func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route
 	start := time.Now()
 	var last string
 	for {
-		resp, err := r.request(ctx, alice, http.MethodGet, "/v1/models", nil)
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := r.request(attempt, alice, http.MethodGet, "/v1/models", nil)
 		if err == nil {
 			_ = resp.Body.Close()
+		}
+		cancel()
+		if err == nil {
 			if resp.Header.Get("X-Request-Id") != "" {
 				fmt.Fprintf(os.Stderr, "e2e: the route's Service answered as the route %.1f s after Ready\n", time.Since(start).Seconds())
 				return

@@ -222,30 +222,23 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 // a bare 404, so only the route's own answer counts: its X-Request-Id.
 func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route) {
 	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Logf("kube-proxy's log, last lines:\n%s", lastLines(w.bed.Node.KubeProxyLog(), 40))
+		}
+	}()
 	start := time.Now()
-	var last string
-	for {
+	waitFor(ctx, t, "the route's Service "+r.url+" answers as the route (kube-proxy has programmed it)", func() (bool, string) {
 		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
 		resp, err := r.request(attempt, alice, http.MethodGet, "/v1/models", nil)
-		if err == nil {
-			_ = resp.Body.Close()
+		if err != nil {
+			return false, err.Error()
 		}
-		cancel()
-		if err == nil {
-			if resp.Header.Get("X-Request-Id") != "" {
-				fmt.Fprintf(os.Stderr, "e2e: the route's Service answered as the route %.1f s after Ready\n", time.Since(start).Seconds())
-				return
-			}
-			err = fmt.Errorf("%s answered without the route's X-Request-Id", resp.Status)
-		}
-		last = err.Error()
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the route's Service %s never answered as the route (kube-proxy has not programmed it): %v; last: %s\nkube-proxy's log, last lines:\n%s",
-				r.url, ctx.Err(), last, lastLines(w.bed.Node.KubeProxyLog(), 40))
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+		_ = resp.Body.Close()
+		return resp.Header.Get("X-Request-Id") != "", resp.Status + " without the route's X-Request-Id"
+	})
+	fmt.Fprintf(os.Stderr, "e2e: the route's Service answered as the route %.1f s after Ready\n", time.Since(start).Seconds())
 }
 
 // lastLines is the last n lines of s.

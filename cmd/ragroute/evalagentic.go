@@ -67,7 +67,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 		// read a full window for longer than the route's default idle
 		// minute and two-minute call, so both are the turn's bound.
 		Chat: model.NewChat(model.ChatConfig{BaseURL: turn.chatURL, Model: turn.chatModel,
-			APIKey: environment(os.Getenv).secret(podconfig.EnvModelAPIKey), Temperature: turn.temperature,
+			APIKey: os.Getenv(podconfig.EnvModelAPIKey), Temperature: turn.temperature,
 			MaxTokens: turn.answerReserve, IdleTimeout: turn.turnTimeout, Timeout: turn.turnTimeout}),
 	}
 	opts.Progress = stderr

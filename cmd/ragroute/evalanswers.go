@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
@@ -44,7 +46,6 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer client.Close(context.WithoutCancel(ctx))
-	env := environment(os.Getenv)
 	opts := eval.AnswersOptions{
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: modeList, Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
@@ -52,11 +53,11 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		Curve: *curve, CurveOnly: *curveOnly,
 	}
 	if needsChat {
-		opts.Chat = newChat(podconfig.ChatModel{BaseURL: turn.chatURL, Name: turn.chatModel, APIKeyEnv: podconfig.EnvModelAPIKey,
+		opts.Chat = assembly.Chat(podconfig.ChatModel{BaseURL: turn.chatURL, Name: turn.chatModel, APIKeyEnv: podconfig.EnvModelAPIKey,
 			Temperature: turn.temperature, MaxTokens: int32(turn.answerReserve),
 			// A local model on a busy machine may read a full window for
 			// longer than the route's default idle minute.
-			IdleTimeout: podconfig.Duration(turn.turnTimeout)}, env)
+			IdleTimeout: podconfig.Duration(turn.turnTimeout)}, os.Getenv)
 	}
 	opts.Progress = stderr
 	report, err := eval.RunAnswers(ctx, opts)

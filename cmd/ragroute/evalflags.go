@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
 	"github.com/ragroute/ragroute/internal/eval"
@@ -53,7 +55,7 @@ func (c corpusFlags) missing() bool {
 
 // connect opens Milvus; the caller closes the client.
 func (c corpusFlags) connect(ctx context.Context) (*milvusclient.Client, error) {
-	return connectMilvus(ctx, podconfig.Milvus{URI: *c.milvusURI}, os.Getenv)
+	return assembly.ConnectMilvus(ctx, podconfig.Milvus{URI: *c.milvusURI}, os.Getenv)
 }
 
 func (c corpusFlags) embedding() podconfig.Embedding {
@@ -63,12 +65,12 @@ func (c corpusFlags) embedding() podconfig.Embedding {
 
 // options are eval.Options over client.
 func (c corpusFlags) options(client *milvusclient.Client) eval.Options {
-	embedding, env := c.embedding(), environment(os.Getenv)
+	embedding := c.embedding()
 	return eval.Options{
 		Corpus: *c.corpus, Questions: *c.questions,
 		Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *c.dims) },
-		Embedder:      newDocumentEmbedder(embedding, env, batchEmbedTimeout),
-		QueryEmbedder: newQueryEmbedder(embedding, env, queryEmbedTimeout),
+		Embedder:      assembly.DocumentEmbedder(embedding, os.Getenv, assembly.BatchEmbedTimeout),
+		QueryEmbedder: assembly.QueryEmbedder(embedding, os.Getenv, assembly.QueryEmbedTimeout),
 		// Not the store's fingerprint: that names the endpoint, and eval's
 		// embedder listens on a new port every run. "cut2": the input cut
 		// reserves the two special tokens, so vectors cached by the earlier

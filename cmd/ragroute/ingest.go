@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
@@ -30,17 +32,16 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	var open closers
-	defer open.close()
-	store, err := openStore(ctx, cfg.Milvus, cfg.Embedding, os.Getenv, &open)
+	store, closeStore, err := assembly.OpenStore(ctx, cfg.Milvus, cfg.Embedding, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute ingest:", err)
 		return 1
 	}
+	defer closeStore()
 	progress := newProgress(stdout, isTerminal(stdout))
 	summary, err := ingestion.Run(ctx, cfg, ingestion.Target{Store: store,
-		Embedder:      newDocumentEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout),
-		QueryEmbedder: newQueryEmbedder(cfg.Embedding, os.Getenv, batchEmbedTimeout)}, progress)
+		Embedder:      assembly.DocumentEmbedder(cfg.Embedding, os.Getenv, assembly.BatchEmbedTimeout),
+		QueryEmbedder: assembly.QueryEmbedder(cfg.Embedding, os.Getenv, assembly.BatchEmbedTimeout)}, progress)
 	progress.done()
 	for _, rejected := range summary.Rejected {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)

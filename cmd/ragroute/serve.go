@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+	"github.com/ragroute/ragroute/internal/assembly/serving"
+
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -102,11 +105,11 @@ const (
 // finish within drainTimeout; those still running then are cancelled, so
 // their streams end with an error event instead of hanging.
 func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln listeners, logger *slog.Logger) error {
-	rt, err := newRouteRuntime(ctx, cfg, env, logger)
+	rt, err := serving.Open(ctx, cfg, assembly.Secrets(env), logger)
 	if err != nil {
 		return err
 	}
-	defer rt.close()
+	defer rt.Close()
 
 	tracing, flushTraces, err := tracingFromEnv(ctx, env, "ragroute-route",
 		attribute.String("ragroute.route", cfg.Route.Namespace+"/"+cfg.Route.Name))
@@ -114,14 +117,14 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln l
 		return err
 	}
 	defer flushTraces() // last: after the drain, so finishing turns' spans go out
-	rt.server.Tracing = tracing
+	rt.API.Tracing = tracing
 	turns, cancelTurns := context.WithCancel(context.Background())
 	defer cancelTurns()
-	go rt.generation.Run(ctx, 30*time.Second)
+	go rt.Generation.Run(ctx, 30*time.Second)
 
 	// The API alone on its listener when the probes have theirs, else
 	// everything on one.
-	routeAPI := api.New(turns, *rt.server)
+	routeAPI := api.New(turns, *rt.API)
 	servers := []*http.Server{newHTTPServer(routeAPI.Handler())}
 	listening := []net.Listener{ln.api}
 	if ln.probes != nil {

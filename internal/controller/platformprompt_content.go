@@ -39,7 +39,7 @@ func shortHash(data []byte) string {
 
 // resolvePrompt reads the effective content of a prompt, following textFrom.
 func resolvePrompt(ctx context.Context, c client.Reader, prompt *v1alpha1.PlatformPrompt) (promptContent, error) {
-	content := promptContent{Platform: prompt.Spec.Text, NotFound: prompt.Spec.NotFound}
+	content := inlinePrompt(prompt)
 	if from := prompt.Spec.TextFrom; from != nil {
 		text, err := getConfigMapKey(ctx, c, prompt.Namespace, "spec.textFrom.configMapKeyRef", from.ConfigMapKeyRef)
 		if err != nil {
@@ -50,6 +50,13 @@ func resolvePrompt(ctx context.Context, c client.Reader, prompt *v1alpha1.Platfo
 	if err := validatePromptText(content.Platform); err != nil {
 		return promptContent{}, err
 	}
+	return content, nil
+}
+
+// inlinePrompt is the content a prompt's spec holds itself: the text
+// (unless it comes from a ConfigMap), the not-found wording, the styles.
+func inlinePrompt(prompt *v1alpha1.PlatformPrompt) promptContent {
+	content := promptContent{Platform: prompt.Spec.Text, NotFound: prompt.Spec.NotFound}
 	if s := prompt.Spec.Styles; s != nil {
 		content.Styles = map[string]string{}
 		if s.Concept != "" {
@@ -59,7 +66,7 @@ func resolvePrompt(ctx context.Context, c client.Reader, prompt *v1alpha1.Platfo
 			content.Styles["screen"] = s.Screen
 		}
 	}
-	return content, nil
+	return content
 }
 
 // validatePromptText applies to ConfigMap text the rules the CRD schema

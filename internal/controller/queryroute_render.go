@@ -2,6 +2,7 @@ package controller
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -362,4 +363,24 @@ func renderToolProtocol(spec *v1alpha1.QueryRouteSpec) podconfig.ToolProtocol {
 		return podconfig.ToolProtocol(spec.Agentic.ToolProtocol)
 	}
 	return podconfig.ToolProtocolAuto
+}
+
+// RenderRoute is the config the operator renders for route over store
+// and prompt, every default filled in, as the route's pods load it. The
+// evaluations and benchmarks run it, so that what they measure is what
+// ships. The prompt's text must be inline (textFrom needs the cluster);
+// Secret-carried keys are named by the variables a pod would have.
+func RenderRoute(route *v1alpha1.QueryRoute, store *v1alpha1.KnowledgeStore, prompt *v1alpha1.PlatformPrompt) (podconfig.RouteConfig, error) {
+	if prompt.Spec.TextFrom != nil {
+		return podconfig.RouteConfig{}, fmt.Errorf("PlatformPrompt %s: spec.textFrom needs the cluster; write the text inline", prompt.Name)
+	}
+	content := inlinePrompt(prompt)
+	if err := validatePromptText(content.Platform); err != nil {
+		return podconfig.RouteConfig{}, fmt.Errorf("PlatformPrompt %s: %w", prompt.Name, err)
+	}
+	cfg := renderRouteConfig(routeInputs{route: route, store: store, promptName: prompt.Name, prompt: content})
+	if err := cfg.Validate(); err != nil {
+		return podconfig.RouteConfig{}, fmt.Errorf("QueryRoute %s: %w", route.Name, err)
+	}
+	return cfg, nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -45,8 +44,10 @@ func newInjectionWorld(t *testing.T) *routetest.World {
 			rows = append(rows, ingestion.RowFromChunk(ch))
 		}
 	}
-	return routetest.NewWorldOver(t, rows,
-		retrieval.SearchSettings{Candidates: 20, RRFK: 60, SimilarityFloor: -1, StrictFloor: -1, MaxFragments: 10}, 16384)
+	cfg := routetest.Config(16384)
+	cfg.Store.Search.Candidates = 20
+	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor, cfg.Retrieval.MaxFragments = -1, -1, 10
+	return routetest.NewWorldOver(t, rows, cfg)
 }
 
 // injectionQuery finds every document of the corpus.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -17,7 +18,6 @@ import (
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/testenv"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // The servers a test binary shares, started on first use.
@@ -65,12 +65,35 @@ func Prompt() route.Prompt {
 // and wires a route on it. It skips the test under -short.
 func NewWorld(t testing.TB) *World {
 	t.Helper()
-	return NewWorldOver(t, Rows(t), retrieval.SearchSettings{Candidates: 10, RRFK: 60, SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 4}, 8192)
+	return NewWorldOver(t, Rows(t), Config(8192))
 }
 
-// NewWorldOver is NewWorld over rows, with settings and a window of
-// contextTokens (1,024 reserved for the answer).
-func NewWorldOver(t testing.TB, rows []knowledge.Row, settings retrieval.SearchSettings, contextTokens int) *World {
+// Config is the test route's config with a window of contextTokens (1,024
+// reserved for the answer): the model decides whether to search, low
+// floors, 4 fragments. NewWorldOver points its endpoints at the world's
+// scripted model server.
+func Config(contextTokens int) podconfig.RouteConfig {
+	p := Prompt()
+	return podconfig.RouteConfig{
+		Version: podconfig.RouteVersion,
+		Route:   podconfig.RouteRef{Namespace: "test", Name: "route"},
+		Prompt:  podconfig.Prompt{Platform: p.Platform, NotFound: p.NotFound, Styles: p.Styles},
+		Store: podconfig.Store{
+			Embedding: podconfig.Embedding{Model: "hash", Dimensions: Dim},
+			Search:    podconfig.Search{Candidates: 10, RRFK: 60},
+		},
+		Model:     podconfig.ChatModel{Name: "scripted", SearchPolicy: podconfig.SearchModelDecides},
+		Window:    podconfig.Window{ContextTokens: int32(contextTokens), AnswerReserveTokens: 1024},
+		Retrieval: podconfig.Retrieval{SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 4},
+		Rerank:    podconfig.Rerank{Mode: podconfig.RerankRRF},
+		Cache:     podconfig.Cache{Backend: podconfig.BackendMemory, MaxEntries: 100, TTL: podconfig.Duration(time.Minute)},
+	}
+}
+
+// NewWorldOver ingests rows into a fresh collection of the shared Milvus
+// Lite and assembles the route cfg describes on it, its embedder and chat
+// model the world's scripted model server.
+func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig) *World {
 	t.Helper()
 	ctx := context.Background()
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: Milvus.Get(t).URI})
@@ -81,25 +104,16 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, settings retrieval.SearchS
 	store := knowledge.NewStore(client, fmt.Sprintf("r%d", time.Now().UnixNano()%1e12), Dim)
 	models := testenv.StartModelServer(Dim)
 	t.Cleanup(models.Close)
-	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: Dim})
-	if _, err := store.Ingest(ctx, rows, embedder, "hash", knowledge.SyncOptions{}); err != nil {
+	cfg.Store.Embedding.BaseURL, cfg.Model.BaseURL = models.BaseURL(), models.BaseURL()
+	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: cfg.Store.Embedding.Model, Dimensions: Dim})
+	if _, err := store.Ingest(ctx, rows, embedder, cfg.Store.Embedding.Model, knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	searcher := &retrieval.Searcher{
-		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{},
-		Cache:      retrieval.NewMemoryCache(100, time.Minute, time.Now),
-		Settings:   settings,
-		Generation: func() int64 { return 1 },
-	}
-	tokens, err := tokenize.NewCL100K()
+	parts := assembly.Parts{Index: store, Generation: assembly.FixedGeneration{Number: 1}}
+	searcher := assembly.NewSearcher(cfg, parts)
+	runner, err := assembly.NewRunner(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	runner := &route.Runner{
-		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
-		Searcher: searcher,
-		Prompt:   Prompt(),
-		Policy:   podconfig.SearchModelDecides, ContextTokens: contextTokens, AnswerReserve: 1024, Tokens: tokens,
 	}
 	return &World{Store: store, Models: models, Searcher: searcher, Runner: runner}
 }

@@ -1,14 +1,12 @@
-package main
+package serving
 
 import (
 	"context"
-	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -16,26 +14,6 @@ import (
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
-
-// The route's model.idleTimeout reaches the chat client: a model that
-// stalls fails the call at it, not at the runtime's one-minute default.
-func TestRouteChatUsesTheConfiguredIdleTimeout(t *testing.T) {
-	models := testenv.StartModelServer(8)
-	defer models.Close()
-	models.Chat = func(testenv.ChatRequest) testenv.ChatReply { return testenv.ChatReply{Content: "never finished"} }
-	models.ChunkDelay = 2 * time.Minute // the first chunk comes, then nothing
-	chat := newChat(podconfig.ChatModel{BaseURL: models.BaseURL(), Name: "m", IdleTimeout: podconfig.Duration(100 * time.Millisecond)}, os.Getenv)
-
-	start := time.Now()
-	_, err := chat.Stream(context.Background(), []model.Message{{Role: model.RoleUser, Content: "hi"}}, nil, model.Generation{}, nil)
-	var modelErr *model.Error
-	if !errors.As(err, &modelErr) || modelErr.Kind != model.ErrTimeout {
-		t.Fatalf("error %v, want a model timeout", err)
-	}
-	if took := time.Since(start); took >= model.DefaultIdleTimeout/2 {
-		t.Errorf("the call failed after %s: the configured idle timeout was not used", took)
-	}
-}
 
 // A route reaches a Redis that speaks only TLS and admits only its ACL
 // user: with the right CA, user and password it logs in; a wrong CA or
@@ -55,13 +33,13 @@ func TestRedisOverTLSWithAnACLUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := func(ca []byte, password string) environment {
+	env := func(ca []byte, password string) assembly.Secrets {
 		vars := map[string]string{podconfig.EnvRedisCA: string(ca), podconfig.EnvRedisPassword: password}
 		return func(name string) string { return vars[name] }
 	}
 	config := podconfig.Redis{Address: server.Addr, Username: server.Username, PasswordEnv: podconfig.EnvRedisPassword,
 		TLS: &podconfig.RedisTLS{CAEnv: podconfig.EnvRedisCA, ServerName: server.ServerName}}
-	ping := func(config podconfig.Redis, env environment) error {
+	ping := func(config podconfig.Redis, env assembly.Secrets) error {
 		var open closers
 		defer open.close()
 		client, err := newRedis(&config, env, 0, &open)
@@ -81,7 +59,7 @@ func TestRedisOverTLSWithAnACLUser(t *testing.T) {
 	}
 	for name, tc := range map[string]struct {
 		config podconfig.Redis
-		env    environment
+		env    assembly.Secrets
 		want   string
 	}{
 		"wrong CA":       {config, env(otherCA.PEM, server.Password), "certificate signed by unknown authority"},
@@ -125,7 +103,7 @@ func TestRouteRefusesAShortRedisSealKey(t *testing.T) {
 // checkRouteUsesRedis plays a turn and a cache entry through the client
 // of config, as the route's user may (its keys, no dangerous command),
 // and checks the user reaches no other key.
-func checkRouteUsesRedis(t *testing.T, config podconfig.Redis, env environment) {
+func checkRouteUsesRedis(t *testing.T, config podconfig.Redis, env assembly.Secrets) {
 	t.Helper()
 	ctx := context.Background()
 	var open closers

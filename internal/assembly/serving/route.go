@@ -1,4 +1,4 @@
-package main
+package serving
 
 import (
 	"cmp"
@@ -10,55 +10,54 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/seal"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/route/ui"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
-// routeRuntime is a route wired from its config: the API server, the
-// generation watch its cache keys depend on, and what it holds open.
-type routeRuntime struct {
-	server     *api.Options
-	generation *retrieval.GenerationWatch
+// Route is a route wired from its config for `ragroute serve`: the query
+// API's options, the generation watch its cache keys depend on, and what
+// it holds open.
+type Route struct {
+	API        *api.Options
+	Generation *retrieval.GenerationWatch
 	open       closers
 }
 
-// close releases the route's connections.
-func (rt *routeRuntime) close() { rt.open.close() }
+// Close releases the route's connections.
+func (rt *Route) Close() { rt.open.close() }
 
-// newRouteRuntime connects to the route's backends and wires its turn and
-// API from cfg, refused unless valid. On any error, whatever was opened is
-// closed.
-func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environment, logger *slog.Logger) (_ *routeRuntime, err error) {
+// Open connects to the route's backends and wires its turn and API from
+// cfg, refused unless valid. On any error, whatever was opened is closed.
+func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secrets, logger *slog.Logger) (_ *Route, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("route %s/%s: %w", cfg.Route.Namespace, cfg.Route.Name, err)
 	}
-	rt := &routeRuntime{}
+	rt := &Route{}
 	defer func() {
 		if err != nil {
-			rt.close()
+			rt.Close()
 		}
 	}()
-	store, err := openStore(ctx, cfg.Store.Milvus, cfg.Store.Embedding, env, &rt.open)
+	store, closeStore, err := assembly.OpenStore(ctx, cfg.Store.Milvus, cfg.Store.Embedding, secrets)
 	if err != nil {
 		return nil, err
 	}
-	sealer, err := newSealer(cfg.Redis, env)
+	rt.open.add(closeStore)
+	sealer, err := newSealer(cfg.Redis, secrets)
 	if err != nil {
 		return nil, err
 	}
-	rdb, err := newRedis(cfg.Redis, env, redisCommandPool, &rt.open)
+	rdb, err := newRedis(cfg.Redis, secrets, redisCommandPool, &rt.open)
 	if err != nil {
 		return nil, err
 	}
@@ -69,53 +68,38 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 			logger.Warn("the route cannot use its Redis yet", "err", err)
 		}
 	}
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		return nil, fmt.Errorf("chat token counter: %w", err)
-	}
-	auth, err := authenticator(cfg.Auth, env)
+	auth, err := authenticator(cfg.Auth, secrets)
 	if err != nil {
 		return nil, err
 	}
-	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
-	searcher := newSearcher(cfg, store, env, rdb, sealer, rt.generation, logger)
+	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
+	parts := assembly.Parts{Index: store, Generation: rt.Generation, Secrets: secrets, Logger: logger}
+	var vectors retrieval.VectorCache
+	if cfg.Cache.Backend == podconfig.BackendRedis {
+		parts.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
+		vectors = retrieval.NewRedisVectorCache(rdb, sealer, redisPrefix(cfg), vectorTTL)
+	}
+	check, checkEmbedder := assembly.Checker(cfg, secrets, vectors)
+	parts.Check = &check
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
 	if cfg.Model.BaseURL != "" {
-		chat = newChat(cfg.Model, env)
+		chat = assembly.Chat(cfg.Model, secrets)
+		parts.Chat = chat
 		// The model is shared by every replica: its health is a metric,
 		// not readiness, so a blip does not empty the Service.
 		modelHealth = func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) }
 	}
-	runner := &route.Runner{
-		Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
-		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
-		Prompt:               route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles},
-		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
-		FlaggedFragments:     cfg.Retrieval.FlaggedFragments,
-		Mode:                 cfg.Mode,
-		ToolProtocol:         cfg.ToolProtocol,
-		AnswerMode:           cfg.Answer.Mode,
-		Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
-			FallbackBelow: cfg.Answer.Grounding.FallbackBelow},
-		Research:      cfg.Retrieval.Research,
-		ResearchBelow: cfg.Retrieval.ResearchBelow,
-		Logger:        logger,
-	}
-	var checkEmbedder model.Embedder
-	runner.Check, checkEmbedder = newChecker(cfg, env, rdb, sealer)
-	if chat != nil {
-		runner.Chat = chat // never a typed nil: Runner checks for no model
-	}
-	if ws := cfg.WebSearch; ws != nil {
-		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: env.secret(ws.APIKeyEnv), MaxResults: 5,
-			HTTP: &http.Client{Timeout: 30 * time.Second}}
-	}
-	turns, err := newTurnLog(cfg, rdb, sealer, env, &rt.open)
+	searcher := assembly.NewSearcher(cfg, parts)
+	runner, err := assembly.NewRunner(cfg, searcher, parts)
 	if err != nil {
 		return nil, err
 	}
-	rt.server = &api.Options{
+	turns, err := newTurnLog(cfg, rdb, sealer, secrets, &rt.open)
+	if err != nil {
+		return nil, err
+	}
+	rt.API = &api.Options{
 		Runner:             runner,
 		Searcher:           searcher,
 		Log:                turns,
@@ -129,10 +113,10 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
 	}
 	if sealer != nil {
-		rt.server.RedisRejected = sealer.Rejected
+		rt.API.RedisRejected = sealer.Rejected
 	}
 	if cfg.UI.Enabled {
-		rt.server.Page = ui.Handler()
+		rt.API.Page = ui.Handler()
 	}
 	return rt, nil
 }
@@ -164,66 +148,19 @@ func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher, check model
 }
 
 // redisPrefix keeps routes that share a Redis apart.
+// vectorTTL lets unused vectors of the grounding check go from Redis;
+// none goes stale.
+const vectorTTL = 24 * time.Hour
+
 func redisPrefix(cfg podconfig.RouteConfig) string {
 	return "ragroute:" + cfg.Route.Namespace + "/" + cfg.Route.Name + ":"
 }
 
-// newSearcher is the body of search_knowledge as the route's config sets it.
-func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environment, rdb *redis.Client, sealer *seal.Sealer,
-	gen *retrieval.GenerationWatch, logger *slog.Logger) *retrieval.Searcher {
-	var primitives []knowledge.Primitive
-	weights := map[knowledge.Primitive]float64{}
-	for _, p := range cfg.Store.Search.Primitives {
-		primitives = append(primitives, knowledge.Primitive(p))
-	}
-	for p, w := range cfg.Store.Search.Weights {
-		weights[knowledge.Primitive(p)] = w
-	}
-	searcher := &retrieval.Searcher{
-		Index:    store,
-		Embedder: newQueryEmbedder(cfg.Store.Embedding, env, queryEmbedTimeout),
-		Reranker: retrieval.KeepOrder{},
-		Cache:    retrieval.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now),
-		Settings: retrieval.SearchSettings{
-			Primitives: primitives, Candidates: int(cfg.Store.Search.Candidates), RRFK: int(cfg.Store.Search.RRFK),
-			SimilarityFloor: cfg.Retrieval.SimilarityFloor, StrictFloor: cfg.Retrieval.StrictFloor,
-			MaxFragments: int(cfg.Retrieval.MaxFragments), Weights: weights, MinConfidence: cfg.Retrieval.MinConfidence,
-			Diversity: retrieval.Diversity{MaxPerDocument: int(cfg.Retrieval.Diversity.MaxPerDocument),
-				Margin: cfg.Retrieval.Diversity.Margin, Dominance: cfg.Retrieval.Diversity.Dominance},
-		},
-		Generation: gen.Load,
-		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
-			Rerank: cfg.Timeouts.Rerank.Std()},
-		Background: func() *knowledge.Background {
-			if g, ok := gen.Serving(); ok {
-				return g.Background
-			}
-			return nil
-		},
-	}
-	if r := cfg.Retrieval; r.SimilarityFloorSigmas != nil || r.StrictFloorSigmas != nil {
-		floors := &retrieval.RelativeFloors{
-			Similarity: r.SimilarityFloor, Strict: r.StrictFloor,
-			SimilaritySigmas: r.SimilarityFloorSigmas, StrictSigmas: r.StrictFloorSigmas,
-			Serving: gen.Serving, Logger: logger,
-		}
-		searcher.Floors = floors.Floors
-	}
-	if cfg.Cache.Backend == podconfig.BackendRedis {
-		searcher.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
-	}
-	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
-		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: env.secret(ce.APIKeyEnv),
-			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	}
-	return searcher
-}
-
 // newTurnLog keeps turn events in memory, or in Redis across replicas.
-func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, sealer *seal.Sealer, env environment, open *closers) (turnlog.Log, error) {
+func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, sealer *seal.Sealer, secrets assembly.Secrets, open *closers) (turnlog.Log, error) {
 	if cfg.Turns.Backend == podconfig.BackendRedis {
 		log := turnlog.NewRedis(rdb, sealer, redisPrefix(cfg), cfg.Turns.Retention.Std())
-		waits, err := newRedis(cfg.Redis, env, redisWaitPool, open)
+		waits, err := newRedis(cfg.Redis, secrets, redisWaitPool, open)
 		if err != nil {
 			return nil, err
 		}
@@ -247,14 +184,14 @@ func routeLimits(l podconfig.Limits) api.Limits {
 }
 
 // authenticator establishes identities as the route's auth says.
-func authenticator(a podconfig.Auth, env environment) (identity.Authenticator, error) {
+func authenticator(a podconfig.Auth, secrets assembly.Secrets) (identity.Authenticator, error) {
 	switch {
 	case a.TrustedProxy != nil:
 		p := a.TrustedProxy
 		proxy := identity.ProxyHeaders{UserHeader: p.UserHeader, GroupsHeader: p.GroupsHeader}
 		if p.SecretEnv != "" {
 			// A missing secret must not turn into "trust any caller".
-			secret := env.secret(p.SecretEnv)
+			secret := secrets.Get(p.SecretEnv)
 			if secret == "" {
 				return nil, fmt.Errorf("auth: the proxy secret (environment variable %s) is empty", p.SecretEnv)
 			}

@@ -1,12 +1,10 @@
-package main
+package assembly
 
 import (
 	"context"
 	"io"
 	"log/slog"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -39,7 +37,7 @@ func TestSearcherFloorsFollowTheServingBackground(t *testing.T) {
 	index := &servingIndex{gen: knowledge.Generation{Number: 1, Collection: "docs_g1"}}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	watch := &retrieval.GenerationWatch{Index: index, Logger: logger}
-	searcher := newSearcher(cfg, nil, func(string) string { return "" }, nil, nil, watch, logger)
+	searcher := NewSearcher(cfg, Parts{Generation: watch, Logger: logger})
 	if searcher.Floors == nil {
 		t.Fatal("relative floors configured, but the searcher has no Floors hook")
 	}
@@ -54,40 +52,7 @@ func TestSearcherFloorsFollowTheServingBackground(t *testing.T) {
 	}
 
 	cfg.Retrieval.SimilarityFloorSigmas, cfg.Retrieval.StrictFloorSigmas = nil, nil
-	if newSearcher(cfg, nil, func(string) string { return "" }, nil, nil, watch, logger).Floors != nil {
+	if NewSearcher(cfg, Parts{Generation: watch, Logger: logger}).Floors != nil {
 		t.Error("raw floors only, yet the searcher resolves them")
-	}
-}
-
-// Every model client the route calls has its retries exported, the
-// embedder behind an input prefix too; a reranker only when one is set.
-func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
-	env := func(string) string { return "" }
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := podconfig.RouteConfig{
-		Store:  podconfig.Store{Embedding: podconfig.Embedding{BaseURL: "http://e/v1", Model: "e5", Dimensions: 8, QueryPrefix: "query: "}},
-		Cache:  podconfig.Cache{Backend: podconfig.BackendMemory, MaxEntries: 10},
-		Rerank: podconfig.Rerank{Mode: podconfig.RerankCrossEncoder, CrossEncoder: &podconfig.CrossEncoder{BaseURL: "http://r/v1", Model: "bge"}},
-	}
-	watch := &retrieval.GenerationWatch{Logger: logger}
-	chat := newChat(podconfig.ChatModel{BaseURL: "http://m/v1", Name: "m"}, env)
-	names := func(retries map[string]func() int64) string {
-		var out []string
-		for name, read := range retries {
-			if read() != 0 {
-				t.Errorf("%s starts at %d retries", name, read())
-			}
-			out = append(out, name)
-		}
-		slices.Sort(out)
-		return strings.Join(out, ",")
-	}
-	_, check := newChecker(cfg, env, nil, nil)
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, nil, watch, logger), check)); got != "chat,embedder,reranker" {
-		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
-	}
-	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
-	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, nil, watch, logger), check)); got != "chat,embedder" {
-		t.Errorf("without a reranker: %s", got)
 	}
 }

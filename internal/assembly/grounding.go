@@ -1,0 +1,32 @@
+package assembly
+
+import (
+	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// The grounding check's share of the embedder. It is background work
+// beside the turns' query embeddings, which it must never hold up: it has
+// a client of its own, at most checkInFlight calls of at most checkBatch
+// texts at once, and the fragments' units are embedded once and kept
+// (vectorCacheBytes per replica in memory, or in the vector cache the
+// caller gives, such as the route's Redis).
+const (
+	checkInFlight    = 2
+	checkBatch       = 16
+	vectorCacheBytes = 32 << 20
+)
+
+// Checker is the grounding check's embedders for a route config,
+// keeping the units' vectors in vectors (nil: in memory), and the
+// throttled client it embeds with.
+func Checker(cfg podconfig.RouteConfig, secrets Secrets, vectors retrieval.VectorCache) (answer.Checker, model.Embedder) {
+	embedder := model.Throttled(QueryEmbedder(cfg.Store.Embedding, secrets, QueryEmbedTimeout), checkInFlight, checkBatch)
+	if vectors == nil {
+		vectors = retrieval.NewMemoryVectorCache(vectorCacheBytes)
+	}
+	units := retrieval.CachedEmbedder{Embedder: embedder, Cache: vectors, Identity: "query " + cfg.Store.Embedding.Fingerprint()}
+	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}, embedder
+}

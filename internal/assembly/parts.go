@@ -1,0 +1,50 @@
+package assembly
+
+import (
+	"log/slog"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// Parts are the backends of a route that its caller made; NewSearcher and
+// NewRunner build each one left nil from the config.
+type Parts struct {
+	// Index is the store the route searches; required.
+	Index retrieval.Index
+	// Generation is the index generation serving the store's alias (the
+	// cache keys' generation, the background the relative floors read);
+	// nil: generation 0 with nothing recorded.
+	Generation Generation
+	// Embedder embeds the questions; nil: the store's embedder behind its
+	// query prefix.
+	Embedder knowledge.Embedder
+	// Cache is the exact cache; nil: in memory, sized as the config says.
+	Cache retrieval.Cache
+	// Chat is the chat model; nil: the config's, when it names one.
+	Chat route.ChatModel
+	// Check is the grounding check's embedders; nil: a throttled client of
+	// the store's embedder with an in-memory vector cache.
+	Check *answer.Checker
+	// Secrets reads the secrets the config names (API keys); nil: none.
+	Secrets Secrets
+	Logger  *slog.Logger
+}
+
+// Generation says which index generation serves the store's alias:
+// retrieval.GenerationWatch in a pod, a fixed one in the evaluations.
+type Generation interface {
+	Load() int64
+	Serving() (knowledge.Generation, bool)
+}
+
+// FixedGeneration is a Generation that never changes.
+type FixedGeneration knowledge.Generation
+
+// Load is the generation's number.
+func (g FixedGeneration) Load() int64 { return g.Number }
+
+// Serving is the generation, always known.
+func (g FixedGeneration) Serving() (knowledge.Generation, bool) { return knowledge.Generation(g), true }

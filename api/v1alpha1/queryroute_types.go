@@ -398,7 +398,11 @@ type ContextWindow struct {
 
 // RetrievalSettings filter the fused candidates before packing. Each floor
 // is either raw (a cosine, the same for every embedder) or relative to the
-// store's background similarity (…Sigmas), never both.
+// store's background similarity (…Sigmas), never both. Every setting here
+// that is a cosine (similarityFloor, researchBelow, diversity.margin) is
+// compared with the question-to-fragment cosine in every rerank mode; only
+// strictFloor applies to a cross-encoder's relevance under rerank.mode
+// crossEncoder (its own default there).
 // +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.similarityFloorSigmas)",message="set similarityFloor or similarityFloorSigmas, not both",fieldPath=".similarityFloorSigmas",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="!has(self.strictFloor) || !has(self.strictFloorSigmas)",message="set strictFloor or strictFloorSigmas, not both",fieldPath=".strictFloorSigmas",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="!has(self.similarityFloorSigmas) || !has(self.strictFloorSigmas) || self.similarityFloorSigmas <= self.strictFloorSigmas",message="similarityFloorSigmas must not exceed strictFloorSigmas",fieldPath=".similarityFloorSigmas",reason=FieldValueInvalid
@@ -477,9 +481,11 @@ type RetrievalSettings struct {
 	// +kubebuilder:default=true
 	Research *bool `json:"research,omitempty"`
 
-	// ResearchBelow also re-searches when the best candidate's similarity
-	// is below it, though some passed the floors. Unset: only when nothing
-	// passed.
+	// ResearchBelow also re-searches when the best packed fragment's
+	// cosine similarity to the question is below it, though some passed
+	// the floors. A cosine in every rerank mode, never a cross-encoder's
+	// relevance (the retrieval event shows both: similarity and score).
+	// Unset: only when nothing passed.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
@@ -495,9 +501,9 @@ type RetrievalSettings struct {
 
 	// Diversity bounds the fragments of one document in a turn: a
 	// document's best fragment always enters; a further one only when its
-	// similarity is within margin of that best, up to maxPerDocument, or
-	// when the document dominates the candidates. Default 3 within 0.05,
-	// dominance 0.4.
+	// cosine similarity is within margin of that best's, up to
+	// maxPerDocument, or when the document dominates the candidates.
+	// Default 3 within 0.05, dominance 0.4.
 	// +optional
 	Diversity *DiversitySettings `json:"diversity,omitempty"`
 }
@@ -523,9 +529,10 @@ type DiversitySettings struct {
 	MaxPerDocument int32 `json:"maxPerDocument,omitempty"`
 
 	// Margin is how far below its document's best fragment, in cosine
-	// similarity, a further fragment may score and still enter. Cosines
-	// are the embedder's own units: an embedder with a narrow band (e5)
-	// wants a smaller margin.
+	// similarity to the question, a further fragment may be and still
+	// enter; a cosine in every rerank mode, also when a cross-encoder
+	// ordered the fragments. Cosines are the embedder's own units: an
+	// embedder with a narrow band (e5) wants a smaller margin.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1

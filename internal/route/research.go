@@ -22,8 +22,10 @@ const rephrasePrompt = "The documentation search for the user's question found n
 	"other words, synonyms, the likely name of the feature or setting. Reply with the query only."
 
 // weak says whether what the round found calls for the one re-search:
-// nothing packed, or a best fragment below ResearchBelow. Only searches
-// of the documentation are re-run.
+// nothing packed, or a best fragment whose cosine similarity to the
+// question is below ResearchBelow (a cosine in every rerank mode, as
+// documented: a cross-encoder's relevance is another scale). Only
+// searches of the documentation are re-run.
 func (r *Runner) weak(calls []model.ToolCall, packing Packing) bool {
 	if !r.Research || !containsSearch(calls) {
 		return false
@@ -36,7 +38,7 @@ func (r *Runner) weak(calls []model.ToolCall, packing Packing) bool {
 	}
 	best := 0.0
 	for _, f := range packing.Packed {
-		best = max(best, f.Score)
+		best = max(best, f.Similarity)
 	}
 	return best < *r.ResearchBelow
 }

@@ -1,11 +1,13 @@
 package route_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 )
 
@@ -93,6 +95,52 @@ func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 	w.run(staff, routetest.User("In which order are waves synced?"))
 	if n := len(w.index.searches()); n != 1 {
 		t.Errorf("%d searches without researchBelow: found is found", n)
+	}
+}
+
+// relevanceOf is a cross-encoder in process that finds every fragment
+// equally relevant: its relevance becomes each fragment's score.
+type relevanceOf float64
+
+func (r relevanceOf) Rerank(_ context.Context, _ string, fragments []retrieval.Fragment) ([]retrieval.Fragment, error) {
+	out := append([]retrieval.Fragment(nil), fragments...)
+	for i := range out {
+		out[i].Score = float64(r)
+	}
+	return out, nil
+}
+
+// researchBelow is documented as a cosine: under a cross-encoder it is
+// compared with the best fragment's similarity to the question, never
+// with the relevance that ranked it.
+func TestResearchBelowIsACosineUnderACrossEncoder(t *testing.T) {
+	searches := func(relevance, below float64) int {
+		w := newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
+		w.runner.Research, w.runner.ResearchBelow = true, &below
+		w.runner.Searcher.Reranker = relevanceOf(relevance)
+		w.runner.Searcher.Settings.StrictFloor = 0
+		events := w.run(staff, routetest.User("In which order are waves synced?"))
+		// The retrieval event shows both scales, so researchBelow and
+		// diversity.margin can be tuned under a cross-encoder too.
+		for _, e := range routetest.OfType(events, route.EventRetrieval) {
+			for _, src := range e.Data.(route.RetrievalReport).Sources {
+				if src.Score != relevance || src.Similarity < 0.05 || src.Similarity >= 1 {
+					t.Errorf("source %q: score %g, similarity %g: want the relevance and the cosine", src.Title, src.Score, src.Similarity)
+				}
+			}
+		}
+		return len(w.index.searches())
+	}
+	// Every fragment passed the 0.05 similarity floor, so its cosine is
+	// at least 0.05: nothing is weak at researchBelow 0.05, however low
+	// the relevance.
+	if n := searches(0.01, 0.05); n != 1 {
+		t.Errorf("%d searches: a relevance of 0.01 was read as a cosine below researchBelow 0.05", n)
+	}
+	// No bag of shared words scores a cosine of 0.99, however relevant
+	// the cross-encoder finds it.
+	if n := searches(0.999, 0.99); n != 2 {
+		t.Errorf("%d searches: a relevance of 0.999 hid a best cosine below researchBelow 0.99", n)
 	}
 }
 

@@ -231,7 +231,7 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 				continue
 			}
 			ev.Sources = append(ev.Sources, RetrievalSource{Marker: packed.Marker, Title: f.Title, HeadingPath: f.HeadingPath,
-				SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Kind: f.Kind, Reassembled: f.Reassembled})
+				SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Similarity: f.Similarity, Kind: f.Kind, Reassembled: f.Reassembled})
 		}
 		st.emit(Event{Type: EventRetrieval, Data: ev})
 	}

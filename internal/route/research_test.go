@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
@@ -95,6 +96,41 @@ func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 	w.run(staff, routetest.User("In which order are waves synced?"))
 	if n := len(w.index.searches()); n != 1 {
 		t.Errorf("%d searches without researchBelow: found is found", n)
+	}
+}
+
+// A route without a model has nothing to rephrase with: the question it
+// searched as asked is not searched again, and no research is reported.
+func TestResearchWithoutAModelSearchesOnce(t *testing.T) {
+	w := newFastWorld(t, nil)
+	w.runner.Chat, w.runner.Research = nil, true
+	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, podconfig.AnswerExtractive
+	events := w.run(staff, routetest.User("Zorblax quuxification?"))
+
+	if !completed(t, events).NotFound {
+		t.Fatalf("answer %q: want not found", routetest.AnswerOf(events))
+	}
+	if n, r := len(routetest.OfType(events, route.EventRetrieval)), routetest.OfType(events, route.EventResearch); n != 1 || len(r) != 0 {
+		t.Errorf("%d searches, research %+v: want the question's search only", n, r)
+	}
+}
+
+// A rephrase that repeats the query the round searched would find the
+// same: the model's call is reported, the search is not run again.
+func TestResearchRepeatingTheQueryIsNotSearchedAgain(t *testing.T) {
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "Quota limits, Kubernetes", "never"))
+	w.runner.Research = true
+	events := w.run(staff, routetest.User("How do I set quotas?"))
+
+	if n := len(routetest.OfType(events, route.EventRetrieval)); n != 1 {
+		t.Errorf("%d searches: a rephrase repeating the round's query was searched again", n)
+	}
+	research := routetest.OfType(events, route.EventResearch)
+	if len(research) != 1 || research[0].Data.(route.Research).Rephrase != "Quota limits, Kubernetes" {
+		t.Errorf("research %+v: want the rephrase reported", research)
+	}
+	if !completed(t, events).NotFound || len(w.chat.seen()) != 2 {
+		t.Errorf("not found %v after %d model calls: want not found after the decision and the rephrase", completed(t, events).NotFound, len(w.chat.seen()))
 	}
 }
 

@@ -145,7 +145,7 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 		return false, err
 	}
 	if r.weak(calls, packing) {
-		if calls, results, packing, err = r.reSearch(ctx, in, intent, calls, results, st); err != nil {
+		if calls, results, packing, err = r.reSearch(ctx, in, intent, calls, results, packing, st); err != nil {
 			return false, err
 		}
 	}

@@ -27,8 +27,8 @@ type QueryRouteSpec struct {
 
 	// Model is the chat model that decides to search and writes the answer.
 	// Optional only with answer.mode extractive: a route without a model
-	// searches every question (searchPolicy always) and quotes the
-	// fragments, with no model call at all.
+	// searches every question once, as asked (searchPolicy always, no
+	// re-search), and quotes the fragments, with no model call at all.
 	// +optional
 	Model *ChatModel `json:"model,omitempty"`
 
@@ -145,9 +145,11 @@ const (
 
 // AnswerSettings say who writes the answer.
 type AnswerSettings struct {
-	// Mode is generative (default) or extractive. With extractive and
-	// model.searchPolicy always (or no model), a turn makes no chat model
-	// call.
+	// Mode is generative (default) or extractive. With extractive and no
+	// model a turn makes no chat model call; with extractive and
+	// model.searchPolicy always, none for a first question that finds
+	// something (a follow-up is condensed, and a miss rephrased once while
+	// retrieval.research is on).
 	// +optional
 	// +kubebuilder:default=generative
 	Mode AnswerMode `json:"mode,omitempty"`
@@ -398,7 +400,11 @@ type ContextWindow struct {
 
 // RetrievalSettings filter the fused candidates before packing. Each floor
 // is either raw (a cosine, the same for every embedder) or relative to the
-// store's background similarity (…Sigmas), never both.
+// store's background similarity (…Sigmas), never both. Every setting here
+// that is a cosine (similarityFloor, researchBelow, diversity.margin) is
+// compared with the question-to-fragment cosine in every rerank mode; only
+// strictFloor applies to a cross-encoder's relevance under rerank.mode
+// crossEncoder (its own default there).
 // +kubebuilder:validation:XValidation:rule="!has(self.similarityFloor) || !has(self.similarityFloorSigmas)",message="set similarityFloor or similarityFloorSigmas, not both",fieldPath=".similarityFloorSigmas",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="!has(self.strictFloor) || !has(self.strictFloorSigmas)",message="set strictFloor or strictFloorSigmas, not both",fieldPath=".strictFloorSigmas",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="!has(self.similarityFloorSigmas) || !has(self.strictFloorSigmas) || self.similarityFloorSigmas <= self.strictFloorSigmas",message="similarityFloorSigmas must not exceed strictFloorSigmas",fieldPath=".similarityFloorSigmas",reason=FieldValueInvalid
@@ -428,7 +434,9 @@ type RetrievalSettings struct {
 	// StrictFloor drops candidates below it after reranking: the
 	// cross-encoder's relevance (a probability) with rerank.mode
 	// crossEncoder, else the same similarity. Nothing left means the
-	// not-found wording, without a model call. `make eval` prints what each
+	// not-found wording, without an answer call (after the one re-search
+	// when research is on, which costs a rephrase call: docs/route.md,
+	// "What a not-found costs"). `make eval` prints what each
 	// floor does on a question set. Default 0.35, or 0.01 with rerank.mode
 	// crossEncoder (cross-validated on the dev set with the local
 	// ms-marco cross-encoder; 0.35 turned away 8% of answerable questions).
@@ -453,7 +461,8 @@ type RetrievalSettings struct {
 	MaxFragments int32 `json:"maxFragments,omitempty"`
 
 	// MinConfidence turns an on-topic question the knowledge does not
-	// answer into the not-found wording, without a model call. The
+	// answer into the not-found wording, without an answer call (a search
+	// below it packs nothing, so research, when on, rephrases once). The
 	// search's confidence score is the best candidate's similarity in
 	// sigmas over the embedder's background (status.background of the
 	// KnowledgeStore), plus 8 times its lead over the next nine
@@ -472,14 +481,20 @@ type RetrievalSettings struct {
 	// Research lets a turn that found nothing search once more before
 	// the not-found wording: the chat model rephrases the question (one
 	// short call, no tools) and the route searches that, once; a second
-	// miss is not found. Single-round mode only. Default true.
+	// miss is not found. So a not-found costs that one model call (beside
+	// the decision under searchPolicy modelDecides); false makes it cost
+	// none with searchPolicy always. A route without a model, and a
+	// rephrase that repeats a searched query, do not search again.
+	// Single-round mode only. Default true.
 	// +optional
 	// +kubebuilder:default=true
 	Research *bool `json:"research,omitempty"`
 
-	// ResearchBelow also re-searches when the best candidate's similarity
-	// is below it, though some passed the floors. Unset: only when nothing
-	// passed.
+	// ResearchBelow also re-searches when the best packed fragment's
+	// cosine similarity to the question is below it, though some passed
+	// the floors. A cosine in every rerank mode, never a cross-encoder's
+	// relevance (the retrieval event shows both: similarity and score).
+	// Unset: only when nothing passed.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
@@ -495,9 +510,9 @@ type RetrievalSettings struct {
 
 	// Diversity bounds the fragments of one document in a turn: a
 	// document's best fragment always enters; a further one only when its
-	// similarity is within margin of that best, up to maxPerDocument, or
-	// when the document dominates the candidates. Default 3 within 0.05,
-	// dominance 0.4.
+	// cosine similarity is within margin of that best's, up to
+	// maxPerDocument, or when the document dominates the candidates.
+	// Default 3 within 0.05, dominance 0.4.
 	// +optional
 	Diversity *DiversitySettings `json:"diversity,omitempty"`
 }
@@ -523,9 +538,10 @@ type DiversitySettings struct {
 	MaxPerDocument int32 `json:"maxPerDocument,omitempty"`
 
 	// Margin is how far below its document's best fragment, in cosine
-	// similarity, a further fragment may score and still enter. Cosines
-	// are the embedder's own units: an embedder with a narrow band (e5)
-	// wants a smaller margin.
+	// similarity to the question, a further fragment may be and still
+	// enter; a cosine in every rerank mode, also when a cross-encoder
+	// ordered the fragments. Cosines are the embedder's own units: an
+	// embedder with a narrow band (e5) wants a smaller margin.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1

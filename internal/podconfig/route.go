@@ -148,6 +148,9 @@ type Retrieval struct {
 	Diversity             Diversity `json:"diversity"`
 	// Research allows one rephrased search before not found; below
 	// ResearchBelow (when set) a weak best candidate triggers it too.
+	// ResearchBelow, as Diversity.Margin and SimilarityFloor, is a cosine
+	// in every rerank mode; only StrictFloor is a cross-encoder's
+	// relevance under rerank.mode crossEncoder.
 	Research      bool     `json:"research"`
 	ResearchBelow *float64 `json:"researchBelow,omitempty"`
 	// FlaggedFragments is keep (also when empty), drop or quarantine.

@@ -296,7 +296,7 @@ func (r *Runner) harnessSearch(ctx context.Context, in TurnInput, h *harness, fe
 	var b strings.Builder
 	for _, f := range shown {
 		report.Sources = append(report.Sources, RetrievalSource{Marker: f.id, Title: f.Title, HeadingPath: f.HeadingPath,
-			SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Kind: f.Kind, Reassembled: f.Reassembled})
+			SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Similarity: f.Similarity, Kind: f.Kind, Reassembled: f.Reassembled})
 		b.WriteString(fencedFragment(fence, r.FlaggedFragments, f.id, f.Fragment))
 	}
 	st.emit(Event{Type: EventRetrieval, Data: report})

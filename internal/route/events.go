@@ -124,9 +124,14 @@ type RetrievalSource struct {
 	HeadingPath []string `json:"heading_path"`
 	SourceURI   string   `json:"source_uri"`
 	ImageURLs   []string `json:"image_urls"`
-	Score       float64  `json:"score"`
-	Kind        string   `json:"kind"`
-	Reassembled bool     `json:"reassembled,omitempty"`
+	// Score ranked the fragment: its similarity, or a cross-encoder's
+	// relevance.
+	Score float64 `json:"score"`
+	// Similarity is its cosine to the question, in every rerank mode
+	// (what retrieval.researchBelow and diversity.margin are set in).
+	Similarity  float64 `json:"similarity"`
+	Kind        string  `json:"kind"`
+	Reassembled bool    `json:"reassembled,omitempty"`
 }
 
 // RetrievalReport is the payload of retrieval: what one search found that

@@ -13,7 +13,9 @@ import (
 // Bounded re-search: before a single-round turn answers "not found", the
 // model rephrases the question once (one short call, no tools) and the
 // route searches that once more. A second miss is not found; there is
-// never a third search.
+// never a third search. A route without a model has nothing to rephrase
+// with, and a rephrase that repeats a query the round searched would
+// find the same: neither searches again.
 
 // researchTool names the rephrased search in its span and a failure.
 const researchTool = "research"
@@ -22,10 +24,12 @@ const rephrasePrompt = "The documentation search for the user's question found n
 	"other words, synonyms, the likely name of the feature or setting. Reply with the query only."
 
 // weak says whether what the round found calls for the one re-search:
-// nothing packed, or a best fragment below ResearchBelow. Only searches
-// of the documentation are re-run.
+// nothing packed, or a best fragment whose cosine similarity to the
+// question is below ResearchBelow (a cosine in every rerank mode, as
+// documented: a cross-encoder's relevance is another scale). Only
+// searches of the documentation are re-run.
 func (r *Runner) weak(calls []model.ToolCall, packing Packing) bool {
-	if !r.Research || !containsSearch(calls) {
+	if !r.Research || r.Chat == nil || !containsSearch(calls) {
 		return false
 	}
 	if len(packing.Packed) == 0 {
@@ -36,7 +40,7 @@ func (r *Runner) weak(calls []model.ToolCall, packing Packing) bool {
 	}
 	best := 0.0
 	for _, f := range packing.Packed {
-		best = max(best, f.Score)
+		best = max(best, f.Similarity)
 	}
 	return best < *r.ResearchBelow
 }
@@ -51,9 +55,10 @@ func containsSearch(calls []model.ToolCall) bool {
 }
 
 // reSearch rephrases, searches once, and packs what both searches found;
-// the new search joins the round as one more search_knowledge call.
+// the new search joins the round as one more search_knowledge call. A
+// rephrase the round already searched leaves the round as it was.
 func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
-	st *turnState) ([]model.ToolCall, []retrieval.Retrieval, Packing, error) {
+	packing Packing, st *turnState) ([]model.ToolCall, []retrieval.Retrieval, Packing, error) {
 	var queries []string
 	for _, res := range results {
 		queries = append(queries, res.Query)
@@ -61,6 +66,10 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	query, err := r.rephrase(ctx, lastUserMessage(in.Messages), queries, st)
 	if err != nil {
 		return nil, nil, Packing{}, err
+	}
+	if searched(queries, query) {
+		st.emit(Event{Type: EventResearch, Data: Research{Queries: queries, Rephrase: query}})
+		return calls, results, packing, nil
 	}
 	res, err := r.search(ctx, st, researchTool, query, in.Principals)
 	if err != nil {
@@ -71,9 +80,19 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
 	results = append(results[:len(results):len(results)], res)
 
-	packing := r.pack(ctx, in, intent, uniqueFragments(results))
+	packing = r.pack(ctx, in, intent, uniqueFragments(results))
 	r.emitRetrievals(results[len(results)-1:], packing, st)
 	return calls, results, packing, nil
+}
+
+// searched says whether query is, normalised, one of queries.
+func searched(queries []string, query string) bool {
+	for _, q := range queries {
+		if normaliseQuery(q) == normaliseQuery(query) {
+			return true
+		}
+	}
+	return false
 }
 
 // rephrase is the model's one other query for the question; its own

@@ -1,11 +1,14 @@
 package route_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 )
 
@@ -93,6 +96,87 @@ func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 	w.run(staff, routetest.User("In which order are waves synced?"))
 	if n := len(w.index.searches()); n != 1 {
 		t.Errorf("%d searches without researchBelow: found is found", n)
+	}
+}
+
+// A route without a model has nothing to rephrase with: the question it
+// searched as asked is not searched again, and no research is reported.
+func TestResearchWithoutAModelSearchesOnce(t *testing.T) {
+	w := newFastWorld(t, nil)
+	w.runner.Chat, w.runner.Research = nil, true
+	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, podconfig.AnswerExtractive
+	events := w.run(staff, routetest.User("Zorblax quuxification?"))
+
+	if !completed(t, events).NotFound {
+		t.Fatalf("answer %q: want not found", routetest.AnswerOf(events))
+	}
+	if n, r := len(routetest.OfType(events, route.EventRetrieval)), routetest.OfType(events, route.EventResearch); n != 1 || len(r) != 0 {
+		t.Errorf("%d searches, research %+v: want the question's search only", n, r)
+	}
+}
+
+// A rephrase that repeats the query the round searched would find the
+// same: the model's call is reported, the search is not run again.
+func TestResearchRepeatingTheQueryIsNotSearchedAgain(t *testing.T) {
+	w := newFastWorld(t, researchScript("quota limits kubernetes", "Quota limits, Kubernetes", "never"))
+	w.runner.Research = true
+	events := w.run(staff, routetest.User("How do I set quotas?"))
+
+	if n := len(routetest.OfType(events, route.EventRetrieval)); n != 1 {
+		t.Errorf("%d searches: a rephrase repeating the round's query was searched again", n)
+	}
+	research := routetest.OfType(events, route.EventResearch)
+	if len(research) != 1 || research[0].Data.(route.Research).Rephrase != "Quota limits, Kubernetes" {
+		t.Errorf("research %+v: want the rephrase reported", research)
+	}
+	if !completed(t, events).NotFound || len(w.chat.seen()) != 2 {
+		t.Errorf("not found %v after %d model calls: want not found after the decision and the rephrase", completed(t, events).NotFound, len(w.chat.seen()))
+	}
+}
+
+// relevanceOf is a cross-encoder in process that finds every fragment
+// equally relevant: its relevance becomes each fragment's score.
+type relevanceOf float64
+
+func (r relevanceOf) Rerank(_ context.Context, _ string, fragments []retrieval.Fragment) ([]retrieval.Fragment, error) {
+	out := append([]retrieval.Fragment(nil), fragments...)
+	for i := range out {
+		out[i].Score = float64(r)
+	}
+	return out, nil
+}
+
+// researchBelow is documented as a cosine: under a cross-encoder it is
+// compared with the best fragment's similarity to the question, never
+// with the relevance that ranked it.
+func TestResearchBelowIsACosineUnderACrossEncoder(t *testing.T) {
+	searches := func(relevance, below float64) int {
+		w := newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
+		w.runner.Research, w.runner.ResearchBelow = true, &below
+		w.runner.Searcher.Reranker = relevanceOf(relevance)
+		w.runner.Searcher.Settings.StrictFloor = 0
+		events := w.run(staff, routetest.User("In which order are waves synced?"))
+		// The retrieval event shows both scales, so researchBelow and
+		// diversity.margin can be tuned under a cross-encoder too.
+		for _, e := range routetest.OfType(events, route.EventRetrieval) {
+			for _, src := range e.Data.(route.RetrievalReport).Sources {
+				if src.Score != relevance || src.Similarity < 0.05 || src.Similarity >= 1 {
+					t.Errorf("source %q: score %g, similarity %g: want the relevance and the cosine", src.Title, src.Score, src.Similarity)
+				}
+			}
+		}
+		return len(w.index.searches())
+	}
+	// Every fragment passed the 0.05 similarity floor, so its cosine is
+	// at least 0.05: nothing is weak at researchBelow 0.05, however low
+	// the relevance.
+	if n := searches(0.01, 0.05); n != 1 {
+		t.Errorf("%d searches: a relevance of 0.01 was read as a cosine below researchBelow 0.05", n)
+	}
+	// No bag of shared words scores a cosine of 0.99, however relevant
+	// the cross-encoder finds it.
+	if n := searches(0.999, 0.99); n != 2 {
+		t.Errorf("%d searches: a relevance of 0.999 hid a best cosine below researchBelow 0.99", n)
 	}
 }
 

@@ -145,7 +145,7 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 		return false, err
 	}
 	if r.weak(calls, packing) {
-		if calls, results, packing, err = r.reSearch(ctx, in, intent, calls, results, st); err != nil {
+		if calls, results, packing, err = r.reSearch(ctx, in, intent, calls, results, packing, st); err != nil {
 			return false, err
 		}
 	}
@@ -231,7 +231,7 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 				continue
 			}
 			ev.Sources = append(ev.Sources, RetrievalSource{Marker: packed.Marker, Title: f.Title, HeadingPath: f.HeadingPath,
-				SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Kind: f.Kind, Reassembled: f.Reassembled})
+				SourceURI: f.SourceURI, ImageURLs: f.ImageURLs, Score: f.Score, Similarity: f.Similarity, Kind: f.Kind, Reassembled: f.Reassembled})
 		}
 		st.emit(Event{Type: EventRetrieval, Data: ev})
 	}

@@ -13,10 +13,10 @@ import (
 // document's second section does not lose it, and a document with one
 // good section does not crowd the others out.
 type Diversity struct {
-	// Margin is how far below its document's best fragment (in the
-	// fragment score, cosine similarity unless a cross-encoder rescored)
-	// a further fragment may score and still enter. 0 keeps one fragment
-	// per document.
+	// Margin is how far below its document's best fragment, in cosine
+	// similarity (Fragment.Similarity, also when a cross-encoder ranked
+	// them), a further fragment may be and still enter. 0 keeps one
+	// fragment per document.
 	Margin float64
 	// MaxPerDocument caps the fragments of one document; 0 means 1.
 	MaxPerDocument int
@@ -51,9 +51,9 @@ func (d Diversity) apply(fragments []Fragment) []Fragment {
 		case sections[f.section()]:
 			continue
 		case !seen:
-			best[f.DocID] = f.Score
+			best[f.DocID] = f.Similarity
 		case dominant[f.DocID]:
-		case kept[f.DocID] >= limit || f.Score < top-d.Margin:
+		case kept[f.DocID] >= limit || f.Similarity < top-d.Margin:
 			continue
 		}
 		kept[f.DocID]++

@@ -19,10 +19,14 @@ type Fragment struct {
 	Kind        string   `json:"kind"`
 	ImageURLs   []string `json:"image_urls"`
 	Text        string   `json:"-"`
-	// Score is the cosine similarity of the question to the fragment's
-	// text or title (the embedder's judgement of relatedness); a
-	// cross-encoder replaces it with its relevance. Floors apply to it.
+	// Score ranks the fragment: its Similarity, or the cross-encoder's
+	// relevance once one rescored it. The strict floor applies to it.
 	Score float64 `json:"score"`
+	// Similarity is the cosine of the question to the fragment's text or
+	// title by the store's embedder (the closer), in every rerank mode:
+	// the settings documented as cosines (similarity floor, diversity
+	// margin, researchBelow) compare it, never a relevance.
+	Similarity float64 `json:"similarity"`
 	// Reassembled is true when the fragment is a split section put back
 	// together from its parts.
 	Reassembled bool `json:"reassembled,omitempty"`
@@ -38,11 +42,13 @@ type Fragment struct {
 	Version string `json:"-"`
 }
 
-func fragmentOf(row knowledge.Row, score float64) Fragment {
+// fragmentOf is row found at similarity, which also ranks it until a
+// reranker rescores it.
+func fragmentOf(row knowledge.Row, similarity float64) Fragment {
 	return Fragment{
 		ID: row.ID, DocID: row.DocID, Source: row.Source, SourceURI: row.SourceURI, Title: row.Title,
 		HeadingPath: row.HeadingPath, Kind: row.Kind, ImageURLs: row.ImageURLs, Text: row.Text,
-		Score: score, Flagged: row.Flagged, ParentID: row.ParentID, PartCount: int(row.PartCount),
+		Score: similarity, Similarity: similarity, Flagged: row.Flagged, ParentID: row.ParentID, PartCount: int(row.PartCount),
 		Version: row.ContentHash,
 	}
 }

@@ -31,7 +31,7 @@ func TestCrossEncoderReordersTheTopN(t *testing.T) {
 	defer server.Close()
 	ce := &CrossEncoder{BaseURL: server.URL, Model: "m", TopN: 2, HTTP: server.Client()}
 	out, err := ce.Rerank(context.Background(), "q", []Fragment{{ID: "a", Text: "a"},
-		{ID: "b", Title: "Guide", HeadingPath: []string{"Guide", "Setup"}, Text: "b"}, {ID: "c", Text: "c"}})
+		{ID: "b", Title: "Guide", HeadingPath: []string{"Guide", "Setup"}, Text: "b", Score: 0.4, Similarity: 0.4}, {ID: "c", Text: "c"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +39,11 @@ func TestCrossEncoderReordersTheTopN(t *testing.T) {
 	// scale, so it must not pass the strict floor beside them.
 	if len(out) != 2 || out[0].ID != "b" || out[0].Score != 0.9 || out[1].ID != "a" {
 		t.Errorf("reranked %+v, want b then a, c dropped", out)
+	}
+	// The cosine stays beside the relevance, for the settings documented
+	// as cosines (diversity margin, researchBelow).
+	if out[0].Similarity != 0.4 {
+		t.Errorf("b's similarity %g after the rerank, want its cosine 0.4", out[0].Similarity)
 	}
 }
 

@@ -193,7 +193,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	}
 	r.Timings["retrieve"] = time.Since(start)
 	if r.Confidence = s.confidence(query, hits); s.tooUnsure(r.Confidence) {
-		hits = nil // an on-topic gap: the honest not-found, without the model
+		hits = nil // an on-topic gap: nothing for the model to answer from
 	}
 
 	start = time.Now()

@@ -42,7 +42,9 @@ func (ws *WebSearch) Search(ctx context.Context, query string) (Retrieval, error
 			break
 		}
 		r.Fragments = append(r.Fragments, Fragment{ID: "web:" + res.URL, DocID: res.URL, Source: res.URL, SourceURI: res.URL,
-			Title: res.Title, Kind: "web", Text: res.Content, Score: 1,
+			Title: res.Title, Kind: "web", Text: res.Content,
+			// No embedder scored it: the engine's result counts as a match.
+			Score: 1, Similarity: 1,
 			// The title reaches the model too, on the fragment's opening line.
 			Flagged: ingest.FlagReason(res.Title + "\n\n" + res.Content)})
 	}

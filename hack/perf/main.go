@@ -35,7 +35,7 @@ import (
 
 type options struct {
 	ragroute, python, llamaScript string
-	corpus, questionsFile         string
+	route, corpus, questionsFile  string
 	milvusURI                     string
 	milvusPID                     int
 	embedderURL, embedderModel    string
@@ -55,6 +55,7 @@ func main() {
 	flag.StringVar(&o.ragroute, "ragroute", "", "the ragroute binary")
 	flag.StringVar(&o.python, "python", "", "the Python of the LlamaIndex virtualenv")
 	flag.StringVar(&o.llamaScript, "llamaindex-server", "hack/compare/llamaindex_serve.py", "LlamaIndex's server script")
+	flag.StringVar(&o.route, "route", "hack/perf/route.yaml", "the route's manifests (QueryRoute, KnowledgeStore, PlatformPrompt)")
 	flag.StringVar(&o.corpus, "corpus", "test/eval/corpus/argocd", "the Markdown corpus")
 	flag.StringVar(&o.questionsFile, "questions", "test/eval/dev.jsonl", "the questions (JSONL, field question)")
 	flag.StringVar(&o.milvusURI, "milvus-uri", "", "Milvus Lite's address, http://127.0.0.1:port")

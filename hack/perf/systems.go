@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/routemanifest"
 )
 
 // system is one server under load.
@@ -113,7 +114,10 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 	sys := &system{name: name, client: client{http: &http.Client{}, url: base + "/v1/chat/completions"}}
 	switch name {
 	case "ragroute", "ragroute-cached":
-		cfg := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
+		cfg, err := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
+		if err != nil {
+			return nil, err
+		}
 		path := filepath.Join(o.dataDir, name+".json")
 		if err := writeJSON(path, cfg); err != nil {
 			return nil, err
@@ -183,50 +187,31 @@ func embedding(o options, baseURL string) podconfig.Embedding {
 	return podconfig.Embedding{BaseURL: baseURL, Model: o.embedderModel, Dimensions: int32(o.dims), MaxInputTokens: int32(o.maxInputTokens)}
 }
 
-// routeConfig is a route with the operator's defaults, answering anyone
-// behind a trusted proxy; cached: the exact cache is on (else off, so
-// every turn searches).
-func routeConfig(o options, port int, modelURL, embedderURL string, cached bool) podconfig.RouteConfig {
-	weights := map[string]float64{}
-	var primitives []string
-	for _, p := range v1alpha1.AllSearchPrimitives {
-		primitives = append(primitives, string(p))
-		weights[string(p)] = v1alpha1.DefaultSearchWeights[p]
+// routeConfig is the route of o.route (route.yaml: a QueryRoute with the
+// operator's defaults) as the operator renders it, pointed at the
+// harness' servers; cached: the exact cache is on (else off, so every
+// turn searches). Every setting changed from the rendered route is
+// printed.
+func routeConfig(o options, port int, modelURL, embedderURL string, cached bool) (podconfig.RouteConfig, error) {
+	shipped, err := routemanifest.Load(o.route)
+	if err != nil {
+		return podconfig.RouteConfig{}, err
 	}
-	entries := int32(0)
-	if cached {
-		entries = v1alpha1.DefaultCacheMaxEntries
+	cfg := shipped
+	cfg.Server = podconfig.Server{Port: int32(port)}
+	cfg.Store.Milvus.URI = o.milvusURI
+	cfg.Store.Embedding = embedding(o, embedderURL)
+	cfg.Model.BaseURL = modelURL
+	if !cached {
+		cfg.Cache.MaxEntries = 0
 	}
-	return podconfig.RouteConfig{
-		Version: podconfig.RouteVersion,
-		Route:   podconfig.RouteRef{Name: "perf", Namespace: "perf"},
-		Server:  podconfig.Server{Port: int32(port)},
-		Prompt: podconfig.Prompt{Name: "perf", Platform: "You answer questions about Argo CD from its documentation.",
-			NotFound: "I could not find this in the documentation.", Hash: "perf"},
-		Store: podconfig.Store{Name: "perf",
-			Milvus:    podconfig.Milvus{URI: o.milvusURI, Database: v1alpha1.DefaultMilvusDatabase, Collection: collection},
-			Embedding: embedding(o, embedderURL),
-			Search:    podconfig.Search{Primitives: primitives, Candidates: v1alpha1.DefaultCandidates, RRFK: v1alpha1.DefaultRRFK, Weights: weights}},
-		Model: podconfig.ChatModel{BaseURL: modelURL, Name: "scripted", Temperature: v1alpha1.DefaultTemperature,
-			SearchPolicy: podconfig.SearchModelDecides, MaxToolCallsPerRound: v1alpha1.DefaultMaxToolCalls,
-			IdleTimeout: podconfig.Duration(v1alpha1.DefaultModelIdleTimeout)},
-		Window: podconfig.Window{ContextTokens: 8192, AnswerReserveTokens: 1024},
-		Retrieval: podconfig.Retrieval{SimilarityFloor: v1alpha1.DefaultSimilarityFloor, StrictFloor: v1alpha1.DefaultStrictFloor,
-			MaxFragments: v1alpha1.DefaultMaxFragments, Research: true, FlaggedFragments: podconfig.FlaggedKeep,
-			Diversity: podconfig.Diversity{MaxPerDocument: v1alpha1.DefaultMaxPerDocument, Margin: v1alpha1.DefaultDiversityMargin,
-				Dominance: v1alpha1.DefaultDominance}},
-		Rerank: podconfig.Rerank{Mode: podconfig.RerankRRF},
-		Cache:  podconfig.Cache{Backend: podconfig.BackendMemory, TTL: podconfig.Duration(v1alpha1.DefaultCacheTTL), MaxEntries: entries},
-		Turns:  podconfig.Turns{Backend: podconfig.BackendMemory, Retention: podconfig.Duration(v1alpha1.DefaultTurnRetention)},
-		// One user asks on every stream: the per-user limits are the
-		// load's, not the route's, to measure.
-		Limits: podconfig.Limits{ConcurrentTurnsPerUser: 1024, TurnsPerMinutePerUser: 1 << 20, MaxInFlightTurns: 1024},
-		Mode:   podconfig.ModeSingleRound,
-		Answer: podconfig.Answer{Mode: podconfig.AnswerGenerative, Grounding: podconfig.Grounding{Policy: podconfig.GroundingAnnotate,
-			SupportThreshold: v1alpha1.DefaultGroundingThreshold, FallbackBelow: v1alpha1.DefaultFallbackBelow}},
-		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: v1alpha1.DefaultProxyUserHeader,
-			GroupsHeader: v1alpha1.DefaultProxyGroupsHeader, InsecureAllowAnyCaller: true}},
+	// One user asks on every stream: the per-user limits are the load's,
+	// not the route's, to measure.
+	cfg.Limits = podconfig.Limits{ConcurrentTurnsPerUser: 1024, TurnsPerMinutePerUser: 1 << 20, MaxInFlightTurns: 1024}
+	for _, d := range routemanifest.Deviations(shipped, cfg) {
+		log.Printf("route %s: %s", o.route, d)
 	}
+	return cfg, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -21,10 +21,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -32,7 +31,6 @@ import (
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 var (
@@ -102,21 +100,12 @@ func echo(req testenv.ChatRequest) testenv.ChatReply {
 // serve wires a route on store with cache behind it.
 func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, cache retrieval.Cache) *httptest.Server {
 	t.Helper()
-	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: dim})
-	searcher := &retrieval.Searcher{
-		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{}, Cache: cache,
-		Settings:   retrieval.SearchSettings{Candidates: 20, RRFK: 60, SimilarityFloor: 0.01, StrictFloor: 0.01, MaxFragments: 8},
-		Generation: func() int64 { return 1 },
-	}
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &route.Runner{
-		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
-		Searcher: searcher, Prompt: routetest.Prompt(),
-		Policy: podconfig.SearchModelDecides, ContextTokens: 16384, AnswerReserve: 2048, Tokens: tokens,
-	}
+	cfg := routetest.Config(16384)
+	cfg.Window.AnswerReserveTokens = 2048
+	cfg.Store.Search.Candidates = 20
+	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor, cfg.Retrieval.MaxFragments = 0.01, 0.01, 8
+	w := routetest.Assemble(t, store, models, cfg, assembly.Parts{Cache: cache})
+	searcher, runner := w.Searcher, w.Runner
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	limits := api.DefaultLimits()

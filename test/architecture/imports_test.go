@@ -15,7 +15,7 @@ import (
 const module = "github.com/ragroute/ragroute"
 
 // dataPath are the packages that must stay free of Kubernetes.
-var dataPath = []string{"route", "knowledge", "ingest", "ingestion", "sources", "model", "tokenize", "podconfig", "eval"}
+var dataPath = []string{"assembly", "route", "knowledge", "ingest", "ingestion", "sources", "model", "tokenize", "podconfig", "eval"}
 
 func isKubernetes(path string) bool {
 	return strings.HasPrefix(path, "k8s.io/") || strings.HasPrefix(path, "sigs.k8s.io/")

@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // faultSearchTimeout is the search deadline of the Milvus fault test.
@@ -53,23 +52,10 @@ func TestMilvusKilledMidTurnIsKnowledgeUnavailable(t *testing.T) {
 	if _, err := store.Ingest(ctx, routetest.Rows(t), embedder, "hash", knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	searcher := &retrieval.Searcher{
-		Index: store, Embedder: embedder, Reranker: retrieval.KeepOrder{},
-		Cache:      retrieval.NewMemoryCache(0, time.Minute, time.Now), // every search reaches Milvus
-		Settings:   retrieval.SearchSettings{Candidates: 10, RRFK: 60, SimilarityFloor: 0.05, StrictFloor: 0.05, MaxFragments: 4},
-		Generation: func() int64 { return 1 },
-		Timeouts:   retrieval.Timeouts{Search: faultSearchTimeout},
-	}
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &route.Runner{
-		Chat:     model.NewChat(model.ChatConfig{BaseURL: models.BaseURL(), Model: "scripted"}),
-		Searcher: searcher, Prompt: routetest.Prompt(), Policy: podconfig.SearchModelDecides,
-		ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens,
-	}
-	srv := serve(t, &routetest.World{Store: store, Models: models, Searcher: searcher, Runner: runner})
+	cfg := routetest.Config(8192)
+	cfg.Cache.MaxEntries = 0 // every search reaches Milvus
+	cfg.Timeouts.Search = podconfig.Duration(faultSearchTimeout)
+	srv := serve(t, routetest.Assemble(t, store, models, cfg, assembly.Parts{}))
 
 	search := func() (int, string) {
 		t.Helper()

@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
@@ -48,8 +51,11 @@ func (stalledEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, erro
 // stalledSearcher is a searcher whose every search waits on the embedder,
 // each step bounded by steps (0: the defaults).
 func stalledSearcher(steps retrieval.Timeouts) *retrieval.Searcher {
-	return &retrieval.Searcher{Embedder: stalledEmbedder{}, Reranker: retrieval.KeepOrder{},
-		Cache: retrieval.NewMemoryCache(0, time.Minute, time.Now), Generation: func() int64 { return 1 }, Timeouts: steps}
+	cfg := routetest.Config(8192)
+	cfg.Cache.MaxEntries = 0
+	cfg.Timeouts = podconfig.Timeouts{Embed: podconfig.Duration(steps.Embed), Search: podconfig.Duration(steps.Search),
+		Rerank: podconfig.Duration(steps.Rerank)}
+	return assembly.NewSearcher(cfg, assembly.Parts{Embedder: stalledEmbedder{}, Generation: assembly.FixedGeneration{Number: 1}})
 }
 
 // A search that runs past the turn's time limit (a search counts as a

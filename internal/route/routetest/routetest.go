@@ -104,12 +104,21 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig)
 	store := knowledge.NewStore(client, fmt.Sprintf("r%d", time.Now().UnixNano()%1e12), Dim)
 	models := testenv.StartModelServer(Dim)
 	t.Cleanup(models.Close)
-	cfg.Store.Embedding.BaseURL, cfg.Model.BaseURL = models.BaseURL(), models.BaseURL()
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: cfg.Store.Embedding.Model, Dimensions: Dim})
 	if _, err := store.Ingest(ctx, rows, embedder, cfg.Store.Embedding.Model, knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	parts := assembly.Parts{Index: store, Generation: assembly.FixedGeneration{Number: 1}}
+	return Assemble(t, store, models, cfg, assembly.Parts{})
+}
+
+// Assemble builds the route cfg describes over store, as serve would, its
+// embedder and chat model the scripted server models; parts may bring
+// more backends (a cache, an embedder); Index and Generation are the
+// world's.
+func Assemble(t testing.TB, store *knowledge.Store, models *testenv.ModelServer, cfg podconfig.RouteConfig, parts assembly.Parts) *World {
+	t.Helper()
+	cfg.Store.Embedding.BaseURL, cfg.Model.BaseURL = models.BaseURL(), models.BaseURL()
+	parts.Index, parts.Generation = store, assembly.FixedGeneration{Number: 1}
 	searcher := assembly.NewSearcher(cfg, parts)
 	runner, err := assembly.NewRunner(cfg, searcher, parts)
 	if err != nil {

@@ -1,0 +1,90 @@
+package architecture
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// assembled are the types a route is assembled from, by package path:
+// what serve runs, the evaluations score, the benchmarks load and the
+// tests exercise must be built one way, from the route's config.
+var assembled = map[string][]string{
+	module + "/internal/route":           {"Runner"},
+	module + "/internal/route/retrieval": {"Searcher"},
+}
+
+// mayConstruct are the folders that may build them by hand: the one
+// assembly, and the packages that define them (their own unit tests give
+// a Runner or Searcher fakes field by field).
+var mayConstruct = []string{"internal/assembly", "internal/route", "internal/route/retrieval"}
+
+// Only internal/assembly constructs a route.Runner or retrieval.Searcher:
+// a second construction would drift from the config the operator renders
+// (the evaluations once scored a route nobody shipped).
+func TestOnlyTheAssemblyConstructsARoute(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || mayBuild(filepath.Dir(rel)) {
+			return nil
+		}
+		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string][]string{}
+		for pkg, types := range assembled {
+			if name := importName(file, pkg); name != "" {
+				names[name] = types
+			}
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			sel, ok := lit.Type.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok {
+				for _, typ := range names[pkg.Name] {
+					if sel.Sel.Name == typ {
+						t.Errorf("%s: %s.%s built by hand: build it with internal/assembly from the route's config",
+							fset.Position(lit.Pos()), pkg.Name, typ)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mayBuild(dir string) bool {
+	dir = filepath.ToSlash(dir)
+	for _, d := range mayConstruct {
+		if dir == d {
+			return true
+		}
+	}
+	return strings.HasPrefix(dir, "internal/assembly/")
+}

@@ -88,16 +88,3 @@ func answerMessages(history []model.Message, calls []model.ToolCall, results []r
 	}
 	return messages
 }
-
-// checker is the grounding check's clients: Check's, or the searcher's
-// embedder, uncached, for what Check leaves unset.
-func (r *Runner) checker() answer.Checker {
-	c := r.Check
-	if c.Units == nil {
-		c.Units = r.Searcher.Embedder
-	}
-	if c.Sentences == nil {
-		c.Sentences = r.Searcher.Embedder
-	}
-	return c
-}

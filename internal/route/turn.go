@@ -211,11 +211,6 @@ func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent
 	return packing
 }
 
-// withSystem is the conversation under a system message.
-func withSystem(system string, history []model.Message) []model.Message {
-	return append([]model.Message{{Role: model.RoleSystem, Content: system}}, history...)
-}
-
 // emitRetrievals reports each search: the fragments of it that were
 // packed, under their markers, and what the budget dropped.
 func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, st *turnState) {
@@ -235,13 +230,4 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 		}
 		st.emit(Event{Type: EventRetrieval, Data: ev})
 	}
-}
-
-func lastUserMessage(messages []model.Message) string {
-	for i := len(messages) - 1; i >= 0; i-- {
-		if messages[i].Role == model.RoleUser {
-			return messages[i].Content
-		}
-	}
-	return ""
 }

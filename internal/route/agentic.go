@@ -84,7 +84,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	arguments, _ := json.Marshal(map[string]string{"query": question})
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
-	packing := r.pack(ctx, in, results[0].Intent, final)
+	packing := r.pack(ctx, in, results[0].Intent, results)
 	packing.Open = h.open
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {

@@ -42,6 +42,9 @@ type Packing struct {
 	Dropped []Dropped
 	// Budget is the tokens that were left for fragments.
 	Budget int
+	// Capped holds, by id, the fragments the turn's searches found past
+	// retrieval.maxFragments (mergeFragments): neither packed nor cited.
+	Capped map[string]bool
 	// Links are the URLs the answer may render: those of the system
 	// prompt and of the packed fragments (see answer.LinkGuard).
 	Links answer.AllowedLinks
@@ -67,6 +70,37 @@ func systemPrompt(p Prompt, intent retrieval.Intent) string {
 		b.WriteString("\n\nAnswer style: " + style)
 	}
 	return b.String()
+}
+
+// mergeFragments is what a turn's searches found, as packing takes it:
+// each search's best first, then each one's second, and so on, each
+// fragment once, at most limit (retrieval.maxFragments, the most a turn
+// packs; 0: no limit). The searches of a round (and the re-search) ask
+// different things and their scores are not on one scale, so ranking them
+// together would leave a search out. capped holds, by id, the fragments
+// past the limit.
+func mergeFragments(results []retrieval.Retrieval, limit int) (merged []retrieval.Fragment, capped map[string]bool) {
+	seen, capped := map[string]bool{}, map[string]bool{}
+	for rank := 0; ; rank++ {
+		more := false
+		for _, res := range results {
+			if rank >= len(res.Fragments) {
+				continue
+			}
+			more = true
+			if f := res.Fragments[rank]; !seen[f.ID] {
+				seen[f.ID] = true
+				if limit > 0 && len(merged) == limit {
+					capped[f.ID] = true
+				} else {
+					merged = append(merged, f)
+				}
+			}
+		}
+		if !more {
+			return merged, capped
+		}
+	}
 }
 
 // packFragments lays fragments out from most to least important, each

@@ -140,6 +140,10 @@ type RetrievalReport struct {
 	CacheHit bool              `json:"cache_hit"`
 	Sources  []RetrievalSource `json:"sources"`
 	Dropped  []Dropped         `json:"dropped,omitempty"`
+	// Capped counts the fragments this search found that the turn's
+	// retrieval.maxFragments left out: the turn's searches share the cap,
+	// each one's best first. They are neither packed nor cited.
+	Capped int `json:"capped,omitempty"`
 }
 
 // Delta is the payload of delta: the next piece of the answer.

@@ -173,7 +173,7 @@ func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Int
 }
 
 // retrieve runs the round's tool calls, up to the cap, and packs what
-// they found, each fragment once, into what is left of the window; the
+// they found (mergeFragments), into what is left of the window; the
 // retrieval events report it. The results are those of the calls run, the
 // first ones of calls.
 func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, st *turnState) ([]retrieval.Retrieval, Packing, error) {
@@ -181,33 +181,22 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, Packing{}, err
 	}
-	packing := r.pack(ctx, in, intent, uniqueFragments(results))
+	packing := r.pack(ctx, in, intent, results)
 	r.emitRetrievals(results, packing, st)
 	return results, packing, nil
 }
 
-// uniqueFragments are the fragments of results, each once, in order.
-func uniqueFragments(results []retrieval.Retrieval) []retrieval.Fragment {
-	var all []retrieval.Fragment
-	seen := map[string]bool{}
-	for _, res := range results {
-		for _, f := range res.Fragments {
-			if !seen[f.ID] {
-				seen[f.ID] = true
-				all = append(all, f)
-			}
-		}
-	}
-	return all
-}
-
-// pack lays fragments out for the answering call under the route's
-// window and flagged-fragment policy.
-func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, fragments []retrieval.Fragment) Packing {
+// pack lays the searches' fragments out for the answering call, at most
+// retrieval.maxFragments of them, under the route's window and
+// flagged-fragment policy.
+func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, results []retrieval.Retrieval) Packing {
 	_, span := startSpan(ctx, "ragroute.pack")
 	defer span.End()
+	fragments, capped := mergeFragments(results, r.Searcher.Settings.MaxFragments)
 	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, fragments, r.ContextTokens, r.AnswerReserve, r.Tokens)
-	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)))
+	packing.Capped = capped
+	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)),
+		attribute.Int("ragroute.capped", len(capped)))
 	return packing
 }
 
@@ -221,6 +210,9 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 	for _, res := range results {
 		ev := RetrievalReport{Query: res.Query, Intent: res.Intent, CacheHit: res.CacheHit, Dropped: packing.Dropped}
 		for _, f := range res.Fragments {
+			if packing.Capped[f.ID] {
+				ev.Capped++
+			}
 			packed, ok := markers[f.ID]
 			if !ok {
 				continue

@@ -33,7 +33,10 @@ type Runner struct {
 	Policy        podconfig.SearchPolicy
 	ContextTokens int
 	AnswerReserve int
-	Tokens        tokenize.Counter
+	// AnswerMaxTokens is the route's model.maxTokens: it caps the answer,
+	// the extractive one too (0: the answer reserve alone).
+	AnswerMaxTokens int
+	Tokens          tokenize.Counter
 	// MaxToolCallsPerRound caps the tool calls run from the model's one
 	// round (0: DefaultMaxToolCallsPerRound). The first ones run, at most
 	// ToolCallParallelism at once; each call past the cap is answered

@@ -70,11 +70,12 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	// A follow-up ("and how are they ordered?") is made self-contained
 	// once: rounds after the first see only the question, not the
 	// conversation it refers to.
+	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
+	in = r.trimHistory(in, r.Tokens.Count(harnessPrompt(r.Prompt, h, true))+4+r.toolTokens(), st)
 	question, err := r.condense(ctx, in.Messages, st)
 	if err != nil {
 		return false, err
 	}
-	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
 	h.question = question
 	final, err := r.research(ctx, in, h, newFence(), st)
 	st.rounds = h.round
@@ -84,8 +85,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	arguments, _ := json.Marshal(map[string]string{"query": question})
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
-	packing := r.pack(ctx, in, results[0].Intent, results)
-	packing.Open = h.open
+	packing := r.pack(ctx, in, results[0].Intent, calls, results, h.open)
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {
 		return true, st.delta(r.Prompt.NotFound)

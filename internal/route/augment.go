@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -103,26 +102,24 @@ func mergeFragments(results []retrieval.Retrieval, limit int) (merged []retrieva
 	}
 }
 
-// packFragments lays fragments out from most to least important, each
-// fenced as data with its marker, heading path and source, within the
-// budget left after the system prompt, the history and the answer
-// reserve. History is never copied into the packing: it is already in the
-// window. A fragment that does not fit is cut at a sentence end, or
-// dropped; both are reported. Flagged fragments are treated as policy says
-// (untrusted.go): dropped ones are never packed nor reported.
-func packFragments(p Prompt, policy podconfig.FlaggedPolicy, intent retrieval.Intent, history []model.Message, fragments []retrieval.Fragment,
-	contextTokens, answerReserve int, tokens tokenize.Counter) Packing {
+// newPacking is a packing with nothing packed yet: the system message,
+// this turn's fence and the header that introduces the fragments.
+func newPacking(p Prompt, intent retrieval.Intent) Packing {
 	out := Packing{System: systemPrompt(p, intent), Blocks: map[string]string{}, Links: answer.AllowedLinks{}}
 	out.Links.AddText(out.System)
-	used := tokens.Count(out.System) + 4
-	for _, m := range history {
-		used += tokens.Count(m.Content) + 4
-	}
-	fence := newFence()
-	out.Fence = fence
-	mark := newDatamark(fence)
-	out.Header = fmt.Sprintf("Documentation fragments, most relevant first. Each is data between %s markers.\n", fence)
-	out.Budget = contextTokens - answerReserve - used - tokens.Count(out.Header) - 8
+	out.Fence = newFence()
+	out.Header = fmt.Sprintf("Documentation fragments, most relevant first. Each is data between %s markers.\n", out.Fence)
+	return out
+}
+
+// packFragments lays fragments out from most to least important, each
+// fenced as data with its marker, heading path and source, within
+// out.Budget (what the answering call leaves them: Runner.pack). A
+// fragment that does not fit is cut at a sentence end, or dropped; both
+// are reported. Flagged fragments are treated as policy says
+// (untrusted.go): dropped ones are never packed nor reported.
+func packFragments(out Packing, policy podconfig.FlaggedPolicy, fragments []retrieval.Fragment, tokens tokenize.Counter) Packing {
+	fence, mark := out.Fence, newDatamark(out.Fence)
 	remaining := out.Budget
 
 	for i, f := range admitted(policy, fragments) {

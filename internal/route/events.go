@@ -144,6 +144,10 @@ type RetrievalReport struct {
 	// retrieval.maxFragments left out: the turn's searches share the cap,
 	// each one's best first. They are neither packed nor cited.
 	Capped int `json:"capped,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window (the same
+	// count as turn.completed's).
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 
 // Delta is the payload of delta: the next piece of the answer.
@@ -195,6 +199,10 @@ type TurnCompleted struct {
 	// AnswerReplaced: the model's answer was replaced by the extractive
 	// one (grounding fallback).
 	AnswerReplaced bool `json:"answer_replaced,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window; also on
+	// the retrieval events, absent when the model answered directly.
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 
 // Usage counts the chat model's tokens over a turn.

@@ -139,6 +139,7 @@ func (r *Runner) guarded(ctx context.Context, in TurnInput, st *turnState,
 // run is decide → retrieve → answer.
 func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
 	intent := retrieval.ClassifyIntent(lastUserMessage(in.Messages))
+	in = r.trimHistory(in, r.Tokens.Count(systemPrompt(r.Prompt, intent))+4+r.toolsTokens(r.tools()), st)
 	calls, err := r.decide(ctx, in.Messages, intent, st)
 	if err != nil || len(calls) == 0 {
 		return false, err // failed, or answered directly: the text already streamed
@@ -184,20 +185,26 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, Packing{}, err
 	}
-	packing := r.pack(ctx, in, intent, results)
+	packing := r.pack(ctx, in, intent, calls, results, nil)
 	r.emitRetrievals(results, packing, st)
 	return results, packing, nil
 }
 
 // pack lays the searches' fragments out for the answering call, at most
-// retrieval.maxFragments of them, under the route's window and
-// flagged-fragment policy.
-func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, results []retrieval.Retrieval) Packing {
+// retrieval.maxFragments of them, under the route's flagged-fragment
+// policy, into what the answering call leaves of the prompt's room: its
+// system prompt, the conversation, the round's calls and the framing of
+// their results (and the parts an agentic research left open) counted as
+// they will be sent.
+func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
+	open []string) Packing {
 	_, span := startSpan(ctx, "ragroute.pack")
 	defer span.End()
 	fragments, capped := mergeFragments(results, r.Searcher.Settings.MaxFragments)
-	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, fragments, r.ContextTokens, r.AnswerReserve, r.Tokens)
-	packing.Capped = capped
+	packing := newPacking(r.Prompt, intent)
+	packing.Open, packing.Capped = open, capped
+	packing.Budget = r.promptTokens() - r.messageTokens(answerMessages(in.Messages, calls, results, packing)) - 8
+	packing = packFragments(packing, r.FlaggedFragments, fragments, r.Tokens)
 	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)),
 		attribute.Int("ragroute.capped", len(capped)))
 	return packing
@@ -211,7 +218,8 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 		markers[f.ID] = f
 	}
 	for _, res := range results {
-		ev := RetrievalReport{Query: res.Query, Intent: res.Intent, CacheHit: res.CacheHit, Dropped: packing.Dropped}
+		ev := RetrievalReport{Query: res.Query, Intent: res.Intent, CacheHit: res.CacheHit, Dropped: packing.Dropped,
+			HistoryTrimmed: st.historyTrimmed}
 		for _, f := range res.Fragments {
 			if packing.Capped[f.ID] {
 				ev.Capped++

@@ -1,7 +1,9 @@
 package route_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +128,104 @@ func TestMaxFragmentsCapsWhatAnAgenticTurnFinalizes(t *testing.T) {
 	seen := w.chat.seen()
 	if got := fencedBlocks(seen[len(seen)-1]); got == 0 || got > limit {
 		t.Errorf("the answering call was given %d fragments; retrieval.maxFragments is %d", got, limit)
+	}
+}
+
+// longChat is a conversation of n exchanges of about 300 tokens a
+// message, then question.
+func longChat(n int, question string) []model.Message {
+	var messages []model.Message
+	for i := range n {
+		messages = append(messages,
+			routetest.User(fmt.Sprintf("Question %d: %s", i, strings.Repeat("tell me more about the deployment pipelines and their stages, ", 30))),
+			model.Message{Role: model.RoleAssistant, Content: fmt.Sprintf("Answer %d: %s", i, strings.Repeat("the pipelines run their stages in order, ", 36))})
+	}
+	return append(messages, routetest.User(question))
+}
+
+// requestTokens counts a model call as the chat model receives it, with
+// the route's tokenizer: each message's text and tool calls, its framing,
+// and the tools offered.
+func requestTokens(t *testing.T, w *fastWorld, c chatCall) int {
+	t.Helper()
+	tools, err := json.Marshal(c.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := w.runner.Tokens.Count(string(tools))
+	for _, m := range c.Messages {
+		n += w.runner.Tokens.Count(m.Content) + 4
+		for _, tc := range m.ToolCalls {
+			n += w.runner.Tokens.Count(tc.Name) + w.runner.Tokens.Count(tc.Arguments) + 4
+		}
+	}
+	return n
+}
+
+// A long conversation is trimmed oldest first into its share of the
+// window: the turn still packs fragments and answers from them, the
+// retrieval event and turn.completed say how many messages were dropped,
+// and no model call of the turn (decide, condense, the agentic rounds,
+// the answer) leaves the answer less than its reserve.
+func TestALongConversationIsTrimmedIntoTheWindow(t *testing.T) {
+	const question = "How are sync waves ordered?"
+	const answer = "Lower waves are applied first [S1]."
+	cases := map[string]func(*fastWorld){
+		"modelDecides": func(*fastWorld) {},
+		"always":       func(w *fastWorld) { w.runner.Policy = podconfig.SearchAlways },
+		"agentic": func(w *fastWorld) {
+			w.runner.Mode = podconfig.ModeAgentic
+			w.chat.script = agenticScript(answer, hSearch("sync waves order"),
+				hFinalize([]string{"F1"}, []string{"how waves are ordered"}, nil))
+		},
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := newFastWorld(t, func(c chatCall) model.Reply {
+				if len(c.Messages) > 0 && strings.HasPrefix(c.Messages[0].Content, "Rewrite the user's last question") {
+					return model.Reply{Content: "how are sync waves ordered"}
+				}
+				return searchesThenAnswers("sync waves order", answer)(c)
+			})
+			setup(w)
+			history := longChat(30, question)
+			if n := w.runner.Tokens.Count(fmt.Sprint(history)); n < 2*w.runner.ContextTokens {
+				t.Fatalf("the conversation is %d tokens: not longer than the window", n)
+			}
+			events := w.run(staff, history...)
+
+			if got := routetest.AnswerOf(events); got != answer {
+				t.Errorf("answer %q: want the grounded answer", got)
+			}
+			done := completed(t, events)
+			if done.NotFound || done.HistoryTrimmed == 0 {
+				t.Errorf("turn.completed %+v: want an answer and the trimmed history counted", done)
+			}
+			var packed bool
+			for _, e := range routetest.OfType(events, route.EventRetrieval) {
+				if r := e.Data.(route.RetrievalReport); r.Round == 0 {
+					packed = packed || len(r.Sources) > 0
+					if r.HistoryTrimmed != done.HistoryTrimmed {
+						t.Errorf("retrieval reports %d messages trimmed, turn.completed %d", r.HistoryTrimmed, done.HistoryTrimmed)
+					}
+				}
+			}
+			if !packed {
+				t.Error("no fragment packed beside the long conversation")
+			}
+			limit := w.runner.ContextTokens - w.runner.AnswerReserve
+			for i, c := range w.chat.seen() {
+				if n := requestTokens(t, w, c); n > limit {
+					t.Errorf("model call %d counts %d tokens; the window leaves %d after the answer reserve", i, n, limit)
+				}
+				if c.Messages[0].Role != model.RoleSystem {
+					t.Errorf("model call %d lost its system prompt", i)
+				}
+			}
+			last := w.chat.seen()[len(w.chat.seen())-1].Messages
+			if !slices.ContainsFunc(last, func(m model.Message) bool { return m.Role == model.RoleUser && m.Content == question }) {
+				t.Error("the answering call lost the question")
+			}
+		})
 	}
 }

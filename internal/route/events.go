@@ -146,7 +146,7 @@ type RetrievalReport struct {
 	Capped int `json:"capped,omitempty"`
 	// HistoryTrimmed counts the conversation's oldest messages the turn
 	// left out of its model calls to keep them in the window (the same
-	// count as turn.completed's).
+	// count as turn.completed's; on the answer's searches, round 0).
 	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 

@@ -139,6 +139,7 @@ func (r *Runner) guarded(ctx context.Context, in TurnInput, st *turnState,
 // run is decide → retrieve → answer.
 func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
 	intent := retrieval.ClassifyIntent(lastUserMessage(in.Messages))
+	// The conversation goes with the decide call's system prompt and tools.
 	in = r.trimHistory(in, r.Tokens.Count(systemPrompt(r.Prompt, intent))+4+r.toolsTokens(r.tools()), st)
 	calls, err := r.decide(ctx, in.Messages, intent, st)
 	if err != nil || len(calls) == 0 {
@@ -203,6 +204,7 @@ func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent
 	fragments, capped := mergeFragments(results, r.Searcher.Settings.MaxFragments)
 	packing := newPacking(r.Prompt, intent)
 	packing.Open, packing.Capped = open, capped
+	// Less 8: fenced blocks joined count a token or so more than apart.
 	packing.Budget = r.promptTokens() - r.messageTokens(answerMessages(in.Messages, calls, results, packing)) - 8
 	packing = packFragments(packing, r.FlaggedFragments, fragments, r.Tokens)
 	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)),

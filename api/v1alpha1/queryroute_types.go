@@ -385,7 +385,12 @@ type WebSearch struct {
 
 // ContextWindow is the token budget of one model call.
 type ContextWindow struct {
-	// ContextTokens is the model's context window.
+	// ContextTokens is the model's context window. Every model call of a
+	// turn fits it with answerReserveTokens left for the reply, counted
+	// with cl100k_base and 15% spare for the model's own tokenizer; the
+	// conversation is trimmed oldest first (the last question always kept)
+	// to at most half of what the system prompt leaves, so fragments keep
+	// the rest.
 	// +required
 	// +kubebuilder:validation:Minimum=512
 	// +kubebuilder:validation:Maximum=2097152

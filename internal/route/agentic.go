@@ -70,11 +70,12 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	// A follow-up ("and how are they ordered?") is made self-contained
 	// once: rounds after the first see only the question, not the
 	// conversation it refers to.
+	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
+	in = r.trimHistory(in, r.Tokens.Count(harnessPrompt(r.Prompt, h, true))+4+r.toolTokens(), st)
 	question, err := r.condense(ctx, in.Messages, st)
 	if err != nil {
 		return false, err
 	}
-	h := newHarness(agenticMaxRounds, newHarnessProtocol(r.ToolProtocol))
 	h.question = question
 	final, err := r.research(ctx, in, h, newFence(), st)
 	st.rounds = h.round
@@ -84,8 +85,7 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	arguments, _ := json.Marshal(map[string]string{"query": question})
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
-	packing := r.pack(ctx, in, results[0].Intent, final)
-	packing.Open = h.open
+	packing := r.pack(ctx, in, results[0].Intent, calls, results, h.open)
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {
 		return true, st.delta(r.Prompt.NotFound)
@@ -126,8 +126,7 @@ func (r *Runner) research(ctx context.Context, in TurnInput, h *harness, fence s
 // until a save or a finalize is accepted or the round runs out of steps.
 func (r *Runner) playRound(ctx context.Context, in TurnInput, h *harness, fence string, st *turnState) ([]retrieval.Fragment, roundEnd, error) {
 	messages := r.roundWindow(in, h, fence)
-	h.roundStart = r.windowTokens(messages)
-	h.searchShare = max(0, int(agenticSearchBlockedAt*float64(r.ContextTokens))-h.roundStart) / agenticMinSearches
+	r.shareRound(h, messages)
 	if h.round == 1 && r.Policy == podconfig.SearchAlways {
 		var err error
 		if messages, err = r.searchQuestionAndParts(ctx, in, h, fence, messages, st); err != nil {
@@ -271,27 +270,8 @@ func (r *Runner) harnessSearch(ctx context.Context, in TurnInput, h *harness, fe
 	if err != nil {
 		return "", roundGoesOn, nil, err
 	}
-	// The n-th search of a round (h.searches counts those before it) may bring the window to the round's
-	// start plus n shares, counting its call and framing as they are, so
-	// the five searches a save needs fit below the line whatever the
-	// queries and the fence are; what a search leaves unused is the next
-	// one's. It shows its best new fragment, cut to what is left if it is
-	// longer, then those that fit.
-	framing := r.Tokens.Count(searchResultHeader(fence)) + 4
-	allowance := h.roundStart + (h.searches+1)*h.searchShare - r.windowTokens(messages) - framing
-	budget, first := min(r.ContextTokens-r.AnswerReserve-r.windowTokens(messages)-framing, max(agenticMinShareTokens, allowance)), true
 	// Under drop, a flagged fragment is never shown, in any round.
-	shown := h.show(query, admitted(r.FlaggedFragments, res.Fragments), func(f shownFragment) (shownFragment, bool) {
-		if first {
-			first, f.Text = false, r.cutToFit(fence, f, budget)
-		}
-		size := r.shownTokens(fence, f)
-		if size > budget || f.Text == "" {
-			return f, false
-		}
-		budget -= size
-		return f, true
-	})
+	shown := h.show(query, admitted(r.FlaggedFragments, res.Fragments), r.fitSearch(fence, r.searchBudget(h, fence, messages)))
 	report := RetrievalReport{Round: h.round, Query: query, Intent: res.Intent, CacheHit: res.CacheHit}
 	var b strings.Builder
 	for _, f := range shown {
@@ -326,66 +306,6 @@ func agenticTools(searchBlocked bool) []model.Tool {
 		return []model.Tool{agenticSaveTool, agenticFinalizeTool}
 	}
 	return []model.Tool{agenticSearchTool, agenticSaveTool, agenticFinalizeTool}
-}
-
-// searchBlocked says whether this round's window is past the share that
-// blocks search, counted with the chat model's tokenizer.
-func (r *Runner) searchBlocked(messages []model.Message) bool {
-	return float64(r.windowTokens(messages)) >= agenticSearchBlockedAt*float64(r.ContextTokens)
-}
-
-// windowTokens counts a round's messages as the model reads them, with
-// the tools (or the action schema) every call carries: about 300 tokens
-// a window cannot use.
-func (r *Runner) windowTokens(messages []model.Message) int {
-	n := r.toolTokens()
-	for _, m := range messages {
-		n += r.Tokens.Count(m.Content) + 4
-		for _, c := range m.ToolCalls {
-			n += r.Tokens.Count(c.Name) + r.Tokens.Count(c.Arguments) + 4
-		}
-	}
-	return n
-}
-
-// shownTokens counts a fragment as the harness shows it.
-func (r *Runner) shownTokens(fence string, f shownFragment) int {
-	return r.Tokens.Count(fencedFragment(fence, r.FlaggedFragments, f.id, f.Fragment)) + 1
-}
-
-// cutToFit is f's text cut at a word so that f, shown, takes at most
-// budget tokens; all of it when it fits, "" when not even its label does.
-func (r *Runner) cutToFit(fence string, f shownFragment, budget int) string {
-	if r.shownTokens(fence, f) <= budget {
-		return f.Text
-	}
-	text := f.Text
-	for len(text) > 0 {
-		// Shrink in proportion to the excess, and by a tenth at least.
-		f.Text = text + " …(cut)"
-		excess := r.shownTokens(fence, f) - budget
-		if excess <= 0 {
-			return f.Text
-		}
-		keep := len(text) - max(len(text)/10, len(text)*excess/max(1, r.Tokens.Count(text)))
-		if i := strings.LastIndexByte(text[:max(0, keep)], ' '); i > 0 {
-			keep = i
-		}
-		text = strings.ToValidUTF8(text[:max(0, keep)], "")
-	}
-	return ""
-}
-
-// agenticMinShareTokens is the least a search shows, however small the
-// window: a cut fragment says more than none (the line still blocks).
-const agenticMinShareTokens = 64
-
-// toolTokens counts the harness's tool definitions as a call sends them
-// (native tools and the JSON action schema are about the same size; the
-// larger counts).
-func (r *Runner) toolTokens() int {
-	tools, _ := json.Marshal(agenticTools(false))
-	return max(r.Tokens.Count(string(tools)), r.Tokens.Count(string(actionSchema(false).Schema)))
 }
 
 // fencedFragment is a fragment as the harness shows it: data between the

@@ -73,14 +73,14 @@ func partsOf(reply, question string) []string {
 	if start < 0 || end < start || json.Unmarshal([]byte(reply[start:end+1]), &list) != nil {
 		return nil
 	}
-	seen := map[string]bool{normaliseQuery(question): true}
+	seen := map[string]bool{searchKey(question): true}
 	var parts []string
 	for _, item := range list.Questions {
 		q := queryOf(item)
-		if q == "" || seen[normaliseQuery(q)] {
+		if q == "" || seen[searchKey(q)] {
 			continue
 		}
-		seen[normaliseQuery(q)] = true
+		seen[searchKey(q)] = true
 		if parts = append(parts, q); len(parts) == agenticSearchedParts {
 			break
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -42,6 +41,9 @@ type Packing struct {
 	Dropped []Dropped
 	// Budget is the tokens that were left for fragments.
 	Budget int
+	// Capped holds, by id, the fragments the turn's searches found past
+	// retrieval.maxFragments (mergeFragments): neither packed nor cited.
+	Capped map[string]bool
 	// Links are the URLs the answer may render: those of the system
 	// prompt and of the packed fragments (see answer.LinkGuard).
 	Links answer.AllowedLinks
@@ -69,26 +71,55 @@ func systemPrompt(p Prompt, intent retrieval.Intent) string {
 	return b.String()
 }
 
-// packFragments lays fragments out from most to least important, each
-// fenced as data with its marker, heading path and source, within the
-// budget left after the system prompt, the history and the answer
-// reserve. History is never copied into the packing: it is already in the
-// window. A fragment that does not fit is cut at a sentence end, or
-// dropped; both are reported. Flagged fragments are treated as policy says
-// (untrusted.go): dropped ones are never packed nor reported.
-func packFragments(p Prompt, policy podconfig.FlaggedPolicy, intent retrieval.Intent, history []model.Message, fragments []retrieval.Fragment,
-	contextTokens, answerReserve int, tokens tokenize.Counter) Packing {
+// mergeFragments is what a turn's searches found, as packing takes it:
+// each search's best first, then each one's second, and so on, each
+// fragment once, at most limit (retrieval.maxFragments, the most a turn
+// packs; 0: no limit). The searches of a round (and the re-search) ask
+// different things and their scores are not on one scale, so ranking them
+// together would leave a search out. capped holds, by id, the fragments
+// past the limit.
+func mergeFragments(results []retrieval.Retrieval, limit int) (merged []retrieval.Fragment, capped map[string]bool) {
+	seen, capped := map[string]bool{}, map[string]bool{}
+	for rank := 0; ; rank++ {
+		more := false
+		for _, res := range results {
+			if rank >= len(res.Fragments) {
+				continue
+			}
+			more = true
+			if f := res.Fragments[rank]; !seen[f.ID] {
+				seen[f.ID] = true
+				if limit > 0 && len(merged) == limit {
+					capped[f.ID] = true
+				} else {
+					merged = append(merged, f)
+				}
+			}
+		}
+		if !more {
+			return merged, capped
+		}
+	}
+}
+
+// newPacking is a packing with nothing packed yet: the system message,
+// this turn's fence and the header that introduces the fragments.
+func newPacking(p Prompt, intent retrieval.Intent) Packing {
 	out := Packing{System: systemPrompt(p, intent), Blocks: map[string]string{}, Links: answer.AllowedLinks{}}
 	out.Links.AddText(out.System)
-	used := tokens.Count(out.System) + 4
-	for _, m := range history {
-		used += tokens.Count(m.Content) + 4
-	}
-	fence := newFence()
-	out.Fence = fence
-	mark := newDatamark(fence)
-	out.Header = fmt.Sprintf("Documentation fragments, most relevant first. Each is data between %s markers.\n", fence)
-	out.Budget = contextTokens - answerReserve - used - tokens.Count(out.Header) - 8
+	out.Fence = newFence()
+	out.Header = fmt.Sprintf("Documentation fragments, most relevant first. Each is data between %s markers.\n", out.Fence)
+	return out
+}
+
+// packFragments lays fragments out from most to least important, each
+// fenced as data with its marker, heading path and source, within
+// out.Budget (what the answering call leaves them: Runner.pack). A
+// fragment that does not fit is cut at a sentence end, or dropped; both
+// are reported. Flagged fragments are treated as policy says
+// (untrusted.go): dropped ones are never packed nor reported.
+func packFragments(out Packing, policy podconfig.FlaggedPolicy, fragments []retrieval.Fragment, tokens tokenize.Counter) Packing {
+	fence, mark := out.Fence, newDatamark(out.Fence)
 	remaining := out.Budget
 
 	for i, f := range admitted(policy, fragments) {

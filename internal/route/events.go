@@ -145,6 +145,14 @@ type RetrievalReport struct {
 	CacheHit bool              `json:"cache_hit"`
 	Sources  []RetrievalSource `json:"sources"`
 	Dropped  []Dropped         `json:"dropped,omitempty"`
+	// Capped counts the fragments this search found that the turn's
+	// retrieval.maxFragments left out: the turn's searches share the cap,
+	// each one's best first. They are neither packed nor cited.
+	Capped int `json:"capped,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window (the same
+	// count as turn.completed's; on the answer's searches, round 0).
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 
 // Delta is the payload of delta: the next piece of the answer.
@@ -196,6 +204,10 @@ type TurnCompleted struct {
 	// AnswerReplaced: the model's answer was replaced by the extractive
 	// one (grounding fallback).
 	AnswerReplaced bool `json:"answer_replaced,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window; also on
+	// the retrieval events, absent when the model answered directly.
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 
 // Usage counts the chat model's tokens over a turn.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
@@ -17,7 +18,7 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 	st *turnState) (notFound bool, err error) {
 	start := time.Now()
 	defer func() { st.took("extract", time.Since(start)) }()
-	quoter := answer.Quoter{Question: r.Searcher.Embedder, Units: r.checker().Units, Tokens: r.Tokens, Budget: r.answerBudget()}
+	quoter := answer.Quoter{Question: r.Searcher.Embedder, Units: r.checker().Units, Tokens: r.Tokens, Budget: r.answerBudget(st.gen)}
 	text, err := quoter.Quote(ctx, question, intent, packing.Packed, embedded)
 	if err != nil {
 		return false, &ToolError{Tool: "extract", Err: err}
@@ -36,11 +37,15 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 	return false, nil
 }
 
-// answerBudget is the tokens an answer may take: the window's answer
-// reserve.
-func (r *Runner) answerBudget() int {
-	if r.AnswerReserve > 0 {
-		return r.AnswerReserve
+// answerBudget is the tokens an extractive answer may take: the window's
+// answer reserve, lowered as a model's answer is, by the route's
+// model.maxTokens (AnswerMaxTokens) and the client's max_tokens.
+func (r *Runner) answerBudget(client model.Generation) int {
+	budget := r.AnswerReserve
+	for _, limit := range []int{r.AnswerMaxTokens, client.MaxTokens} {
+		if limit > 0 && (budget <= 0 || limit < budget) {
+			budget = limit
+		}
 	}
-	return 512
+	return budget
 }

@@ -1,9 +1,12 @@
 package route_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
@@ -27,5 +30,37 @@ func TestExtractiveTurnCallsNoModel(t *testing.T) {
 	}
 	if done := completed(t, events); done.NotFound || len(routetest.OfType(events, route.EventCitation)) == 0 {
 		t.Errorf("completed %+v, citations %v", done, routetest.OfType(events, route.EventCitation))
+	}
+}
+
+// An extractive answer is capped as a model's answer is: by the client's
+// max_tokens and by the route's model.maxTokens, not only by the
+// window's answer reserve.
+func TestExtractiveAnswerKeepsToTheAnswersMaxTokens(t *testing.T) {
+	var sentences []string
+	for i := range 40 {
+		sentences = append(sentences, fmt.Sprintf("Sync waves order resource group %d during a sync.", i))
+	}
+	long := ingest.Document{Source: "waves-long.md", Principals: []string{"group:staff"},
+		Content: "# Sync waves in depth\n\n" + strings.Join(sentences, " ") + "\n"}
+	for _, tc := range []struct {
+		name                string
+		routeMax, clientMax int
+	}{{"client max_tokens", 0, 40}, {"route model.maxTokens", 40, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newFastWorld(t, func(chatCall) model.Reply { return model.Reply{} })
+			w.index.add(t, w.runner.Searcher.Embedder, long)
+			w.runner.Policy, w.runner.AnswerMode, w.runner.AnswerMaxTokens = podconfig.SearchAlways, podconfig.AnswerExtractive, tc.routeMax
+			var events []route.Event
+			w.runner.Run(context.Background(), route.TurnInput{ID: "t1", Messages: []model.Message{routetest.User("How do sync waves order resources?")},
+				Principals: staff, Generation: model.Generation{MaxTokens: tc.clientMax}}, func(e route.Event) { events = append(events, e) })
+			answer := routetest.AnswerOf(events)
+			if answer == "" || completed(t, events).NotFound {
+				t.Fatalf("no extractive answer: %v", events)
+			}
+			if n := w.runner.Tokens.Count(answer); n > 40 {
+				t.Errorf("the extractive answer is %d tokens; max_tokens 40:\n%s", n, answer)
+			}
+		})
 	}
 }

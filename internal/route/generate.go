@@ -70,9 +70,12 @@ func (r *Runner) generate(ctx context.Context, history []model.Message, calls []
 
 // answerMessages are the answering call's window: the conversation under
 // the packing's system message, the round's calls and a result for each.
+// A packed fragment is in the result of the first call that found it
+// only: the packing budgeted it once.
 func answerMessages(history []model.Message, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing) []model.Message {
 	messages := withSystem(packing.System, history)
 	messages = append(messages, model.Message{Role: model.RoleAssistant, ToolCalls: calls})
+	given := map[string]bool{}
 	for i, call := range calls {
 		if i >= len(results) {
 			// Past the round's cap: the protocol wants a result for every
@@ -82,22 +85,11 @@ func answerMessages(history []model.Message, calls []model.ToolCall, results []r
 		}
 		ids := map[string]bool{}
 		for _, f := range results[i].Fragments {
-			ids[f.ID] = true
+			if !given[f.ID] {
+				ids[f.ID], given[f.ID] = true, true
+			}
 		}
 		messages = append(messages, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: packing.context(ids)})
 	}
 	return messages
-}
-
-// checker is the grounding check's clients: Check's, or the searcher's
-// embedder, uncached, for what Check leaves unset.
-func (r *Runner) checker() answer.Checker {
-	c := r.Check
-	if c.Units == nil {
-		c.Units = r.Searcher.Embedder
-	}
-	if c.Sentences == nil {
-		c.Sentences = r.Searcher.Embedder
-	}
-	return c
 }

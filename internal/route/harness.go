@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -53,7 +51,7 @@ type harness struct {
 	// searches counts this round's accepted searches; turnSearches the
 	// turn's.
 	searches, turnSearches int
-	// queries holds every normalised query of the turn; tried the
+	// queries holds the searchKey of every query of the turn; tried the
 	// accepted ones as written, in order.
 	queries map[string]bool
 	tried   []string
@@ -106,15 +104,16 @@ func (h *harness) startRound() {
 
 func (h *harness) lastRound() bool { return h.round >= h.maxRounds }
 
-// normaliseQuery is what makes two queries the same search: case, Unicode
-// form, punctuation at the edges of words, word order, repeats and
-// common words aside. Words are split at spaces only, so symbols and
-// combining marks stay in them: "C++ SDK install" and "C# SDK install"
-// differ, and a Devanagari vowel sign is part of its word. A query of
-// common words only is kept whole.
-func normaliseQuery(q string) string {
+// searchKey is what makes two queries the same search: the text as
+// retrieval.NormaliseQuery folds it (Unicode form, case, spacing), then
+// word order, repeats, punctuation at the edges of words and common words
+// aside: a model that reorders its words searches for the same thing. Words
+// are split at spaces only, so symbols and combining marks stay in them:
+// "C++ SDK install" and "C# SDK install" differ, and a Devanagari vowel
+// sign is part of its word. A query of common words only is kept whole.
+func searchKey(q string) string {
 	var words, all []string
-	for _, w := range strings.Fields(strings.ToLower(norm.NFC.String(q))) {
+	for _, w := range strings.Fields(retrieval.NormaliseQuery(q)) {
 		if w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '#' }); w == "" {
 			continue
 		}
@@ -132,7 +131,7 @@ func normaliseQuery(q string) string {
 
 // checkSearch is why a search may not run, or "" when it may.
 func (h *harness) checkSearch(query string, blocked bool) string {
-	switch key := normaliseQuery(query); {
+	switch key := searchKey(query); {
 	case blocked:
 		return fmt.Sprintf("search is blocked: this round's window is %.0f%% full; call save or finalize", agenticSearchBlockedAt*100)
 	case key == "":
@@ -153,7 +152,7 @@ func (h *harness) checkSearch(query string, blocked bool) string {
 // wrongly. fit gives a fragment as it fits the window (cut, perhaps), and
 // false for one that does not fit: it is left unshown.
 func (h *harness) show(query string, fragments []retrieval.Fragment, fit func(shownFragment) (shownFragment, bool)) []shownFragment {
-	h.queries[normaliseQuery(query)] = true
+	h.queries[searchKey(query)] = true
 	h.tried = append(h.tried, query)
 	h.searches++
 	h.turnSearches++

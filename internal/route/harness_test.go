@@ -20,7 +20,7 @@ func TestQueriesAreTheSameSearchOnlyWhenTheyAskTheSame(t *testing.T) {
 		{"how is it done", "How is it done?"}, // common words only: kept whole
 	}
 	for _, p := range same {
-		if a, b := normaliseQuery(p[0]), normaliseQuery(p[1]); a != b {
+		if a, b := searchKey(p[0]), searchKey(p[1]); a != b {
 			t.Errorf("%q and %q are one search, got %q and %q", p[0], p[1], a, b)
 		}
 	}
@@ -32,7 +32,7 @@ func TestQueriesAreTheSameSearchOnlyWhenTheyAskTheSame(t *testing.T) {
 		{"how is it done", "how is it"},
 	}
 	for _, p := range different {
-		if a, b := normaliseQuery(p[0]), normaliseQuery(p[1]); a == b {
+		if a, b := searchKey(p[0]), searchKey(p[1]); a == b {
 			t.Errorf("%q and %q are different searches, both normalised to %q", p[0], p[1], a)
 		}
 	}

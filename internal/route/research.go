@@ -80,15 +80,16 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
 	results = append(results[:len(results):len(results)], res)
 
-	packing = r.pack(ctx, in, intent, uniqueFragments(results))
+	packing = r.pack(ctx, in, intent, calls, results, nil)
 	r.emitRetrievals(results[len(results)-1:], packing, st)
 	return calls, results, packing, nil
 }
 
-// searched says whether query is, normalised, one of queries.
+// searched says whether query is one of queries, as the harness tells a
+// repeated search (searchKey).
 func searched(queries []string, query string) bool {
 	for _, q := range queries {
-		if normaliseQuery(q) == normaliseQuery(query) {
+		if searchKey(q) == searchKey(query) {
 			return true
 		}
 	}

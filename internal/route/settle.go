@@ -3,7 +3,6 @@ package route
 import (
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // settle ends a checked answer: the grounding summary, then either the
@@ -31,13 +30,4 @@ func (r *Runner) settle(gate *answer.Gate, packing Packing, shown string, st *tu
 	emitCitations(answer.Cited(shown, packing.Packed), false, st)
 	emitCitations(answer.Inferred(gate.Checked(), shown, packing.Packed), true, st)
 	return false, nil
-}
-
-// emitCitations reports the fragments an answer cites; inferred: the
-// route found them for sentences the model left unmarked.
-func emitCitations(cited []retrieval.Fragment, inferred bool, st *turnState) {
-	for _, f := range cited {
-		st.emit(Event{Type: EventCitation, Data: Citation{Marker: f.Marker, Title: f.Title, SourceURI: f.SourceURI, Heading: f.HeadingPath,
-			Inferred: inferred}})
-	}
 }

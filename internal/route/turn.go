@@ -33,7 +33,10 @@ type Runner struct {
 	Policy        podconfig.SearchPolicy
 	ContextTokens int
 	AnswerReserve int
-	Tokens        tokenize.Counter
+	// AnswerMaxTokens is the route's model.maxTokens: it caps the answer,
+	// the extractive one too (0: the answer reserve alone).
+	AnswerMaxTokens int
+	Tokens          tokenize.Counter
 	// MaxToolCallsPerRound caps the tool calls run from the model's one
 	// round (0: DefaultMaxToolCallsPerRound). The first ones run, at most
 	// ToolCallParallelism at once; each call past the cap is answered
@@ -136,6 +139,8 @@ func (r *Runner) guarded(ctx context.Context, in TurnInput, st *turnState,
 // run is decide → retrieve → answer.
 func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
 	intent := retrieval.ClassifyIntent(lastUserMessage(in.Messages))
+	// The conversation goes with the decide call's system prompt and tools.
+	in = r.trimHistory(in, r.Tokens.Count(systemPrompt(r.Prompt, intent))+4+r.toolsTokens(r.tools()), st)
 	calls, err := r.decide(ctx, in.Messages, intent, st)
 	if err != nil || len(calls) == 0 {
 		return false, err // failed, or answered directly: the text already streamed
@@ -173,7 +178,7 @@ func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Int
 }
 
 // retrieve runs the round's tool calls, up to the cap, and packs what
-// they found, each fragment once, into what is left of the window; the
+// they found (mergeFragments), into what is left of the window; the
 // retrieval events report it. The results are those of the calls run, the
 // first ones of calls.
 func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, st *turnState) ([]retrieval.Retrieval, Packing, error) {
@@ -181,39 +186,30 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, Packing{}, err
 	}
-	packing := r.pack(ctx, in, intent, uniqueFragments(results))
+	packing := r.pack(ctx, in, intent, calls, results, nil)
 	r.emitRetrievals(results, packing, st)
 	return results, packing, nil
 }
 
-// uniqueFragments are the fragments of results, each once, in order.
-func uniqueFragments(results []retrieval.Retrieval) []retrieval.Fragment {
-	var all []retrieval.Fragment
-	seen := map[string]bool{}
-	for _, res := range results {
-		for _, f := range res.Fragments {
-			if !seen[f.ID] {
-				seen[f.ID] = true
-				all = append(all, f)
-			}
-		}
-	}
-	return all
-}
-
-// pack lays fragments out for the answering call under the route's
-// window and flagged-fragment policy.
-func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, fragments []retrieval.Fragment) Packing {
+// pack lays the searches' fragments out for the answering call, at most
+// retrieval.maxFragments of them, under the route's flagged-fragment
+// policy, into what the answering call leaves of the prompt's room: its
+// system prompt, the conversation, the round's calls and the framing of
+// their results (and the parts an agentic research left open) counted as
+// they will be sent.
+func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
+	open []string) Packing {
 	_, span := startSpan(ctx, "ragroute.pack")
 	defer span.End()
-	packing := packFragments(r.Prompt, r.FlaggedFragments, intent, in.Messages, fragments, r.ContextTokens, r.AnswerReserve, r.Tokens)
-	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)))
+	fragments, capped := mergeFragments(results, r.Searcher.Settings.MaxFragments)
+	packing := newPacking(r.Prompt, intent)
+	packing.Open, packing.Capped = open, capped
+	// Less 8: fenced blocks joined count a token or so more than apart.
+	packing.Budget = r.promptTokens() - r.messageTokens(answerMessages(in.Messages, calls, results, packing)) - 8
+	packing = packFragments(packing, r.FlaggedFragments, fragments, r.Tokens)
+	span.SetAttributes(attribute.Int("ragroute.packed", len(packing.Packed)), attribute.Int("ragroute.dropped", len(packing.Dropped)),
+		attribute.Int("ragroute.capped", len(capped)))
 	return packing
-}
-
-// withSystem is the conversation under a system message.
-func withSystem(system string, history []model.Message) []model.Message {
-	return append([]model.Message{{Role: model.RoleSystem, Content: system}}, history...)
 }
 
 // emitRetrievals reports each search: the fragments of it that were
@@ -224,8 +220,12 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 		markers[f.ID] = f
 	}
 	for _, res := range results {
-		ev := RetrievalReport{Query: res.Query, Intent: res.Intent, CacheHit: res.CacheHit, Dropped: packing.Dropped}
+		ev := RetrievalReport{Query: res.Query, Intent: res.Intent, CacheHit: res.CacheHit, Dropped: packing.Dropped,
+			HistoryTrimmed: st.historyTrimmed}
 		for _, f := range res.Fragments {
+			if packing.Capped[f.ID] {
+				ev.Capped++
+			}
 			packed, ok := markers[f.ID]
 			if !ok {
 				continue
@@ -235,13 +235,4 @@ func (r *Runner) emitRetrievals(results []retrieval.Retrieval, packing Packing, 
 		}
 		st.emit(Event{Type: EventRetrieval, Data: ev})
 	}
-}
-
-func lastUserMessage(messages []model.Message) string {
-	for i := len(messages) - 1; i >= 0; i-- {
-		if messages[i].Role == model.RoleUser {
-			return messages[i].Content
-		}
-	}
-	return ""
 }

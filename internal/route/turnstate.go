@@ -31,6 +31,9 @@ type turnState struct {
 	// replaced the answer.
 	withheld, linksRemoved int
 	replaced               bool
+	// historyTrimmed counts the conversation's messages trimmed to fit
+	// the window (window.go).
+	historyTrimmed int
 }
 
 func newTurnState(emit func(Event), gen model.Generation) *turnState {
@@ -75,5 +78,5 @@ func (st *turnState) completed(notFound bool) TurnCompleted {
 	defer st.mu.Unlock()
 	return TurnCompleted{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
 		GroundedRatio: st.groundedRatio, GroundingUnchecked: st.unchecked, Withheld: st.withheld, LinksRemoved: st.linksRemoved,
-		AnswerReplaced: st.replaced}
+		AnswerReplaced: st.replaced, HistoryTrimmed: st.historyTrimmed}
 }

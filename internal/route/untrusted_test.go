@@ -21,7 +21,9 @@ func untrustedFragments() []retrieval.Fragment {
 func packWith(t *testing.T, policy podconfig.FlaggedPolicy) Packing {
 	t.Helper()
 	p := Prompt{Platform: "Our portal is https://portal.acme.example.", NotFound: "Not found."}
-	return packFragments(p, policy, retrieval.IntentConcept, nil, untrustedFragments(), 8192, 1024, tokenize.NewBERTUncased())
+	packing := newPacking(p, retrieval.IntentConcept)
+	packing.Budget = 4096
+	return packFragments(packing, policy, untrustedFragments(), tokenize.NewBERTUncased())
 }
 
 func TestKeptFlaggedFragmentsSayWhyInTheirFence(t *testing.T) {

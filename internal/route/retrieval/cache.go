@@ -49,7 +49,7 @@ func cacheKey(query string, principals []string, generation int64) string {
 	for _, p := range slices.Sorted(slices.Values(principals)) {
 		writeKeyField(h, p)
 	}
-	writeKeyField(h, normaliseQuery(query))
+	writeKeyField(h, NormaliseQuery(query))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -65,12 +65,14 @@ func writeKeyField(h hash.Hash, s string) {
 // not change what is asked.
 const sentenceEnds = "?!.？！。"
 
-// normaliseQuery folds the differences that do not change what is asked:
+// NormaliseQuery folds the differences that do not change what is asked:
 // Unicode form (NFC), case (full case folding), runs of whitespace, and a
 // trailing sentence mark. Symbols, punctuation elsewhere, emoji and
 // non-Latin text are kept: "C++ setup" and "C setup" are different
-// questions, and so are two emoji-only ones.
-func normaliseQuery(query string) string {
+// questions, and so are two emoji-only ones. It is the one rule of what
+// makes two queries the same text: the exact cache keys on it, and the
+// agentic harness's test for a repeated search starts from it.
+func NormaliseQuery(query string) string {
 	folded := norm.NFC.String(cases.Fold().String(norm.NFC.String(query)))
 	folded = strings.Join(strings.Fields(folded), " ")
 	// A query of nothing but sentence marks keeps them, as it is all there is.

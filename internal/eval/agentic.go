@@ -113,7 +113,7 @@ func RunAgentic(ctx context.Context, opts AgenticOptions) (AgenticReport, error)
 	if opts.Limit > 0 && opts.Limit < len(questions) {
 		questions = questions[:opts.Limit]
 	}
-	r, err := prepareQuestions(ctx, opts.Options, partQuestions(questions))
+	r, err := prepareQuestions(ctx, opts.Options, PartQuestions(questions))
 	if err != nil {
 		return AgenticReport{}, err
 	}
@@ -182,7 +182,7 @@ type agenticRun struct {
 	*run
 	opts      AgenticOptions
 	questions []MultiQuestion
-	fragments *fragmentRecorder
+	fragments *FragmentRecorder
 	runners   map[string]*route.Runner
 }
 
@@ -191,7 +191,7 @@ func newAgenticRun(r *run, questions []MultiQuestion, opts AgenticOptions) (*age
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
 	}
-	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: newFragmentRecorder(), runners: map[string]*route.Runner{}}
+	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: NewFragmentRecorder(), runners: map[string]*route.Runner{}}
 	// As eval-answers: the route body searching Milvus, its cache keeping
 	// each fragment returned so reported fragments are scored by text.
 	settings := r.routeSettings(nil)
@@ -214,7 +214,7 @@ func newAgenticRun(r *run, questions []MultiQuestion, opts AgenticOptions) (*age
 
 // resolve is a reported fragment's text, from what the searches returned.
 func (a *agenticRun) resolve(s route.RetrievalSource) (Unit, bool) {
-	f, ok := a.fragments.packed(s)
+	f, ok := a.fragments.Packed(s)
 	return Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}, ok
 }
 

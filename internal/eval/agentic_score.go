@@ -109,8 +109,8 @@ func digestAgentic(q MultiQuestion, mode string, events []route.Event, modelCall
 // partsFound says, per part, whether a fragment of the final set holds
 // its gold section; resolve gives a reported fragment's text (false when
 // the searches never returned it). A fragment the budget cut is judged by
-// its heading path only, as citedHits judges it: the model saw part of it.
-func partsFound(t agenticTurn, gold goldSections, resolve func(route.RetrievalSource) (Unit, bool)) []bool {
+// its heading path only, as CitedHits judges it: the model saw part of it.
+func partsFound(t agenticTurn, gold Gold, resolve func(route.RetrievalSource) (Unit, bool)) []bool {
 	units := make([]Unit, 0, len(t.Final))
 	for _, s := range t.Final {
 		u, ok := resolve(s)
@@ -124,8 +124,8 @@ func partsFound(t agenticTurn, gold goldSections, resolve func(route.RetrievalSo
 	}
 	found := make([]bool, len(t.Question.Parts))
 	for i, p := range t.Question.Parts {
-		part := Question{ID: partID(t.Question.ID, i), GoldFile: &p.GoldFile, GoldHeading: p.GoldHeading}
-		found[i] = slices.ContainsFunc(units, func(u Unit) bool { return gold.hit(u, part) })
+		part := Question{ID: PartID(t.Question.ID, i), GoldFile: &p.GoldFile, GoldHeading: p.GoldHeading}
+		found[i] = slices.ContainsFunc(units, func(u Unit) bool { return gold.Hit(u, part) })
 	}
 	return found
 }
@@ -192,10 +192,10 @@ func groupFigures(turns []agenticTurn, found [][]bool) GroupFigures {
 			ratios = append(ratios, *r)
 		}
 	}
-	g.PartRecall = share(g.PartsFound, g.Parts)
-	g.AllParts = share(allParts, len(turns))
+	g.PartRecall = Share(g.PartsFound, g.Parts)
+	g.AllParts = Share(allParts, len(turns))
 	if len(ratios) > 0 {
-		m := mean(ratios)
+		m := Mean(ratios)
 		g.GroundedRatio, g.GroundedTurns = &m, len(ratios)
 	}
 	if completed > 0 {
@@ -203,7 +203,7 @@ func groupFigures(turns []agenticTurn, found [][]bool) GroupFigures {
 		g.Searches = float64(searches) / float64(completed)
 		g.ModelCalls = float64(calls) / float64(completed)
 	}
-	g.TotalP50, g.TotalP95 = percentileMillis(total, 0.5), percentileMillis(total, 0.95)
+	g.TotalP50, g.TotalP95 = PercentileMillis(total, 0.5), PercentileMillis(total, 0.95)
 	return g
 }
 

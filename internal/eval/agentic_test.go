@@ -15,7 +15,7 @@ import (
 
 // agenticGold is a corpus of three documents and the gold sections of a
 // two-part question (prune.md and retry.md) and a control (retry.md).
-func agenticGold(t *testing.T) (goldSections, MultiQuestion, MultiQuestion) {
+func agenticGold(t *testing.T) (Gold, MultiQuestion, MultiQuestion) {
 	t.Helper()
 	docs := []ingest.Document{
 		{Source: "docs/prune.md", Content: "# Prune\n\n## Automatic\n\nPruning deletes resources no longer in Git.\n\n## Never\n\nAnnotate Prune=false to keep one.\n"},
@@ -29,7 +29,7 @@ func agenticGold(t *testing.T) (goldSections, MultiQuestion, MultiQuestion) {
 	control := MultiQuestion{ID: "c1", Question: "Is a failed sync retried?", Parts: []Part{
 		{Part: "retry", GoldFile: "retry.md", GoldHeading: []string{"Retry"}},
 	}}
-	gold, err := newGoldSections("docs", docs, partQuestions([]MultiQuestion{multi, control}))
+	gold, err := NewGold("docs", docs, PartQuestions([]MultiQuestion{multi, control}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 		if err := a.complete(ctx, outcomes[mode]); err != nil {
 			return report, err
 		}
-		report.Modes = append(report.Modes, figures(mode, outcomes[mode], r.gold))
+		report.Modes = append(report.Modes, Figures(mode, outcomes[mode], r.gold))
 		for _, o := range outcomes[mode] {
 			report.Turns = append(report.Turns, summarize(o, r.gold))
 		}
@@ -168,7 +168,7 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 	for _, mode := range opts.Modes {
 		if mode != ModeExtractive {
 			report.Histogram = scoreHistogram(outcomes[mode], opts.Threshold)
-			report.Ratios = ratioHistogram(outcomes[mode], r.gold)
+			report.Ratios = RatioHistogram(outcomes[mode], r.gold)
 			break
 		}
 	}
@@ -233,7 +233,7 @@ func onlyExtractive(modes []string) bool {
 type answersRun struct {
 	*run
 	opts      AnswersOptions
-	fragments *fragmentRecorder
+	fragments *FragmentRecorder
 	runners   map[string]*route.Runner
 	prompt    route.Prompt
 }
@@ -243,7 +243,7 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
 	}
-	a := &answersRun{run: r, opts: opts, fragments: newFragmentRecorder(), runners: map[string]*route.Runner{},
+	a := &answersRun{run: r, opts: opts, fragments: NewFragmentRecorder(), runners: map[string]*route.Runner{},
 		prompt: answersPrompt()}
 	// The route body `make eval` scores as `route`, searching Milvus with
 	// the question embedded, as a turn does; its cache never hits and
@@ -269,9 +269,9 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 }
 
 // summarize is a turn for the JSON report.
-func summarize(o turnOutcome, gold goldSections) TurnSummary {
+func summarize(o TurnOutcome, gold Gold) TurnSummary {
 	s := TurnSummary{Question: o.Question.ID, Mode: o.Mode, Answer: o.Shown, Cited: o.Cited, Error: o.Err, Sentences: o.Groundings,
-		UnsupportedURL: unsupportedURLs(o.Shown, o.Allowed),
+		UnsupportedURL: UnsupportedURLs(o.Shown, o.Allowed),
 		TTFTMillis:     float64(max(o.TTFT, 0).Microseconds()) / 1000, TotalMillis: float64(o.Total.Microseconds()) / 1000}
 	if c := o.Completed; c != nil {
 		s.NotFound, s.GroundedRatio, s.AnswerReplaced, s.Withheld = c.NotFound, c.GroundedRatio, c.AnswerReplaced, c.Withheld
@@ -279,7 +279,7 @@ func summarize(o turnOutcome, gold goldSections) TurnSummary {
 	if s.GroundedRatio == nil {
 		s.GroundedRatio = o.Checked
 	}
-	_, hits := citedHits(o, gold)
+	_, hits := CitedHits(o, gold)
 	s.GoldCited = hits > 0
 	return s
 }

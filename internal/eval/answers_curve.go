@@ -73,7 +73,7 @@ type sentenceSets struct {
 
 // groundingCurve scores the sets of every question whose turn packed
 // fragments; questions no mode ran get an extractive turn for it.
-func (a *answersRun) groundingCurve(ctx context.Context, outcomes map[string][]turnOutcome) (GroundingCurve, error) {
+func (a *answersRun) groundingCurve(ctx context.Context, outcomes map[string][]TurnOutcome) (GroundingCurve, error) {
 	var curve GroundingCurve
 	var supported, unsupported, invented []answer.Grounding
 	for i, q := range a.questions {
@@ -116,7 +116,7 @@ func curveOf(curve GroundingCurve, supported, unsupported, invented []answer.Gro
 			flagged++
 		}
 	}
-	curve.InventedFlagged = share(flagged, len(invented))
+	curve.InventedFlagged = Share(flagged, len(invented))
 	for _, t := range curveThresholds() {
 		curve.Points = append(curve.Points, GroundingPoint{Threshold: t,
 			Supported: passRate(supported, t), Unsupported: passRate(unsupported, t), Invented: passRate(invented, t)})
@@ -138,7 +138,7 @@ func passRate(gs []answer.Grounding, threshold float64) float64 {
 			n++
 		}
 	}
-	return share(n, len(gs))
+	return Share(n, len(gs))
 }
 
 // histogram bins scores by 0.05 from 0 to 1.
@@ -162,7 +162,7 @@ func histogram(gs []answer.Grounding, threshold float64) []ScoreBin {
 
 // scoreHistogram bins the sentence scores the route reported for real
 // answers.
-func scoreHistogram(outcomes []turnOutcome, threshold float64) []ScoreBin {
+func scoreHistogram(outcomes []TurnOutcome, threshold float64) []ScoreBin {
 	var gs []answer.Grounding
 	for _, o := range outcomes {
 		gs = append(gs, o.Groundings...)
@@ -175,7 +175,7 @@ func scoreHistogram(outcomes []turnOutcome, threshold float64) []ScoreBin {
 
 // packedFor is what question i's turns packed, from the first mode that
 // packed anything.
-func (a *answersRun) packedFor(outcomes map[string][]turnOutcome, i int) []retrieval.Fragment {
+func (a *answersRun) packedFor(outcomes map[string][]TurnOutcome, i int) []retrieval.Fragment {
 	for _, mode := range append([]string{ModeExtractive}, AnswerModes()...) {
 		if turns, ok := outcomes[mode]; ok && i < len(turns) {
 			if fragments := a.packedFragments(turns[i]); len(fragments) > 0 {

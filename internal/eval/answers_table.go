@@ -55,7 +55,7 @@ func grounded(m ModeFigures) string {
 		return "n/a"
 	}
 	mark := ""
-	if m.GroundedBy == groundedByEval {
+	if m.GroundedBy == GroundedByEval {
 		mark = "*"
 	}
 	return fmt.Sprintf("%.3f%s", *m.GroundedRatio, mark)

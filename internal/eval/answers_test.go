@@ -17,7 +17,7 @@ func ratio(x float64) *float64 { return &x }
 
 // answersGold is a corpus of one document with two sections and a
 // question set of two answerable questions and one unanswerable.
-func answersGold(t *testing.T) (goldSections, []Question) {
+func answersGold(t *testing.T) (Gold, []Question) {
 	t.Helper()
 	doc := ingest.Document{Source: "docs/sync.md", Content: "# Sync\n\nIntro to syncing.\n\n## Prune\n\n" +
 		"Prune deletes resources that are no longer in Git.\nIt runs after the other resources are healthy.\n\n" +
@@ -28,7 +28,7 @@ func answersGold(t *testing.T) (goldSections, []Question) {
 		{ID: "retry", Question: "Is a failed sync retried?", GoldFile: &file, GoldHeading: []string{"Sync", "Retry"}},
 		{ID: "velero", Question: "How do I back up with Velero?"},
 	}
-	g, err := newGoldSections("docs", []ingest.Document{doc}, questions)
+	g, err := NewGold("docs", []ingest.Document{doc}, questions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ var (
 func TestDigestReadsATurnsEvents(t *testing.T) {
 	_, qs := answersGold(t)
 	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
-	events := []timedEvent{
+	events := []TimedEvent{
 		{Event: route.Event{Type: route.EventTurnStarted, Data: route.TurnStarted{TurnID: "t"}}, At: 0},
 		{Event: route.Event{Type: route.EventRetrieval, Data: route.RetrievalReport{
 			Sources: []route.RetrievalSource{{Marker: "S1", HeadingPath: []string{"Sync", "Prune"}}, {Marker: "S2"}},
@@ -63,28 +63,28 @@ func TestDigestReadsATurnsEvents(t *testing.T) {
 		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S2", Inferred: true}}, At: at(1400)},
 		{Event: route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{GroundedRatio: ratio(1), LinksRemoved: 1}}, At: at(1500)},
 	}
-	o := digest(qs[0], ModeGenerative, events, at(1600))
+	o := Digest(qs[0], ModeGenerative, events, at(1600))
 	if o.Shown != "Prune deletes what left Git [S1]." || o.TTFT != at(900) || o.Total != at(1600) {
 		t.Errorf("shown %q, ttft %v, total %v", o.Shown, o.TTFT, o.Total)
 	}
 	if !slices.Equal(o.Cited, []string{"S1", "S2"}) || len(o.Sources) != 2 || !o.Cut["S2"] || o.Cut["S3"] {
 		t.Errorf("cited %v, sources %v, cut %v", o.Cited, o.Sources, o.Cut)
 	}
-	if o.Completed == nil || o.Completed.LinksRemoved != 1 || len(o.Groundings) != 1 || !o.answered() {
+	if o.Completed == nil || o.Completed.LinksRemoved != 1 || len(o.Groundings) != 1 || !o.Answered() {
 		t.Errorf("completed %+v, groundings %v", o.Completed, o.Groundings)
 	}
-	failed := digest(qs[0], ModeGenerative, []timedEvent{
+	failed := Digest(qs[0], ModeGenerative, []TimedEvent{
 		{Event: route.Event{Type: route.EventError, Data: route.TurnError{Code: "model_unavailable", Message: "down"}}},
 	}, at(5))
-	if failed.Completed != nil || failed.Err != "model_unavailable: down" || failed.TTFT >= 0 || failed.answered() {
+	if failed.Completed != nil || failed.Err != "model_unavailable: down" || failed.TTFT >= 0 || failed.Answered() {
 		t.Errorf("failed turn: %+v", failed)
 	}
 }
 
 func TestCitationPrecisionAndRecall(t *testing.T) {
 	g, qs := answersGold(t)
-	turn := func(q Question, notFound bool, cited []string, units map[string]Unit, cut ...string) turnOutcome {
-		o := turnOutcome{Question: q, Cited: cited, Units: units, Cut: map[string]bool{}, TTFT: -1,
+	turn := func(q Question, notFound bool, cited []string, units map[string]Unit, cut ...string) TurnOutcome {
+		o := TurnOutcome{Question: q, Cited: cited, Units: units, Cut: map[string]bool{}, TTFT: -1,
 			Completed: &route.TurnCompleted{NotFound: notFound}}
 		for _, m := range cut {
 			o.Cut[m] = true
@@ -93,35 +93,35 @@ func TestCitationPrecisionAndRecall(t *testing.T) {
 	}
 	cases := []struct {
 		name            string
-		turns           []turnOutcome
+		turns           []TurnOutcome
 		precision       *float64
 		recall, cited   float64
 		falseNF, trueNF float64
 	}{
-		{"one supported cited sentence each", []turnOutcome{
+		{"one supported cited sentence each", []TurnOutcome{
 			turn(qs[0], false, []string{"S1"}, map[string]Unit{"S1": pruneUnit}),
 			turn(qs[1], false, []string{"S1"}, map[string]Unit{"S1": retryUnit}),
 			turn(qs[2], true, nil, nil),
 		}, ratio(1), 1, 2, 0, 1},
-		{"the wrong section cited beside the right one", []turnOutcome{
+		{"the wrong section cited beside the right one", []TurnOutcome{
 			turn(qs[0], false, []string{"S1", "S2"}, map[string]Unit{"S1": retryUnit, "S2": pruneUnit}),
 			turn(qs[1], false, []string{"S1"}, map[string]Unit{"S1": pruneUnit}),
 			turn(qs[2], false, []string{"S1"}, map[string]Unit{"S1": pruneUnit}),
 		}, ratio(1.0 / 3), 0.5, 3, 0, 0},
-		{"a window holding the section's text counts, cut it counts by path only", []turnOutcome{
+		{"a window holding the section's text counts, cut it counts by path only", []TurnOutcome{
 			turn(qs[0], false, []string{"S1"}, map[string]Unit{"S1": pruneWindow}),
 			turn(qs[1], false, []string{"S2"}, map[string]Unit{"S2": retryUnit}, "S2"),
 		}, ratio(1), 1, 2, 0, 0},
-		{"a cut window does not count", []turnOutcome{
+		{"a cut window does not count", []TurnOutcome{
 			turn(qs[0], false, []string{"S1"}, map[string]Unit{"S1": pruneWindow}, "S1"),
 		}, ratio(0), 0, 1, 0, 0},
-		{"nothing cited, a false not-found", []turnOutcome{
+		{"nothing cited, a false not-found", []TurnOutcome{
 			turn(qs[0], true, nil, nil),
 			turn(qs[1], false, nil, nil),
 		}, nil, 0, 0, 0.5, 0},
 	}
 	for _, tc := range cases {
-		f := figures(ModeGenerative, tc.turns, g)
+		f := Figures(ModeGenerative, tc.turns, g)
 		if (f.CitationPrecision == nil) != (tc.precision == nil) ||
 			(f.CitationPrecision != nil && math.Abs(*f.CitationPrecision-*tc.precision) > 1e-9) {
 			t.Errorf("%s: precision %v, want %v", tc.name, optional(f.CitationPrecision), optional(tc.precision))
@@ -141,7 +141,7 @@ func TestAURLInAFragmentsHeadingIsItsOwn(t *testing.T) {
 	f := retrieval.Fragment{Title: "Ingress", HeadingPath: []string{"Ingress", "[ingress-nginx](https://github.com/kubernetes/ingress-nginx)", "SSL"},
 		Text: "Expose the API server.", SourceURI: "https://docs.example/ingress.md"}
 	shown := "From Ingress › [ingress-nginx](https://github.com/kubernetes/ingress-nginx) › SSL [S1]: Expose the API server."
-	if got := unsupportedURLs(shown, fragmentHolds(f)); len(got) != 0 {
+	if got := UnsupportedURLs(shown, FragmentHolds(f)); len(got) != 0 {
 		t.Errorf("the heading's own link counted as foreign: %v", got)
 	}
 }
@@ -165,7 +165,7 @@ func TestUnsupportedURLs(t *testing.T) {
 		{"Twice: http://x.example/a, http://x.example/a#top", []string{"http://x.example/a"}},
 	}
 	for _, tc := range cases {
-		if got := unsupportedURLs(tc.shown, allowed); !slices.Equal(got, tc.want) {
+		if got := UnsupportedURLs(tc.shown, allowed); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %v, want %v", tc.shown, got, tc.want)
 		}
 	}
@@ -174,7 +174,7 @@ func TestUnsupportedURLs(t *testing.T) {
 func TestFiguresOfAMode(t *testing.T) {
 	g, qs := answersGold(t)
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	turns := []turnOutcome{
+	turns := []TurnOutcome{
 		{Question: qs[0], TTFT: ms(1000), Total: ms(4000), Shown: "Prune runs last.", Allowed: []string{pruneUnit.Text},
 			Completed: &route.TurnCompleted{GroundedRatio: ratio(1)}, Groundings: make([]answer.Grounding, 2)},
 		{Question: qs[1], TTFT: ms(3000), Total: ms(6000), Shown: "See https://made.up/retry.", Allowed: []string{retryUnit.Text},
@@ -185,11 +185,11 @@ func TestFiguresOfAMode(t *testing.T) {
 		{Question: qs[2], TTFT: ms(5), Total: ms(10), Completed: &route.TurnCompleted{NotFound: true}},
 		{Question: qs[0], TTFT: -1, Err: "timeout"},
 	}
-	f := figures(ModeFallback, turns, g)
+	f := Figures(ModeFallback, turns, g)
 	if f.Turns != 4 || f.Errors != 1 || f.Answered != 2 || f.Answerable != 2 || f.Unanswerable != 1 {
 		t.Errorf("counts %+v", f)
 	}
-	if f.GroundedRatio == nil || *f.GroundedRatio != 0.75 || f.GroundedBy != groundedByRoute {
+	if f.GroundedRatio == nil || *f.GroundedRatio != 0.75 || f.GroundedBy != GroundedByRoute {
 		t.Errorf("grounded %v by %q", optional(f.GroundedRatio), f.GroundedBy)
 	}
 	if f.UnsupportedURLTurns != 1 || f.LinksRemoved != 2 || f.Replaced != 0.5 || f.Withheld != 1 || f.Sentences != 4 {
@@ -202,11 +202,11 @@ func TestFiguresOfAMode(t *testing.T) {
 		t.Errorf("ttft %v/%v, total %v", f.TTFTP50, f.TTFTP90, f.TotalP50)
 	}
 	// An extractive turn the evaluation checked itself says so.
-	checked := []turnOutcome{{Question: qs[0], TTFT: ms(10), Completed: &route.TurnCompleted{}, Checked: ratio(1)}}
-	if f := figures(ModeExtractive, checked, g); f.GroundedRatio == nil || *f.GroundedRatio != 1 || f.GroundedBy != groundedByEval {
+	checked := []TurnOutcome{{Question: qs[0], TTFT: ms(10), Completed: &route.TurnCompleted{}, Checked: ratio(1)}}
+	if f := Figures(ModeExtractive, checked, g); f.GroundedRatio == nil || *f.GroundedRatio != 1 || f.GroundedBy != GroundedByEval {
 		t.Errorf("extractive grounded %v by %q", optional(f.GroundedRatio), f.GroundedBy)
 	}
-	if f := figures(ModeExtractive, checked[:0], g); f.GroundedRatio != nil || f.CitationPrecision != nil {
+	if f := Figures(ModeExtractive, checked[:0], g); f.GroundedRatio != nil || f.CitationPrecision != nil {
 		t.Errorf("no turns: %+v", f)
 	}
 }
@@ -229,7 +229,7 @@ func TestPercentiles(t *testing.T) {
 		{ms(10, 9, 8, 7, 6, 5, 4, 3, 2, 1), 5, 9},
 	}
 	for _, tc := range cases {
-		if p50, p90 := percentileMillis(tc.ds, 0.5), percentileMillis(tc.ds, 0.9); p50 != tc.p50 || p90 != tc.p90 {
+		if p50, p90 := PercentileMillis(tc.ds, 0.5), PercentileMillis(tc.ds, 0.9); p50 != tc.p50 || p90 != tc.p90 {
 			t.Errorf("%v: p50 %v p90 %v, want %v %v", tc.ds, p50, p90, tc.p50, tc.p90)
 		}
 	}
@@ -316,11 +316,11 @@ func TestCurvePassRates(t *testing.T) {
 
 func TestRatioHistogram(t *testing.T) {
 	g, qs := answersGold(t)
-	turn := func(r *float64, notFound bool, cited ...string) turnOutcome {
-		return turnOutcome{Question: qs[0], Cited: cited, Units: map[string]Unit{"S1": pruneUnit, "S2": retryUnit},
+	turn := func(r *float64, notFound bool, cited ...string) TurnOutcome {
+		return TurnOutcome{Question: qs[0], Cited: cited, Units: map[string]Unit{"S1": pruneUnit, "S2": retryUnit},
 			Completed: &route.TurnCompleted{GroundedRatio: r, NotFound: notFound}}
 	}
-	bins := ratioHistogram([]turnOutcome{
+	bins := RatioHistogram([]TurnOutcome{
 		turn(ratio(0), false), turn(ratio(0.2), false, "S1"), turn(ratio(0.5), false, "S2"),
 		turn(ratio(1), false, "S1"), turn(nil, false, "S1"), turn(ratio(0), true),
 	}, g)
@@ -328,7 +328,7 @@ func TestRatioHistogram(t *testing.T) {
 	if !slices.Equal(bins, want) {
 		t.Errorf("bins %v, want %v", bins, want)
 	}
-	if bins := ratioHistogram([]turnOutcome{turn(nil, false)}, g); bins != nil {
+	if bins := RatioHistogram([]TurnOutcome{turn(nil, false)}, g); bins != nil {
 		t.Errorf("no ratios: %v", bins)
 	}
 }

@@ -28,7 +28,7 @@ type config struct {
 	// timed: each search runs on its own against Milvus, so its time is
 	// what a user would wait.
 	timed  bool
-	search func(ctx context.Context, q Question) (outcome, error)
+	search func(ctx context.Context, q Question) (Outcome, error)
 }
 
 // configs are the ablations, baseline first, then the route body with
@@ -66,14 +66,14 @@ func (r *run) configs() []config {
 // storeConfig searches a store directly: the primitives fused, no floors,
 // no diversity.
 func (r *run) storeConfig(name string, store *knowledge.Store, primitives []knowledge.Primitive) config {
-	return config{name: name, timed: true, search: func(ctx context.Context, q Question) (outcome, error) {
+	return config{name: name, timed: true, search: func(ctx context.Context, q Question) (Outcome, error) {
 		hits, err := store.HybridSearch(ctx, knowledge.SearchRequest{Query: q.Question, Vector: r.vectors[q.Question],
-			Principals: []string{"public"}, Primitives: primitives, Candidates: topK, RRFK: defaultRRFK})
+			Principals: []string{"public"}, Primitives: primitives, Candidates: TopK, RRFK: defaultRRFK})
 		units := make([]Unit, len(hits))
 		for i, h := range hits {
 			units[i] = Unit{Source: h.Source, Text: h.Text, HeadingPath: h.HeadingPath}
 		}
-		return outcome{units: units}, err
+		return Outcome{Units: units}, err
 	}}
 }
 
@@ -83,7 +83,7 @@ func (r *run) routeSettings(weights map[knowledge.Primitive]float64) retrieval.S
 	if weights == nil {
 		weights = retrieval.DefaultWeights()
 	}
-	return retrieval.SearchSettings{Candidates: searchDepth, RRFK: defaultRRFK, MaxFragments: topK, Weights: weights,
+	return retrieval.SearchSettings{Candidates: searchDepth, RRFK: defaultRRFK, MaxFragments: TopK, Weights: weights,
 		SimilarityFloor: r.opts.SimilarityFloor, StrictFloor: r.opts.StrictFloor,
 		Diversity: retrieval.DefaultDiversity()}
 }
@@ -92,7 +92,7 @@ func (r *run) routeSettings(weights map[knowledge.Primitive]float64) retrieval.S
 // question's rankings.
 func (r *run) routeConfig(name string, settings retrieval.SearchSettings) config {
 	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
-	return config{name: name, search: func(ctx context.Context, q Question) (outcome, error) {
+	return config{name: name, search: func(ctx context.Context, q Question) (Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		return fragmentOutcome(found), err
 	}}
@@ -104,25 +104,25 @@ func (r *run) searcher(settings retrieval.SearchSettings, index retrieval.Index,
 		Background: func() *knowledge.Background { return &r.background }}
 }
 
-func fragmentOutcome(r retrieval.Retrieval) outcome {
+func fragmentOutcome(r retrieval.Retrieval) Outcome {
 	units := make([]Unit, len(r.Fragments))
 	for i, f := range r.Fragments {
 		units[i] = Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}
 	}
-	return outcome{units: units, notFound: len(r.Fragments) == 0, confidence: r.Confidence}
+	return Outcome{Units: units, NotFound: len(r.Fragments) == 0, Confidence: r.Confidence}
 }
 
 // timeRouteBody measures the default route body as a turn runs it, one
 // search at a time against Milvus, the question embedded by the embedder:
 // the eval's own searches share precomputed rankings.
-func (r *run) timeRouteBody(ctx context.Context, outcomes []outcome) error {
+func (r *run) timeRouteBody(ctx context.Context, outcomes []Outcome) error {
 	s := r.searcher(r.routeSettings(nil), r.tree, r.query)
 	for i, q := range r.questions {
 		start := time.Now()
 		if _, err := s.Search(ctx, q.Question, []string{"public"}); err != nil {
 			return err
 		}
-		outcomes[i].elapsed = time.Since(start)
+		outcomes[i].Elapsed = time.Since(start)
 	}
 	return nil
 }

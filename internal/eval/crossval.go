@@ -62,7 +62,7 @@ type HeldOut struct {
 // question.
 type option struct {
 	label    string
-	outcomes []outcome
+	outcomes []Outcome
 }
 
 // crossValidateRanking picks the option with the best nDCG@10 (then
@@ -86,7 +86,7 @@ func (r *run) crossValidateRanking(choice string, options []option) (HeldOut, in
 	h.Whole = options[whole].label
 	m := r.scoreAt(all, options[whole].outcomes)
 	h.WholeMetrics = &m
-	pooled := make([]outcome, len(r.questions))
+	pooled := make([]Outcome, len(r.questions))
 	f := folds(r.questions)
 	for k := range f {
 		fit := pick(f[k])
@@ -101,12 +101,12 @@ func (r *run) crossValidateRanking(choice string, options []option) (HeldOut, in
 }
 
 // scoreAt scores the outcomes of the questions at idx.
-func (r *run) scoreAt(idx []int, outcomes []outcome) Metrics {
-	qs, os := make([]Question, len(idx)), make([]outcome, len(idx))
+func (r *run) scoreAt(idx []int, outcomes []Outcome) Metrics {
+	qs, os := make([]Question, len(idx)), make([]Outcome, len(idx))
 	for j, i := range idx {
 		qs[j], os[j] = r.questions[i], outcomes[i]
 	}
-	return r.gold.score(qs, os, r.tokens, r.intentOK)
+	return r.gold.Score(qs, os, r.tokens, r.intentOK)
 }
 
 // crossValidateFloor picks the threshold of a not-found signal that turns

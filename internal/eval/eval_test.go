@@ -23,7 +23,7 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 		"### File-based\n\nSet REDIS_CREDS_DIR_PATH to the mount directory.\nThe auth file holds the password.\n\n## Other\n\nSomething else entirely.\n"}
 	gold := "faq.md"
 	q := Question{ID: "q1", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "File-based"}}
-	g, err := newGoldSections("docs", []ingest.Document{doc}, []Question{q})
+	g, err := NewGold("docs", []ingest.Document{doc}, []Question{q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 		{"a sibling", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Other"}, Text: "Something else entirely."}, false},
 	}
 	for _, tc := range cases {
-		if got := g.hit(tc.unit, q); got != tc.want {
+		if got := g.Hit(tc.unit, q); got != tc.want {
 			t.Errorf("%s: hit = %v", tc.name, got)
 		}
 	}
@@ -51,7 +51,7 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 		{ID: "q2", GoldFile: &other, GoldHeading: []string{"FAQ"}},
 		{ID: "q3", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "Typo"}},
 	} {
-		if _, err := newGoldSections("docs", []ingest.Document{doc}, []Question{bad}); err == nil || !strings.Contains(err.Error(), bad.ID) {
+		if _, err := NewGold("docs", []ingest.Document{doc}, []Question{bad}); err == nil || !strings.Contains(err.Error(), bad.ID) {
 			t.Errorf("question %s: err %v", bad.ID, err)
 		}
 	}

@@ -79,34 +79,34 @@ func curveTable(curves []Curve) string {
 }
 
 // notFoundCurves sweeps each signal over the route body's searches.
-func (r *run) notFoundCurves(route []outcome) []Curve {
+func (r *run) notFoundCurves(route []Outcome) []Curve {
 	hitAt5 := r.hitAt5(route)
 	return []Curve{
 		r.sweep(signal{name: "the best candidate's similarity (cosine)", thresholds: steps(0.2, 0.95, 0.05),
-			value: func(i int) float64 { return route[i].confidence.Similarity }}, hitAt5),
+			value: func(i int) float64 { return route[i].Confidence.Similarity }}, hitAt5),
 		r.sweep(signal{name: "the best candidate's similarity in sigmas over the background", thresholds: steps(0, 5, 0.5),
-			value: func(i int) float64 { return r.sigmas(route[i].confidence.Similarity) }}, hitAt5),
+			value: func(i int) float64 { return r.sigmas(route[i].Confidence.Similarity) }}, hitAt5),
 		r.sweep(signal{name: "the agreement of dense and lexical search", thresholds: steps(0, 0.6, 0.1),
-			value: func(i int) float64 { return route[i].confidence.Agreement }}, hitAt5),
+			value: func(i int) float64 { return route[i].Confidence.Agreement }}, hitAt5),
 		r.sweep(signal{name: "the best candidate's lead over the next nine, in sigmas", thresholds: steps(0, 1.2, 0.1),
-			value: func(i int) float64 { return r.inSigmas(route[i].confidence.Standout) }}, hitAt5),
+			value: func(i int) float64 { return r.inSigmas(route[i].Confidence.Standout) }}, hitAt5),
 		r.sweep(confidenceSignal(route), hitAt5),
 	}
 }
 
 // confidenceSignal is retrieval.minConfidence's signal over the route
 // body's searches.
-func confidenceSignal(route []outcome) signal {
+func confidenceSignal(route []Outcome) signal {
 	return signal{name: "the confidence score (retrieval.minConfidence)", thresholds: steps(2, 8, 0.25),
-		value: func(i int) float64 { return deref(route[i].confidence.Score) }}
+		value: func(i int) float64 { return deref(route[i].Confidence.Score) }}
 }
 
 // hitAt5 says, per question, whether an answerable question has the gold
 // in the top 5.
-func (r *run) hitAt5(outcomes []outcome) []bool {
+func (r *run) hitAt5(outcomes []Outcome) []bool {
 	out := make([]bool, len(r.questions))
 	for i, q := range r.questions {
-		rank := r.gold.firstHit(outcomes[i].units, q)
+		rank := r.gold.FirstHit(outcomes[i].Units, q)
 		out[i] = q.Answerable() && rank > 0 && rank <= 5
 	}
 	return out

@@ -42,21 +42,18 @@ func TestWithoutTheCorpusAMergedSectionCountsByItsHeadingLine(t *testing.T) {
 		question("absent", "Expenses", "Mileage"),
 		question("elsewhere", "Travel", "Receipts"),
 	}
-	gold := goldSections{source: "handbook", byID: map[string]goldSection{}}
-	for _, q := range questions {
-		gold.byID[q.ID] = goldSection{file: "handbook/" + *q.GoldFile, path: q.GoldHeading}
-	}
+	gold := GoldByPath("handbook", questions)
 	// "How approval works" is long enough to be a chunk of its own, so the
 	// merged chunk does not hold it.
 	want := map[string]bool{"receipts": true, "approval": false, "title": true, "absent": false, "elsewhere": false}
 	for _, q := range questions {
-		if got := gold.hit(unit, q); got != want[q.ID] {
+		if got := gold.Hit(unit, q); got != want[q.ID] {
 			t.Errorf("%s (gold %v): hit %v, want %v", q.ID, q.GoldHeading, got, want[q.ID])
 		}
 	}
 	// A heading named in prose is not a heading line.
 	prose := Unit{Source: unit.Source, HeadingPath: unit.HeadingPath, Text: "# Expenses\n\nSee Receipts below.\n\nMileage is paid monthly."}
-	if gold.hit(prose, questions[0]) || gold.hit(prose, questions[3]) {
+	if gold.Hit(prose, questions[0]) || gold.Hit(prose, questions[3]) {
 		t.Error("a heading's words in prose counted as its heading line")
 	}
 }

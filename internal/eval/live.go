@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/ragroute/ragroute/internal/sources"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -64,8 +62,8 @@ type RouteReport struct {
 
 // liveQuestion is what one question got from the route.
 type liveQuestion struct {
-	search outcome
-	turn   turnOutcome
+	search Outcome
+	turn   TurnOutcome
 	err    error
 }
 
@@ -87,7 +85,7 @@ func RunRoute(ctx context.Context, opts RouteOptions) (RouteReport, error) {
 		client.http = &http.Client{}
 	}
 	got := make([]liveQuestion, len(opts.Questions))
-	fragments := newFragmentRecorder()
+	fragments := NewFragmentRecorder()
 	var done atomic.Int64
 	group, groupCtx := errgroup.WithContext(ctx)
 	group.SetLimit(opts.MaxConcurrent)
@@ -129,7 +127,7 @@ func checkRouteOptions(opts RouteOptions) error {
 }
 
 // askLive asks one question in the scope's ways, the search first.
-func askLive(ctx context.Context, c *routeClient, scope string, q Question, fragments *fragmentRecorder) liveQuestion {
+func askLive(ctx context.Context, c *routeClient, scope string, q Question, fragments *FragmentRecorder) liveQuestion {
 	var got liveQuestion
 	if scope != ScopeAnswers {
 		o, found, err := c.search(ctx, q.Question)
@@ -162,36 +160,26 @@ func allFailed(got []liveQuestion) error {
 
 // liveGold is the questions' gold sections: from the corpus where one is
 // given, else their files and heading paths alone.
-func liveGold(opts RouteOptions) (goldSections, error) {
+func liveGold(opts RouteOptions) (Gold, error) {
 	if opts.Source == "" {
-		return goldSections{}, errors.New("the route's source name of the question set's corpus is needed to name gold files")
+		return Gold{}, errors.New("the route's source name of the question set's corpus is needed to name gold files")
 	}
 	if opts.Corpus == "" {
-		g := goldSections{source: opts.Source, byID: map[string]goldSection{}}
-		for _, q := range opts.Questions {
-			if q.Answerable() {
-				g.byID[q.ID] = goldSection{file: path.Join(opts.Source, *q.GoldFile), path: q.GoldHeading}
-			}
-		}
-		return g, nil
+		return GoldByPath(opts.Source, opts.Questions), nil
 	}
-	docs, err := sources.ReadMarkdown(opts.Corpus, []string{"public"})
+	docs, err := ReadCorpus(opts.Corpus, opts.Source)
 	if err != nil {
-		return goldSections{}, fmt.Errorf("corpus %s: %w", opts.Corpus, err)
+		return Gold{}, err
 	}
-	docs = withoutSourceNotice(docs)
-	for i := range docs {
-		docs[i].Source = opts.Source + "/" + docs[i].Source
-	}
-	return newGoldSections(opts.Source, docs, opts.Questions)
+	return NewGold(opts.Source, docs, opts.Questions)
 }
 
 // scoreLive scores what the route answered with the local evaluations'
 // scorers.
-func scoreLive(opts RouteOptions, gold goldSections, got []liveQuestion) RouteReport {
+func scoreLive(opts RouteOptions, gold Gold, got []liveQuestion) RouteReport {
 	report := RouteReport{URL: opts.BaseURL}
-	searches := make([]outcome, len(got))
-	turns := make([]turnOutcome, len(got))
+	searches := make([]Outcome, len(got))
+	turns := make([]TurnOutcome, len(got))
 	var times []time.Duration
 	for i, g := range got {
 		searches[i], turns[i] = g.search, g.turn
@@ -201,11 +189,11 @@ func scoreLive(opts RouteOptions, gold goldSections, got []liveQuestion) RouteRe
 		case opts.Scope == ScopeAnswers:
 			times = append(times, g.turn.Total)
 		default:
-			times = append(times, g.search.elapsed)
+			times = append(times, g.search.Elapsed)
 		}
 	}
 	s := RouteSummary{Scope: opts.Scope, Questions: len(got),
-		LatencyP50Ms: percentileMillis(times, 0.5), LatencyP95Ms: percentileMillis(times, 0.95)}
+		LatencyP50Ms: PercentileMillis(times, 0.5), LatencyP95Ms: PercentileMillis(times, 0.95)}
 	for _, q := range opts.Questions {
 		s.Answerable += b2i(q.Answerable())
 	}
@@ -213,13 +201,13 @@ func scoreLive(opts RouteOptions, gold goldSections, got []liveQuestion) RouteRe
 		s.Errors += b2i(g.err != nil)
 	}
 	if opts.Scope != ScopeAnswers {
-		m := gold.score(opts.Questions, searches, tokenize.NewBERTUncased(), intentMatches)
+		m := gold.Score(opts.Questions, searches, tokenize.NewBERTUncased(), IntentMatches)
 		m.P50Millis = s.LatencyP50Ms
 		report.metrics = &m
 		s.retrievalFigures(m, s.Questions-s.Answerable)
 	}
 	if opts.Scope != ScopeRetrieval {
-		f := figures(liveMode, turns, gold)
+		f := Figures(liveMode, turns, gold)
 		report.answers = &f
 		s.answerFigures(f)
 	}
@@ -241,11 +229,11 @@ func liveBrief(g liveQuestion) string {
 	if g.err != nil {
 		return "failed: " + g.err.Error()
 	}
-	if g.search.elapsed > 0 {
-		parts = append(parts, fmt.Sprintf("search %d results in %.0f ms", len(g.search.units), float64(g.search.elapsed.Microseconds())/1000))
+	if g.search.Elapsed > 0 {
+		parts = append(parts, fmt.Sprintf("search %d results in %.0f ms", len(g.search.Units), float64(g.search.Elapsed.Microseconds())/1000))
 	}
 	if g.turn.Question.ID != "" {
-		parts = append(parts, "turn "+brief(g.turn))
+		parts = append(parts, "turn "+Brief(g.turn))
 	}
 	return strings.Join(parts, "; ")
 }

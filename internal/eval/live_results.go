@@ -39,7 +39,7 @@ type RouteResults struct {
 
 // liveResults are the per-question results, misses first, each group in
 // question order.
-func liveResults(opts RouteOptions, gold goldSections, got []liveQuestion) []RouteResult {
+func liveResults(opts RouteOptions, gold Gold, got []liveQuestion) []RouteResult {
 	out := make([]RouteResult, len(got))
 	for i, g := range got {
 		q := opts.Questions[i]
@@ -48,10 +48,10 @@ func liveResults(opts RouteOptions, gold goldSections, got []liveQuestion) []Rou
 			r.Error, r.Miss = g.err.Error(), true
 		}
 		if opts.Scope != ScopeAnswers && g.err == nil {
-			rank := gold.firstHit(g.search.units, q)
-			r.HitRank, r.NotFound = &rank, g.search.notFound
-			r.Miss = r.Miss || (q.Answerable() && (rank == 0 || rank > 5)) || (!q.Answerable() && !g.search.notFound)
-			for _, u := range g.search.units[:min(5, len(g.search.units))] {
+			rank := gold.FirstHit(g.search.Units, q)
+			r.HitRank, r.NotFound = &rank, g.search.NotFound
+			r.Miss = r.Miss || (q.Answerable() && (rank == 0 || rank > 5)) || (!q.Answerable() && !g.search.NotFound)
+			for _, u := range g.search.Units[:min(5, len(g.search.Units))] {
 				r.TopSources = append(r.TopSources, unitName(u))
 			}
 		}
@@ -65,7 +65,7 @@ func liveResults(opts RouteOptions, gold goldSections, got []liveQuestion) []Rou
 }
 
 // turnResult adds what the question's turn answered.
-func turnResult(r *RouteResult, o turnOutcome, gold goldSections) {
+func turnResult(r *RouteResult, o TurnOutcome, gold Gold) {
 	c := o.Completed
 	if c == nil {
 		r.Error, r.Miss = "turn failed: "+o.Err, true
@@ -77,7 +77,7 @@ func turnResult(r *RouteResult, o turnOutcome, gold goldSections) {
 			r.Cited = append(r.Cited, unitName(u))
 		}
 	}
-	_, hits := citedHits(o, gold)
+	_, hits := CitedHits(o, gold)
 	r.Miss = r.Miss || (o.Question.Answerable() && hits == 0) || (!o.Question.Answerable() && !c.NotFound)
 	if r.HitRank == nil {
 		for _, m := range sortedMarkers(o.Sources)[:min(5, len(o.Sources))] {
@@ -95,7 +95,7 @@ func sortedMarkers[T any](byMarker map[string]T) []string {
 	for m := range byMarker {
 		markers = append(markers, m)
 	}
-	slices.SortFunc(markers, func(a, b string) int { return markerNumber(a) - markerNumber(b) })
+	slices.SortFunc(markers, func(a, b string) int { return MarkerNumber(a) - MarkerNumber(b) })
 	return markers
 }
 

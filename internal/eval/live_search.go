@@ -20,18 +20,18 @@ type searchFragment struct {
 // search asks the route's search for query: the fragments as the scorer
 // sees them (an empty list is the route's not-found), and the fragments
 // themselves, texts filled in.
-func (c *routeClient) search(ctx context.Context, query string) (outcome, []retrieval.Fragment, error) {
+func (c *routeClient) search(ctx context.Context, query string) (Outcome, []retrieval.Fragment, error) {
 	var answer searchAnswer
 	elapsed, err := c.postJSON(ctx, "/v1/search", map[string]string{"query": query}, &answer)
 	if err != nil {
-		return outcome{}, nil, err
+		return Outcome{}, nil, err
 	}
-	o := outcome{notFound: len(answer.Fragments) == 0, elapsed: elapsed}
+	o := Outcome{NotFound: len(answer.Fragments) == 0, Elapsed: elapsed}
 	fragments := make([]retrieval.Fragment, 0, len(answer.Fragments))
 	for _, f := range answer.Fragments {
 		f.Fragment.Text = f.Text
 		fragments = append(fragments, f.Fragment)
-		o.units = append(o.units, Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath})
+		o.Units = append(o.Units, Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath})
 	}
 	return o, fragments, nil
 }

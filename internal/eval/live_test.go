@@ -56,7 +56,7 @@ func TestReadEventsDecodesThePayloadsDigestReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := digest(Question{ID: "q"}, liveMode, events, time.Second)
+	o := Digest(Question{ID: "q"}, liveMode, events, time.Second)
 	if len(events) != 4 || o.Shown != "Prune last [S1]." || len(o.Cited) != 1 || o.Completed == nil || *o.Completed.GroundedRatio != 0.5 {
 		t.Errorf("%d events, digested %+v", len(events), o)
 	}

@@ -22,28 +22,28 @@ const maxEventBytes = 1 << 20
 // Runner's. The packed fragments' texts, which events leave out, come
 // from searching each query the turn searched once more: the route's
 // cache answers it with the fragments the turn packed.
-func (c *routeClient) turn(ctx context.Context, q Question, fragments *fragmentRecorder) (turnOutcome, error) {
+func (c *routeClient) turn(ctx context.Context, q Question, fragments *FragmentRecorder) (TurnOutcome, error) {
 	start := time.Now()
 	var submitted struct {
 		StreamURL string `json:"stream_url"`
 	}
 	body := map[string]any{"messages": []map[string]string{{"role": "user", "content": q.Question}}}
 	if _, err := c.postJSON(ctx, "/v1/turns", body, &submitted); err != nil {
-		return turnOutcome{}, err
+		return TurnOutcome{}, err
 	}
 	if !strings.HasPrefix(submitted.StreamURL, "/") {
-		return turnOutcome{}, fmt.Errorf("POST /v1/turns: the route answered no stream path (%q)", submitted.StreamURL)
+		return TurnOutcome{}, fmt.Errorf("POST /v1/turns: the route answered no stream path (%q)", submitted.StreamURL)
 	}
 	resp, _, err := c.do(ctx, http.MethodGet, submitted.StreamURL, nil)
 	if err != nil {
-		return turnOutcome{}, err
+		return TurnOutcome{}, err
 	}
 	defer resp.Body.Close()
 	events, err := readEvents(resp, start)
 	if err != nil {
-		return turnOutcome{}, fmt.Errorf("GET %s: %w", submitted.StreamURL, err)
+		return TurnOutcome{}, fmt.Errorf("GET %s: %w", submitted.StreamURL, err)
 	}
-	o := digest(q, liveMode, events, time.Since(start))
+	o := Digest(q, liveMode, events, time.Since(start))
 	for _, e := range events {
 		report, ok := e.Data.(route.RetrievalReport)
 		if !ok || report.Query == "" {
@@ -51,15 +51,15 @@ func (c *routeClient) turn(ctx context.Context, q Question, fragments *fragmentR
 		}
 		_, found, err := c.search(ctx, report.Query)
 		if err != nil {
-			return turnOutcome{}, fmt.Errorf("fragments of the turn's search %q: %w", report.Query, err)
+			return TurnOutcome{}, fmt.Errorf("fragments of the turn's search %q: %w", report.Query, err)
 		}
 		fragments.Put(ctx, "", found)
 	}
 	o.Units = map[string]Unit{}
 	for _, s := range o.Sources {
-		if f, ok := fragments.packed(s); ok {
+		if f, ok := fragments.Packed(s); ok {
 			o.Units[s.Marker] = Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}
-			o.Allowed = append(o.Allowed, fragmentHolds(f)...)
+			o.Allowed = append(o.Allowed, FragmentHolds(f)...)
 		}
 	}
 	return o, nil
@@ -70,10 +70,10 @@ const liveMode = "route"
 
 // readEvents reads a turn's Server-Sent Events up to its final one, each
 // payload decoded as the Runner emitted it.
-func readEvents(resp *http.Response, start time.Time) ([]timedEvent, error) {
+func readEvents(resp *http.Response, start time.Time) ([]TimedEvent, error) {
 	scanner := bufio.NewScanner(resp.Body)
 	scanner.Buffer(make([]byte, 64<<10), maxEventBytes)
-	var out []timedEvent
+	var out []TimedEvent
 	var typ, data string
 	for scanner.Scan() {
 		line := scanner.Text()
@@ -88,7 +88,7 @@ func readEvents(resp *http.Response, start time.Time) ([]timedEvent, error) {
 				return nil, fmt.Errorf("event %s: %w", typ, err)
 			}
 			e := route.Event{Type: typ, Data: payload}
-			out = append(out, timedEvent{Event: e, At: time.Since(start)})
+			out = append(out, TimedEvent{Event: e, At: time.Since(start)})
 			if e.Final() {
 				return out, nil
 			}

@@ -15,15 +15,15 @@ type Miss struct {
 	Top      []Unit
 }
 
-func (r *run) misses(route, ablation []outcome) []Miss {
+func (r *run) misses(route, ablation []Outcome) []Miss {
 	var out []Miss
 	for i, q := range r.questions {
 		if !q.Answerable() {
 			continue
 		}
-		if rank := r.gold.firstHit(route[i].units, q); rank == 0 || rank > 5 {
-			out = append(out, Miss{Question: q, Rank: rank, Ablation: r.gold.firstHit(ablation[i].units, q),
-				Top: route[i].units[:min(5, len(route[i].units))]})
+		if rank := r.gold.FirstHit(route[i].Units, q); rank == 0 || rank > 5 {
+			out = append(out, Miss{Question: q, Rank: rank, Ablation: r.gold.FirstHit(ablation[i].Units, q),
+				Top: route[i].Units[:min(5, len(route[i].Units))]})
 		}
 	}
 	return out

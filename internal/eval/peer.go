@@ -24,7 +24,7 @@ type peerFile struct {
 // peer is one configuration of another system, as outcomes.
 type peer struct {
 	name     string
-	outcomes []outcome
+	outcomes []Outcome
 }
 
 // loadPeer reads another system's results for the same questions.
@@ -45,14 +45,14 @@ func loadPeer(path string, questions []Question) ([]peer, error) {
 	var out []peer
 	for _, name := range names {
 		c := f.Configs[name]
-		p := peer{name: name, outcomes: make([]outcome, len(questions))}
+		p := peer{name: name, outcomes: make([]Outcome, len(questions))}
 		for i, q := range questions {
 			got, ok := c.Questions[q.ID]
 			if !ok {
 				return nil, fmt.Errorf("peer results %s: %s has no results for question %s", path, name, q.ID)
 			}
-			p.outcomes[i] = outcome{units: got.Results, notFound: len(got.Results) == 0,
-				elapsed: time.Duration(got.Millis * float64(time.Millisecond))}
+			p.outcomes[i] = Outcome{Units: got.Results, NotFound: len(got.Results) == 0,
+				Elapsed: time.Duration(got.Millis * float64(time.Millisecond))}
 		}
 		out = append(out, p)
 	}

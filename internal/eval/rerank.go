@@ -40,12 +40,12 @@ func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float6
 	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
 	s.Reranker = &retrieval.CrossEncoder{BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: depth,
 		FirstStageWeight: firstStageWeight, HTTP: &http.Client{Transport: r.rerankCache, Timeout: 30 * time.Second}}
-	return config{name: name, search: func(ctx context.Context, q Question) (outcome, error) {
+	return config{name: name, search: func(ctx context.Context, q Question) (Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		o := fragmentOutcome(found)
-		o.rerank = found.Timings["rerank"]
+		o.Rerank = found.Timings["rerank"]
 		for _, f := range found.Fragments {
-			o.relevance = max(o.relevance, f.Score)
+			o.Relevance = max(o.Relevance, f.Score)
 		}
 		return o, err
 	}}
@@ -56,7 +56,7 @@ func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float6
 // by cross-validation, at each depth. The rows run one search at a time,
 // so the reranker's time is what a user would wait; the sweeps reuse the
 // scores the rows fetched.
-func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map[string][]outcome) ([]config, error) {
+func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map[string][]Outcome) ([]config, error) {
 	var rows []config
 	for _, depth := range rerankDepths {
 		rows = append(rows, r.crossEncoderConfig(crossEncoderName(depth), depth, r.opts.Rerank.FirstStageWeight))
@@ -79,7 +79,7 @@ func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map
 		}
 		weight, _ := r.crossValidateRanking(fmt.Sprintf("firstStageWeight, top %d rescored", depth), options)
 		relevance := signal{name: fmt.Sprintf("the best candidate's cross-encoder relevance (strictFloor, top %d rescored)", depth),
-			thresholds: relevanceFloors, value: func(i int) float64 { return row[i].relevance }}
+			thresholds: relevanceFloors, value: func(i int) float64 { return row[i].Relevance }}
 		report.Curves = append(report.Curves, r.sweep(relevance, r.hitAt5(row)))
 		report.HeldOut = append(report.HeldOut, weight,
 			r.crossValidateFloor(fmt.Sprintf("strictFloor on relevance, top %d rescored", depth), relevance, r.hitAt5(row)))
@@ -89,14 +89,14 @@ func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map
 
 // rerankTimes are the p50 and p95 of the reranker's added time per
 // search, in milliseconds.
-func rerankTimes(outcomes []outcome) (p50, p95 float64) {
+func rerankTimes(outcomes []Outcome) (p50, p95 float64) {
 	var times []time.Duration
 	for _, o := range outcomes {
-		if o.rerank > 0 {
-			times = append(times, o.rerank)
+		if o.Rerank > 0 {
+			times = append(times, o.Rerank)
 		}
 	}
-	return percentileMillis(times, 0.5), percentileMillis(times, 0.95)
+	return PercentileMillis(times, 0.5), PercentileMillis(times, 0.95)
 }
 
 // relevanceFloors are the strict floors tried on the relevance, a

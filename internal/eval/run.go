@@ -13,8 +13,6 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
-	"github.com/ragroute/ragroute/internal/sources"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -75,7 +73,7 @@ type Report struct {
 type run struct {
 	opts      Options
 	questions []Question
-	gold      goldSections
+	gold      Gold
 	tokens    tokenize.Counter
 	fixed     *knowledge.Store
 	tree      *knowledge.Store
@@ -137,13 +135,13 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	for _, c := range configs {
 		report.Order = append(report.Order, c.name)
-		m := r.gold.score(r.questions, outcomes[c.name], r.tokens, r.intentOK)
+		m := r.gold.Score(r.questions, outcomes[c.name], r.tokens, r.intentOK)
 		m.RerankP50Millis, m.RerankP95Millis = rerankTimes(outcomes[c.name])
 		report.Configs[c.name] = m
 	}
 	for _, p := range peers {
 		report.Order = append(report.Order, p.name)
-		report.Configs[p.name] = r.gold.score(r.questions, p.outcomes, r.tokens, r.intentOK)
+		report.Configs[p.name] = r.gold.Score(r.questions, p.outcomes, r.tokens, r.intentOK)
 	}
 	report.Curves = append(r.notFoundCurves(outcomes[RouteDefault]), report.Curves...)
 	report.Misses = r.misses(outcomes[RouteDefault], outcomes[TreeHybrid])
@@ -165,19 +163,13 @@ func prepare(ctx context.Context, opts Options) (*run, error) {
 // agentic evaluation scores each part of a question as a question of its
 // own (multipart.go).
 func prepareQuestions(ctx context.Context, opts Options, questions []Question) (*run, error) {
-	docs, err := sources.ReadMarkdown(opts.Corpus, []string{"public"})
+	// The source's name is the corpus folder's, as ingestion names it.
+	source := filepath.Base(filepath.Clean(opts.Corpus))
+	docs, err := ReadCorpus(opts.Corpus, source)
 	if err != nil {
 		return nil, err
 	}
-	// Sources are named as ingestion names them: the source's name (the
-	// corpus folder's) in front of the path, so results read as the
-	// route's /v1/search reports them.
-	source := filepath.Base(filepath.Clean(opts.Corpus))
-	docs = withoutSourceNotice(docs)
-	for i := range docs {
-		docs[i].Source = source + "/" + docs[i].Source
-	}
-	gold, err := newGoldSections(source, docs, questions)
+	gold, err := NewGold(source, docs, questions)
 	if err != nil {
 		return nil, err
 	}
@@ -271,15 +263,15 @@ func prepareQuestions(ctx context.Context, opts Options, questions []Question) (
 
 // searchAll runs every configuration on every question, several questions
 // at once.
-func (r *run) searchAll(ctx context.Context, configs []config) (map[string][]outcome, error) {
+func (r *run) searchAll(ctx context.Context, configs []config) (map[string][]Outcome, error) {
 	return r.searchAllAt(ctx, configs, r.opts.Concurrency)
 }
 
 // searchAllAt is searchAll with concurrency questions at once.
-func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int) (map[string][]outcome, error) {
-	out := map[string][]outcome{}
+func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int) (map[string][]Outcome, error) {
+	out := map[string][]Outcome{}
 	for _, c := range configs {
-		out[c.name] = make([]outcome, len(r.questions))
+		out[c.name] = make([]Outcome, len(r.questions))
 	}
 	group, ctx := errgroup.WithContext(ctx)
 	group.SetLimit(concurrency)
@@ -292,7 +284,7 @@ func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int
 					return fmt.Errorf("question %s, %s: %w", q.ID, c.name, err)
 				}
 				if c.timed {
-					o.elapsed = time.Since(start)
+					o.Elapsed = time.Since(start)
 				}
 				out[c.name][i] = o
 			}
@@ -302,23 +294,7 @@ func (r *run) searchAllAt(ctx context.Context, configs []config, concurrency int
 	return out, group.Wait()
 }
 
-func (r *run) intentOK(q Question) bool { return intentMatches(q) }
-
-// intentMatches reports whether the route's intent classifier agrees with
-// the question set's intent.
-func intentMatches(q Question) bool {
-	return string(retrieval.ClassifyIntent(q.Question)) == q.Intent
-}
-
-func withoutSourceNotice(docs []ingest.Document) []ingest.Document {
-	var out []ingest.Document
-	for _, d := range docs {
-		if filepath.Base(d.Source) != "SOURCE.md" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func (r *run) intentOK(q Question) bool { return IntentMatches(q) }
 
 func logf(w io.Writer, format string, args ...any) {
 	if w != nil {

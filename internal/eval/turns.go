@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -15,16 +16,16 @@ import (
 // Scoring of whole turns, from their events alone: pure, so each figure
 // is table-tested without a model or a store.
 
-// timedEvent is a turn's event with when it was emitted, counted from the
+// TimedEvent is a turn's event with when it was emitted, counted from the
 // turn's start.
-type timedEvent struct {
+type TimedEvent struct {
 	route.Event
 	At time.Duration
 }
 
-// turnOutcome is one question's turn in one mode, digested from its
+// TurnOutcome is one question's turn in one mode, digested from its
 // events.
-type turnOutcome struct {
+type TurnOutcome struct {
 	Question Question
 	Mode     string
 	// Shown is the answer as the client reads it: every delta, in order.
@@ -55,13 +56,13 @@ type turnOutcome struct {
 	Checked *float64
 }
 
-// answered reports whether the turn completed with an answer (not the
+// Answered reports whether the turn completed with an answer (not the
 // not-found wording).
-func (o turnOutcome) answered() bool { return o.Completed != nil && !o.Completed.NotFound }
+func (o TurnOutcome) Answered() bool { return o.Completed != nil && !o.Completed.NotFound }
 
-// digest reads a turn's events.
-func digest(q Question, mode string, events []timedEvent, total time.Duration) turnOutcome {
-	o := turnOutcome{Question: q, Mode: mode, TTFT: -1, Total: total,
+// Digest reads a turn's events.
+func Digest(q Question, mode string, events []TimedEvent, total time.Duration) TurnOutcome {
+	o := TurnOutcome{Question: q, Mode: mode, TTFT: -1, Total: total,
 		Sources: map[string]route.RetrievalSource{}, Cut: map[string]bool{}}
 	var shown strings.Builder
 	cited := map[string]bool{}
@@ -98,10 +99,10 @@ func digest(q Question, mode string, events []timedEvent, total time.Duration) t
 	return o
 }
 
-// citedHits counts the turn's cited markers and those whose fragment
+// CitedHits counts the turn's cited markers and those whose fragment
 // holds the question's gold section. A fragment the budget cut is judged
 // by its heading path only: the model saw part of its text.
-func citedHits(o turnOutcome, gold goldSections) (cited, hits int) {
+func CitedHits(o TurnOutcome, gold Gold) (cited, hits int) {
 	for _, m := range o.Cited {
 		u, ok := o.Units[m]
 		if !ok {
@@ -113,7 +114,7 @@ func citedHits(o turnOutcome, gold goldSections) (cited, hits int) {
 		if o.Cut[m] {
 			u.Text = ""
 		}
-		if gold.hit(u, o.Question) {
+		if gold.Hit(u, o.Question) {
 			hits++
 		}
 	}
@@ -133,9 +134,9 @@ func urlKey(u string) string {
 	return strings.TrimRight(u, "/")
 }
 
-// unsupportedURLs are the URLs of shown that none of allowed holds, each
+// UnsupportedURLs are the URLs of shown that none of allowed holds, each
 // once.
-func unsupportedURLs(shown string, allowed []string) []string {
+func UnsupportedURLs(shown string, allowed []string) []string {
 	have := map[string]bool{}
 	for _, text := range allowed {
 		for _, u := range urlPattern.FindAllString(text, -1) {
@@ -196,12 +197,12 @@ type ModeFigures struct {
 
 // Who measured a mode's grounded ratio.
 const (
-	groundedByRoute = "route"
-	groundedByEval  = "eval (answer.ScoreSupport)"
+	GroundedByRoute = "route"
+	GroundedByEval  = "eval (answer.ScoreSupport)"
 )
 
-// figures scores one mode's turns.
-func figures(mode string, outcomes []turnOutcome, gold goldSections) ModeFigures {
+// Figures scores one mode's turns.
+func Figures(mode string, outcomes []TurnOutcome, gold Gold) ModeFigures {
 	f := ModeFigures{Mode: mode, Turns: len(outcomes)}
 	var ratios []float64
 	var ttft, total []time.Duration
@@ -221,7 +222,7 @@ func figures(mode string, outcomes []turnOutcome, gold goldSections) ModeFigures
 			if c.NotFound {
 				falseNotFound++
 			}
-			n, h := citedHits(o, gold)
+			n, h := CitedHits(o, gold)
 			f.CitedMarkers += n
 			hits += h
 			if h > 0 {
@@ -246,42 +247,43 @@ func figures(mode string, outcomes []turnOutcome, gold goldSections) ModeFigures
 		switch {
 		case c.GroundedRatio != nil:
 			ratios = append(ratios, *c.GroundedRatio)
-			f.GroundedBy = groundedByRoute
+			f.GroundedBy = GroundedByRoute
 		case o.Checked != nil:
 			ratios = append(ratios, *o.Checked)
 			if f.GroundedBy == "" {
-				f.GroundedBy = groundedByEval
+				f.GroundedBy = GroundedByEval
 			}
 		}
-		if len(unsupportedURLs(o.Shown, o.Allowed)) > 0 {
+		if len(UnsupportedURLs(o.Shown, o.Allowed)) > 0 {
 			f.UnsupportedURLTurns++
 		}
 	}
 	f.Answerable, f.Unanswerable = answerable, unanswerable
 	if len(ratios) > 0 {
-		m := mean(ratios)
+		m := Mean(ratios)
 		f.GroundedRatio, f.GroundedTurns = &m, len(ratios)
 	}
 	if f.CitedMarkers > 0 {
 		p := float64(hits) / float64(f.CitedMarkers)
 		f.CitationPrecision = &p
 	}
-	f.CitationRecall = share(recalled, answerable)
-	f.NotFound, f.FalseNotFound = share(notFound, unanswerable), share(falseNotFound, answerable)
-	f.Replaced = share(replaced, f.Answered)
-	f.TTFTP50, f.TTFTP90 = percentileMillis(ttft, 0.5), percentileMillis(ttft, 0.9)
-	f.TotalP50 = percentileMillis(total, 0.5)
+	f.CitationRecall = Share(recalled, answerable)
+	f.NotFound, f.FalseNotFound = Share(notFound, unanswerable), Share(falseNotFound, answerable)
+	f.Replaced = Share(replaced, f.Answered)
+	f.TTFTP50, f.TTFTP90 = PercentileMillis(ttft, 0.5), PercentileMillis(ttft, 0.9)
+	f.TotalP50 = PercentileMillis(total, 0.5)
 	return f
 }
 
-func share(n, of int) float64 {
+func Share(n, of int) float64 {
 	if of == 0 {
 		return 0
 	}
 	return float64(n) / float64(of)
 }
 
-func mean(xs []float64) float64 {
+// Mean is the mean of xs (NaN of none).
+func Mean(xs []float64) float64 {
 	sum := 0.0
 	for _, x := range xs {
 		sum += x
@@ -289,9 +291,9 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// percentileMillis is the nearest-rank p-th percentile in milliseconds
+// PercentileMillis is the nearest-rank p-th percentile in milliseconds
 // (0 for none).
-func percentileMillis(ds []time.Duration, p float64) float64 {
+func PercentileMillis(ds []time.Duration, p float64) float64 {
 	if len(ds) == 0 {
 		return 0
 	}
@@ -311,19 +313,19 @@ type RatioBin struct {
 	GoldCited int     `json:"gold_cited"`
 }
 
-// ratioHistogram bins the answered turns' grounded ratios by quarter:
+// RatioHistogram bins the answered turns' grounded ratios by quarter:
 // what a fallbackBelow at each edge would replace.
-func ratioHistogram(outcomes []turnOutcome, gold goldSections) []RatioBin {
+func RatioHistogram(outcomes []TurnOutcome, gold Gold) []RatioBin {
 	bins := []RatioBin{{From: 0, To: 0.25}, {From: 0.25, To: 0.5}, {From: 0.5, To: 0.75}, {From: 0.75, To: 1}}
 	found := false
 	for _, o := range outcomes {
-		if !o.answered() || o.Completed.GroundedRatio == nil {
+		if !o.Answered() || o.Completed.GroundedRatio == nil {
 			continue
 		}
 		found = true
 		i := min(int(*o.Completed.GroundedRatio*4), len(bins)-1)
 		bins[i].Answers++
-		if _, hits := citedHits(o, gold); hits > 0 {
+		if _, hits := CitedHits(o, gold); hits > 0 {
 			bins[i].GoldCited++
 		}
 	}
@@ -331,4 +333,20 @@ func ratioHistogram(outcomes []turnOutcome, gold goldSections) []RatioBin {
 		return nil
 	}
 	return bins
+}
+
+// Brief is a turn's progress line.
+func Brief(o TurnOutcome) string {
+	c := o.Completed
+	switch {
+	case c == nil:
+		return "failed: " + o.Err
+	case c.NotFound:
+		return fmt.Sprintf("%5.1f s  not found", o.Total.Seconds())
+	}
+	ratio := "-"
+	if c.GroundedRatio != nil {
+		ratio = fmt.Sprintf("%.2f", *c.GroundedRatio)
+	}
+	return fmt.Sprintf("%5.1f s  first token %.1f s, grounded %s, cited %v", o.Total.Seconds(), o.TTFT.Seconds(), ratio, o.Cited)
 }

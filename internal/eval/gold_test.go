@@ -3,6 +3,7 @@ package eval
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/ingest"
@@ -70,6 +71,45 @@ func TestHoldsHeading(t *testing.T) {
 	} {
 		if got := holdsHeading(text, "Receipts"); got != want {
 			t.Errorf("holdsHeading(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
+	doc := ingest.Document{Source: "docs/faq.md", Content: "# FAQ\n\nIntro to the FAQ.\n\n## Redis\n\nRedis intro line.\n\n" +
+		"### File-based\n\nSet REDIS_CREDS_DIR_PATH to the mount directory.\nThe auth file holds the password.\n\n## Other\n\nSomething else entirely.\n"}
+	gold := "faq.md"
+	q := Question{ID: "q1", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "File-based"}}
+	g, err := NewGold("docs", []ingest.Document{doc}, []Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		unit Unit
+		want bool
+	}{
+		{"the exact heading path", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}, Text: "part 2 of it"}, true},
+		{"a parent holding only its own intro", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis"}, Text: "## Redis\n\nRedis intro line."}, false},
+		{"a window holding the section, rejoined", Unit{Source: "docs/faq.md", Text: "Redis intro line. ### File-based Set REDIS_CREDS_DIR_PATH to the mount directory. The auth file holds the password."}, true},
+		{"a window holding a little of it", Unit{Source: "docs/faq.md", Text: "The auth file holds the password.\n## Other"}, false},
+		{"the same text in another file", Unit{Source: "docs/other.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a file named without its source", Unit{Source: "faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a sibling", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Other"}, Text: "Something else entirely."}, false},
+	}
+	for _, tc := range cases {
+		if got := g.Hit(tc.unit, q); got != tc.want {
+			t.Errorf("%s: hit = %v", tc.name, got)
+		}
+	}
+	// A question set that does not match the corpus is refused, naming it.
+	other := "other.md"
+	for _, bad := range []Question{
+		{ID: "q2", GoldFile: &other, GoldHeading: []string{"FAQ"}},
+		{ID: "q3", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "Typo"}},
+	} {
+		if _, err := NewGold("docs", []ingest.Document{doc}, []Question{bad}); err == nil || !strings.Contains(err.Error(), bad.ID) {
+			t.Errorf("question %s: err %v", bad.ID, err)
 		}
 	}
 }

@@ -2,14 +2,9 @@ package live
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/route"
 )
 
 func TestThresholdsNameWhatIsBelowOrUnmeasured(t *testing.T) {
@@ -43,29 +38,6 @@ func TestEncodeResultsCutsFromTheEnd(t *testing.T) {
 	}
 	if _, err := EncodeResults(results, 10); err == nil {
 		t.Error("a cap below the envelope encoded")
-	}
-}
-
-func TestReadEventsDecodesThePayloadsDigestReads(t *testing.T) {
-	stream := ": keep-alive\n\n" +
-		"id: 1\nevent: turn.started\ndata: {\"turn_id\":\"t\"}\n\n" +
-		"id: 2\nevent: delta\ndata: {\"text\":\"Prune last [S1].\"}\n\n" +
-		"id: 3\nevent: citation\ndata: {\"marker\":\"S1\"}\n\n" +
-		"id: 4\nevent: turn.completed\ndata: {\"not_found\":false,\"grounded_ratio\":0.5}\n\n" +
-		"id: 5\nevent: delta\ndata: {\"text\":\"after the end\"}\n\n"
-	events, err := readEvents(&http.Response{Body: io.NopCloser(strings.NewReader(stream))}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := eval.Digest(eval.Question{ID: "q"}, liveMode, events, time.Second)
-	if len(events) != 4 || o.Shown != "Prune last [S1]." || len(o.Cited) != 1 || o.Completed == nil || *o.Completed.GroundedRatio != 0.5 {
-		t.Errorf("%d events, digested %+v", len(events), o)
-	}
-	if _, ok := events[0].Data.(json.RawMessage); !ok || events[0].Type != route.EventTurnStarted {
-		t.Errorf("an event digest does not read stays raw: %#v", events[0])
-	}
-	if _, err := readEvents(&http.Response{Body: io.NopCloser(strings.NewReader(stream[:60]))}, time.Now()); err == nil {
-		t.Error("a stream cut before its final event read as whole")
 	}
 }
 

@@ -1,9 +1,7 @@
 package live
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,12 +9,8 @@ import (
 
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
-
-// maxEventBytes bounds one event's line: a retrieval event lists at most
-// the packed fragments' metadata, never their texts.
-const maxEventBytes = 1 << 20
 
 // turn runs q as a first turn through the route (POST /v1/turns, then its
 // event stream) and digests its events as eval-answers digests the
@@ -40,7 +34,11 @@ func (c *routeClient) turn(ctx context.Context, q eval.Question, fragments *eval
 		return eval.TurnOutcome{}, err
 	}
 	defer resp.Body.Close()
-	events, err := readEvents(resp, start)
+	var events []eval.TimedEvent
+	err = turnstream.Read(resp.Body, func(e route.Event) error {
+		events = append(events, eval.TimedEvent{Event: e, At: time.Since(start)})
+		return nil
+	})
 	if err != nil {
 		return eval.TurnOutcome{}, fmt.Errorf("GET %s: %w", submitted.StreamURL, err)
 	}
@@ -68,63 +66,3 @@ func (c *routeClient) turn(ctx context.Context, q eval.Question, fragments *eval
 
 // liveMode names the live route's turns in the answer figures.
 const liveMode = "route"
-
-// readEvents reads a turn's Server-Sent Events up to its final one, each
-// payload decoded as the Runner emitted it.
-func readEvents(resp *http.Response, start time.Time) ([]eval.TimedEvent, error) {
-	scanner := bufio.NewScanner(resp.Body)
-	scanner.Buffer(make([]byte, 64<<10), maxEventBytes)
-	var out []eval.TimedEvent
-	var typ, data string
-	for scanner.Scan() {
-		line := scanner.Text()
-		switch {
-		case strings.HasPrefix(line, "event:"):
-			typ = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
-		case strings.HasPrefix(line, "data:"):
-			data = strings.TrimSpace(strings.TrimPrefix(line, "data:"))
-		case line == "" && typ != "":
-			payload, err := decodePayload(typ, data)
-			if err != nil {
-				return nil, fmt.Errorf("event %s: %w", typ, err)
-			}
-			e := route.Event{Type: typ, Data: payload}
-			out = append(out, eval.TimedEvent{Event: e, At: time.Since(start)})
-			if e.Final() {
-				return out, nil
-			}
-			typ, data = "", ""
-		}
-	}
-	if err := scanner.Err(); err != nil {
-		return nil, fmt.Errorf("read the stream: %w", err)
-	}
-	return nil, fmt.Errorf("the stream ended before turn.completed or error")
-}
-
-// decodePayload decodes the payloads digest reads; others stay raw.
-func decodePayload(typ, data string) (any, error) {
-	switch typ {
-	case route.EventDelta:
-		return decodeAs[route.Delta](data)
-	case route.EventRetrieval:
-		return decodeAs[route.RetrievalReport](data)
-	case route.EventCitation:
-		return decodeAs[route.Citation](data)
-	case route.EventGrounding:
-		return decodeAs[answer.Grounding](data)
-	case route.EventTurnCompleted:
-		return decodeAs[route.TurnCompleted](data)
-	case route.EventError:
-		return decodeAs[route.TurnError](data)
-	}
-	return json.RawMessage(data), nil
-}
-
-func decodeAs[T any](data string) (any, error) {
-	var v T
-	if err := json.Unmarshal([]byte(data), &v); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	return v, nil
-}

@@ -18,6 +18,7 @@ type FragmentRecorder struct {
 	byKey map[string]retrieval.Fragment
 }
 
+// NewFragmentRecorder is an empty recorder.
 func NewFragmentRecorder() *FragmentRecorder {
 	return &FragmentRecorder{byKey: map[string]retrieval.Fragment{}}
 }
@@ -26,10 +27,12 @@ func fragmentKey(sourceURI, title string, headingPath []string) string {
 	return sourceURI + "\x00" + title + "\x00" + strings.Join(headingPath, "\x00")
 }
 
+// Get never hits: every search runs, so Put sees what it found.
 func (c *FragmentRecorder) Get(context.Context, string) ([]retrieval.Fragment, bool) {
 	return nil, false
 }
 
+// Put keeps the fragments a search returned, by source and heading path.
 func (c *FragmentRecorder) Put(_ context.Context, _ string, fragments []retrieval.Fragment) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -275,6 +275,7 @@ func Figures(mode string, outcomes []TurnOutcome, gold Gold) ModeFigures {
 	return f
 }
 
+// Share is n of of as a fraction; 0 of nothing.
 func Share(n, of int) float64 {
 	if of == 0 {
 		return 0

@@ -6,7 +6,8 @@
 // search's ranking by recall@k, MRR, nDCG@10 and recall within a token
 // budget (score.go); a whole turn, read from its events, for grounding,
 // citations, invented links, honest not-found and latency (turns.go,
-// fragments.go) — with the tables that print them (tables.go).
+// fragments.go), and a mode's figures over its turns (figures.go) — with
+// the tables that print them (tables.go).
 //
 // Two packages score with it: eval/live, the live scorer every
 // RouteEvaluation Job runs (`ragroute eval-route`), and eval/lab, the

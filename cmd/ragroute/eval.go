@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -42,15 +42,15 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	defer client.Close(context.WithoutCancel(ctx))
 	opts := in.options(client)
 	opts.Progress, opts.Peer, opts.Concurrency = stderr, *peer, *concurrency
-	opts.Rerank = eval.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
-	report, err := eval.Run(ctx, opts)
+	opts.Rerank = lab.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
+	report, err := lab.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)
 		return 1
 	}
-	fmt.Fprint(stdout, eval.Table(report))
+	fmt.Fprint(stdout, lab.Table(report))
 	if *explain {
-		fmt.Fprint(stdout, eval.Explain(report.Misses))
+		fmt.Fprint(stdout, lab.Explain(report.Misses))
 	}
 	if *jsonOut != "" {
 		if err := writeReport(*jsonOut, report); err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -28,7 +28,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 	// The corpus flags' --questions, defaulting to the multi-part set.
 	fs.Lookup("questions").DefValue = "test/eval/multipart.jsonl"
 	_ = fs.Set("questions", "test/eval/multipart.jsonl")
-	turn := addTurnFlags(fs, eval.AgenticModes(), 5*time.Minute, "bound of one turn (an agentic turn makes many model calls)", 4096)
+	turn := addTurnFlags(fs, lab.AgenticModes(), 5*time.Minute, "bound of one turn (an agentic turn makes many model calls)", 4096)
 	protocol := fs.String("tool-protocol", "", "the route's agentic.toolProtocol: auto (also when empty), native or json")
 	policy := fs.String("search-policy", string(podconfig.SearchAlways), "the route's model.searchPolicy: always or modelDecides")
 	maxFragments := fs.Int("max-fragments", v1alpha1.DefaultMaxFragments, "the route's retrieval.maxFragments")
@@ -58,7 +58,7 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer client.Close(context.WithoutCancel(ctx))
-	opts := eval.AgenticOptions{
+	opts := lab.AgenticOptions{
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: turn.modeList(), Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
 		ContextTokens: turn.contextTokens, AnswerReserve: turn.answerReserve, Policy: podconfig.SearchPolicy(*policy),
@@ -71,13 +71,13 @@ func runEvalAgentic(args []string, stdout, stderr io.Writer) int {
 			MaxTokens: turn.answerReserve, IdleTimeout: turn.turnTimeout, Timeout: turn.turnTimeout}),
 	}
 	opts.Progress = stderr
-	opts.Rerank = eval.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
-	report, err := eval.RunAgentic(ctx, opts)
+	opts.Rerank = lab.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
+	report, err := lab.RunAgentic(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-agentic:", err)
 		return 1
 	}
-	fmt.Fprint(stdout, eval.AgenticTable(report))
+	fmt.Fprint(stdout, lab.AgenticTable(report))
 	fmt.Fprintf(stdout, "run time %s\n", time.Duration(report.Seconds*float64(time.Second)).Round(time.Second))
 	if turn.jsonOut != "" {
 		if err := writeReport(turn.jsonOut, report); err != nil {

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/assembly"
-
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -24,7 +23,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute eval-answers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := addCorpusFlags(fs)
-	turn := addTurnFlags(fs, eval.AnswerModes(), 3*time.Minute, "bound of one turn", 2048)
+	turn := addTurnFlags(fs, lab.AnswerModes(), 3*time.Minute, "bound of one turn", 2048)
 	threshold := fs.Float64("threshold", 0, "answer.grounding.threshold (0: the route's default)")
 	fallbackBelow := fs.Float64("fallback-below", 0, "answer.grounding.fallbackBelow (0: the route's default)")
 	curve := fs.Bool("grounding-curve", false, "also print the grounding threshold's calibration curve")
@@ -33,7 +32,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	modeList := turn.modeList()
-	needsChat := !*curveOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != eval.ModeExtractive })
+	needsChat := !*curveOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != lab.ModeExtractive })
 	if in.missing() || (needsChat && (turn.chatURL == "" || turn.chatModel == "")) {
 		fmt.Fprintln(stderr, "ragroute eval-answers: --milvus-uri, --embedding-base-url, --embedding-model (and --chat-base-url, --chat-model for the generative modes) are required")
 		return 2
@@ -46,7 +45,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer client.Close(context.WithoutCancel(ctx))
-	opts := eval.AnswersOptions{
+	opts := lab.AnswersOptions{
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: modeList, Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
 		ContextTokens: turn.contextTokens, AnswerReserve: turn.answerReserve, Threshold: *threshold, FallbackBelow: *fallbackBelow,
@@ -60,12 +59,12 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 			IdleTimeout: podconfig.Duration(turn.turnTimeout)}, os.Getenv)
 	}
 	opts.Progress = stderr
-	report, err := eval.RunAnswers(ctx, opts)
+	report, err := lab.RunAnswers(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-answers:", err)
 		return 1
 	}
-	fmt.Fprint(stdout, eval.AnswersTable(report))
+	fmt.Fprint(stdout, lab.AnswersTable(report))
 	fmt.Fprintf(stdout, "run time %s\n", time.Duration(report.Seconds*float64(time.Second)).Round(time.Second))
 	if turn.jsonOut != "" {
 		if err := writeReport(turn.jsonOut, report); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -99,7 +100,7 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report eval.AnswersReport
+	var report lab.AnswersReport
 	if err := json.Unmarshal(data, &report); err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +112,11 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 		byMode[m.Mode] = m
 		// Extractive answers quote whatever was found: no model to say
 		// the knowledge lacks the answer.
-		if m.Errors != 0 || (m.Mode != eval.ModeExtractive && m.NotFound != 1) || m.FalseNotFound != 0 {
+		if m.Errors != 0 || (m.Mode != lab.ModeExtractive && m.NotFound != 1) || m.FalseNotFound != 0 {
 			t.Errorf("%s: %d errors, not-found %v on unanswerable, %v on answerable", m.Mode, m.Errors, m.NotFound, m.FalseNotFound)
 		}
 	}
-	g := byMode[eval.ModeGenerative]
+	g := byMode[lab.ModeGenerative]
 	// Both answers cite their gold document, and only it.
 	if g.CitationPrecision == nil || *g.CitationPrecision != 1 || g.CitationRecall != 1 {
 		t.Errorf("generative: citation precision %v, recall %v", g.CitationPrecision, g.CitationRecall)
@@ -128,17 +129,17 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	if g.GroundedRatio == nil || *g.GroundedRatio != 0.5 || g.Sentences != 2 {
 		t.Errorf("generative: grounded %v over %d sentences", g.GroundedRatio, g.Sentences)
 	}
-	if s := byMode[eval.ModeStrip]; s.Withheld != 1 {
+	if s := byMode[lab.ModeStrip]; s.Withheld != 1 {
 		t.Errorf("strip: withheld %d", s.Withheld)
 	}
-	if f := byMode[eval.ModeFallback]; f.Replaced != 0.5 {
+	if f := byMode[lab.ModeFallback]; f.Replaced != 0.5 {
 		t.Errorf("fallback: replaced %v", f.Replaced)
 	}
-	if x := byMode[eval.ModeExtractive]; x.GroundedRatio == nil || x.CitationRecall != 1 {
+	if x := byMode[lab.ModeExtractive]; x.GroundedRatio == nil || x.CitationRecall != 1 {
 		t.Errorf("extractive: grounded %v, citation recall %v", x.GroundedRatio, x.CitationRecall)
 	}
 	for _, turn := range report.Turns {
-		if turn.Mode == eval.ModeGenerative && turn.Question == "retry" && strings.Contains(turn.Answer, "made-up.example") {
+		if turn.Mode == lab.ModeGenerative && turn.Question == "retry" && strings.Contains(turn.Answer, "made-up.example") {
 			t.Errorf("the invented URL was shown: %q", turn.Answer)
 		}
 	}

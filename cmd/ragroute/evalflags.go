@@ -13,7 +13,7 @@ import (
 
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
@@ -63,10 +63,10 @@ func (c corpusFlags) embedding() podconfig.Embedding {
 		Dimensions: int32(*c.dims), MaxInputTokens: int32(*c.maxInput), QueryPrefix: *c.queryPrefix, DocumentPrefix: *c.documentPrefix}
 }
 
-// options are eval.Options over client.
-func (c corpusFlags) options(client *milvusclient.Client) eval.Options {
+// options are lab.Options over client.
+func (c corpusFlags) options(client *milvusclient.Client) lab.Options {
 	embedding := c.embedding()
-	return eval.Options{
+	return lab.Options{
 		Corpus: *c.corpus, Questions: *c.questions,
 		Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *c.dims) },
 		Embedder:      assembly.DocumentEmbedder(embedding, os.Getenv, assembly.BatchEmbedTimeout),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/live"
 )
 
 // Exit codes of eval-route beyond 0: 1 could not run, 2 bad usage, and
@@ -26,9 +27,9 @@ type thresholdFlag struct{ flag, figure, unmeasuredIn, help string }
 
 func thresholdFlags() []thresholdFlag {
 	return []thresholdFlag{
-		{"min-recall-at-5", "recallAt5", eval.ScopeAnswers, "fail (exit 3) when recall@5 is below this"},
-		{"min-ndcg-10", "ndcgAt10", eval.ScopeAnswers, "fail (exit 3) when nDCG@10 is below this"},
-		{"min-grounded-ratio", "groundedRatio", eval.ScopeRetrieval, "fail (exit 3) when the mean grounded ratio is below this"},
+		{"min-recall-at-5", "recallAt5", live.ScopeAnswers, "fail (exit 3) when recall@5 is below this"},
+		{"min-ndcg-10", "ndcgAt10", live.ScopeAnswers, "fail (exit 3) when nDCG@10 is below this"},
+		{"min-grounded-ratio", "groundedRatio", live.ScopeRetrieval, "fail (exit 3) when the mean grounded ratio is below this"},
 		{"min-not-found", "notFoundOnUnanswerable", "", "fail (exit 3) when the not-found rate on unanswerable questions is below this"},
 	}
 }
@@ -42,7 +43,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	questions := fs.String("questions", "", "questions, JSON lines (test/eval/README.md)")
 	source := fs.String("source", "", "the route's source name of the corpus the gold files are relative to (default: --corpus's folder name)")
 	corpus := fs.String("corpus", "", "the corpus folder, to also count results by the gold section's text (optional)")
-	scope := fs.String("scope", eval.ScopeRetrieval, "retrieval (POST /v1/search), answers (whole turns) or both")
+	scope := fs.String("scope", live.ScopeRetrieval, "retrieval (POST /v1/search), answers (whole turns) or both")
 	var headers, headerFiles repeated
 	fs.Var(&headers, "header", "'Name: value' on every request (a trusted proxy's user and groups); repeatable")
 	fs.Var(&headerFiles, "header-file", "'Name=/path': a header whose value is read from a file (the proxy's secret); repeatable")
@@ -65,7 +66,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var thresholds []eval.Threshold
+	var thresholds []live.Threshold
 	for i, t := range gates {
 		if !set[t.flag] {
 			continue
@@ -74,7 +75,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ragroute eval-route: --%s measures nothing in --scope %s\n", t.flag, *scope)
 			return 2
 		}
-		thresholds = append(thresholds, eval.Threshold{Figure: t.figure, Min: *minimums[i]})
+		thresholds = append(thresholds, live.Threshold{Figure: t.figure, Min: *minimums[i]})
 	}
 	if *source == "" && *corpus != "" {
 		*source = filepath.Base(filepath.Clean(*corpus))
@@ -97,7 +98,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *deadline)
 	defer cancel()
-	report, err := eval.RunRoute(ctx, eval.RouteOptions{
+	report, err := live.Run(ctx, live.Options{
 		BaseURL: *routeURL, Header: header, Questions: qs, Source: *source, Corpus: *corpus, Scope: *scope,
 		MaxConcurrent: *maxConcurrent, Timeout: *timeout, Retries: *retries, Progress: stderr,
 	})
@@ -105,7 +106,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
 		return 1
 	}
-	fmt.Fprint(stdout, eval.RouteTable(report))
+	fmt.Fprint(stdout, live.Table(report))
 	if err := writeRouteOutputs(report, *jsonOut, *resultsOut, *resultsMax); err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
 		return 1
@@ -135,7 +136,7 @@ func evalRouteUsage(routeURL, questions, source, scope string, maxConcurrent int
 		return "--questions is required"
 	case source == "":
 		return "--source (or --corpus) is required: gold files are named relative to that source"
-	case scope != eval.ScopeRetrieval && scope != eval.ScopeAnswers && scope != eval.ScopeBoth:
+	case scope != live.ScopeRetrieval && scope != live.ScopeAnswers && scope != live.ScopeBoth:
 		return fmt.Sprintf("--scope %q: want retrieval, answers or both", scope)
 	case maxConcurrent < 1:
 		return "--max-concurrent must be at least 1"
@@ -150,7 +151,7 @@ func evalRouteUsage(routeURL, questions, source, scope string, maxConcurrent int
 }
 
 // writeRouteOutputs writes the summary and the results where asked.
-func writeRouteOutputs(report eval.RouteReport, jsonOut, resultsOut string, resultsMax int) error {
+func writeRouteOutputs(report live.Report, jsonOut, resultsOut string, resultsMax int) error {
 	if jsonOut != "" {
 		if err := writeReport(jsonOut, report.Summary); err != nil {
 			return fmt.Errorf("--json: %w", err)
@@ -159,7 +160,7 @@ func writeRouteOutputs(report eval.RouteReport, jsonOut, resultsOut string, resu
 	if resultsOut == "" {
 		return nil
 	}
-	data, err := eval.EncodeResults(report.Results, resultsMax)
+	data, err := live.EncodeResults(report.Results, resultsMax)
 	if err != nil {
 		return fmt.Errorf("--results: %w", err)
 	}
@@ -170,12 +171,12 @@ func writeRouteOutputs(report eval.RouteReport, jsonOut, resultsOut string, resu
 }
 
 // writeTerminationLog writes the operator's compact report (see
-// eval.EncodeTermination) where asked.
-func writeTerminationLog(report eval.RouteReport, path string) error {
+// live.EncodeTermination) where asked.
+func writeTerminationLog(report live.Report, path string) error {
 	if path == "" {
 		return nil
 	}
-	data, err := eval.EncodeTermination(report, eval.TerminationMessageMax)
+	data, err := live.EncodeTermination(report, live.TerminationMessageMax)
 	if err != nil {
 		return fmt.Errorf("--termination-log: %w", err)
 	}

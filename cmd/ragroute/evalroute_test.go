@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/live"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -110,8 +110,8 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got eval.RouteTermination
-		if err := json.Unmarshal(data, &got); err != nil || len(data) > eval.TerminationMessageMax {
+		var got live.Termination
+		if err := json.Unmarshal(data, &got); err != nil || len(data) > live.TerminationMessageMax {
 			t.Fatalf("%d bytes, %v:\n%s", len(data), err, data)
 		}
 		// a4 (rank 0) and u2 (answered) miss, as the results say.
@@ -126,12 +126,12 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 		}
-		var res eval.RouteResults
+		var res live.Results
 		data, _ := os.ReadFile(results)
 		if err := json.Unmarshal(data, &res); err != nil {
 			t.Fatal(err)
 		}
-		a5 := res.Results[slices.IndexFunc(res.Results, func(r eval.RouteResult) bool { return r.ID == "a5" })]
+		a5 := res.Results[slices.IndexFunc(res.Results, func(r live.Result) bool { return r.ID == "a5" })]
 		if len(a5.TopSources) < 2 || a5.TopSources[1] != "docs/nested-headings.md › Deploying Applications › Sync Options › Prune Last" {
 			t.Fatalf("the premise: a5's second result is Prune Last; got %v", a5.TopSources)
 		}
@@ -178,7 +178,7 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 			}
 			data, _ := os.ReadFile(results)
-			var res eval.RouteResults
+			var res live.Results
 			if err := json.Unmarshal(data, &res); err != nil {
 				t.Fatal(err)
 			}

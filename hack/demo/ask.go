@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
 // question is asked by one user through the trusted-proxy headers, as an
@@ -62,7 +65,7 @@ func (d *demo) ask(ctx context.Context, q question) error {
 		return err
 	}
 	return d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
-		return printEvents(os.Stdout, bufio.NewScanner(resp.Body))
+		return printEvents(os.Stdout, resp.Body)
 	})
 }
 
@@ -90,160 +93,67 @@ func (d *demo) call(ctx context.Context, q question, method, path string, body [
 	return read(resp)
 }
 
-// Event payloads the demo prints (see docs/route.md).
-type (
-	source struct {
-		Marker      string   `json:"marker"`
-		Title       string   `json:"title"`
-		HeadingPath []string `json:"heading_path"`
-		SourceURI   string   `json:"source_uri"`
-		ImageURLs   []string `json:"image_urls"`
-	}
-	retrievalEvent struct {
-		Round   int      `json:"round"`
-		Query   string   `json:"query"`
-		Intent  string   `json:"intent"`
-		Sources []source `json:"sources"`
-	}
-	groundingEvent struct {
-		Sentence string   `json:"sentence"`
-		Status   string   `json:"status"`
-		Marker   string   `json:"marker"`
-		Score    float64  `json:"score"`
-		Invented []string `json:"invented"`
-		Withheld bool     `json:"withheld"`
-	}
-	completedEvent struct {
-		NotFound      bool             `json:"not_found"`
-		Timings       map[string]int64 `json:"timings_ms"`
-		GroundedRatio *float64         `json:"grounded_ratio"`
-		Withheld      int              `json:"withheld_sentences"`
-		LinksRemoved  int              `json:"links_removed"`
-		Replaced      bool             `json:"answer_replaced"`
-	}
-	errorEvent struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-)
-
 // printEvents prints a turn's SSE stream: what was searched and found, the
 // answer as it streams, then the sources it cited.
-func printEvents(out io.Writer, scanner *bufio.Scanner) error {
-	scanner.Buffer(make([]byte, 64*1024), 1<<20)
-	var event string
-	var sources []source
-	var grounding []groundingEvent
+func printEvents(out io.Writer, body io.Reader) error {
+	var sources []route.RetrievalSource
+	var grounding []answer.Grounding
 	cited := map[string]bool{}
-	for scanner.Scan() {
-		line := scanner.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			event = strings.TrimPrefix(line, "event: ")
-			continue
-		case !strings.HasPrefix(line, "data: "):
-			continue
-		}
-		data := []byte(strings.TrimPrefix(line, "data: "))
-		switch event {
-		case "retrieval":
-			var r retrievalEvent
-			if err := json.Unmarshal(data, &r); err != nil {
-				return fmt.Errorf("retrieval event: %w", err)
-			}
-			if r.Round > 0 { // an agentic round's search
-				fmt.Fprintf(out, "    round %d searched %q: %d new fragments\n", r.Round, r.Query, len(r.Sources))
+	return turnstream.Read(body, func(e route.Event) error {
+		switch data := e.Data.(type) {
+		case route.RetrievalReport:
+			if data.Round > 0 { // an agentic round's search
+				fmt.Fprintf(out, "    round %d searched %q: %d new fragments\n", data.Round, data.Query, len(data.Sources))
 				break
 			}
-			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", r.Query, r.Intent, len(r.Sources))
-			sources = append(sources, r.Sources...)
-		case "grounding":
-			var g groundingEvent
-			if err := json.Unmarshal(data, &g); err != nil {
-				return fmt.Errorf("grounding event: %w", err)
+			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", data.Query, data.Intent, len(data.Sources))
+			sources = append(sources, data.Sources...)
+		case answer.Grounding:
+			grounding = append(grounding, data)
+		case route.AnswerReplaced:
+			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", data.Reason, data.GroundedRatio)
+		case route.MemorySaved:
+			fmt.Fprintf(out, "    round %d: the model saved %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
+				listOrNone(data.Closed), listOrNone(data.Open))
+		case route.Finalized:
+			if e.Type == route.EventFinalizeForced {
+				fmt.Fprintf(out, "    the harness finalized: %s\n", data.Reason)
+				break
 			}
-			grounding = append(grounding, g)
-		case "answer.replaced":
-			var r struct {
-				GroundedRatio float64 `json:"grounded_ratio"`
-				Reason        string  `json:"reason"`
+			fmt.Fprintf(out, "    round %d: the model finalized %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
+				listOrNone(data.Closed), listOrNone(data.Open))
+		case route.ToolCall:
+			if data.Status == route.CallRejected {
+				fmt.Fprintf(out, "    the harness rejected %s: %s\n", data.Name, data.Reason)
 			}
-			_ = json.Unmarshal(data, &r)
-			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", r.Reason, r.GroundedRatio)
-		case "memory.saved", "finalized":
-			var m struct {
-				Round     int               `json:"round"`
-				Fragments []json.RawMessage `json:"fragments"`
-				Closed    []string          `json:"closed"`
-				Open      []string          `json:"open"`
-			}
-			_ = json.Unmarshal(data, &m)
-			verb := "saved"
-			if event == "finalized" {
-				verb = "finalized"
-			}
-			fmt.Fprintf(out, "    round %d: the model %s %d fragments; closed %s; open %s\n", m.Round, verb, len(m.Fragments),
-				listOrNone(m.Closed), listOrNone(m.Open))
-		case "tool.call", "finalize.forced", "research":
-			var h struct {
-				Name, Status, Reason, Rephrased string
-				Found                           int
-			}
-			_ = json.Unmarshal(data, &h)
-			switch {
-			case h.Status == "rejected":
-				fmt.Fprintf(out, "    the harness rejected %s: %s\n", h.Name, h.Reason)
-			case event == "finalize.forced":
-				fmt.Fprintf(out, "    the harness finalized: %s\n", h.Reason)
-			case event == "research":
-				fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", h.Rephrased, h.Found)
-			}
-		case "delta":
-			var t struct {
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal(data, &t); err != nil {
-				return fmt.Errorf("delta event: %w", err)
-			}
-			fmt.Fprint(out, strings.ReplaceAll(t.Text, "\n", "\n            "))
-		case "citation":
-			var c source
-			if err := json.Unmarshal(data, &c); err != nil {
-				return fmt.Errorf("citation event: %w", err)
-			}
-			cited[c.Marker] = true
-		case "turn.completed":
-			var c completedEvent
-			if err := json.Unmarshal(data, &c); err != nil {
-				return fmt.Errorf("completion event: %w", err)
-			}
+		case route.Research:
+			fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", data.Rephrase, data.Found)
+		case route.Delta:
+			fmt.Fprint(out, strings.ReplaceAll(data.Text, "\n", "\n            "))
+		case route.Citation:
+			cited[data.Marker] = true
+		case route.TurnCompleted:
 			fmt.Fprintln(out)
-			printGrounding(out, grounding, c)
-			printSources(out, sources, cited, c)
-			return nil
-		case "error":
-			var e errorEvent
-			_ = json.Unmarshal(data, &e)
-			return fmt.Errorf("the turn failed: %s: %s", e.Code, e.Message)
+			printGrounding(out, grounding, data)
+			printSources(out, sources, cited, data)
+		case route.TurnError:
+			return fmt.Errorf("the turn failed: %s: %s", data.Code, data.Message)
 		}
-	}
-	if err := scanner.Err(); err != nil {
-		return err
-	}
-	return fmt.Errorf("the stream ended without turn.completed")
+		return nil
+	})
 }
 
 // printGrounding prints each checked sentence of the model's answer with
 // its support: the fragment that supports it, or why none does, and
 // whether the client was shown it.
-func printGrounding(out io.Writer, grounding []groundingEvent, c completedEvent) {
+func printGrounding(out io.Writer, grounding []answer.Grounding, c route.TurnCompleted) {
 	if len(grounding) == 0 {
 		return
 	}
 	fmt.Fprintln(out, "    grounding of the model's sentences:")
 	for _, g := range grounding {
 		mark := "✔ [" + g.Marker + "]"
-		if g.Status != "supported" {
+		if g.Status != answer.Supported {
 			mark = "✗ unsupported"
 		}
 		note := ""
@@ -259,7 +169,7 @@ func printGrounding(out io.Writer, grounding []groundingEvent, c completedEvent)
 	if c.GroundedRatio != nil {
 		summary = fmt.Sprintf("    grounded ratio %.2f", *c.GroundedRatio)
 	}
-	fmt.Fprintf(out, "%s; %d withheld; %d links removed; replaced: %t\n", summary, c.Withheld, c.LinksRemoved, c.Replaced)
+	fmt.Fprintf(out, "%s; %d withheld; %d links removed; replaced: %t\n", summary, c.Withheld, c.LinksRemoved, c.AnswerReplaced)
 }
 
 func shorten(s string, n int) string {
@@ -270,7 +180,7 @@ func shorten(s string, n int) string {
 	return s
 }
 
-func printSources(out io.Writer, sources []source, cited map[string]bool, c completedEvent) {
+func printSources(out io.Writer, sources []route.RetrievalSource, cited map[string]bool, c route.TurnCompleted) {
 	if c.NotFound {
 		fmt.Fprintln(out, "    (honest not-found: nothing this user may read answers it)")
 	}

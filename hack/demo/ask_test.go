@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"strings"
 	"testing"
 )
@@ -45,7 +44,7 @@ data: {"not_found":false,"timings_ms":{"total":120,"model_answer":100},"grounded
 
 func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
 	var out strings.Builder
-	if err := printEvents(&out, bufio.NewScanner(strings.NewReader(stream))); err != nil {
+	if err := printEvents(&out, strings.NewReader(stream)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -66,12 +65,12 @@ func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
 
 func TestPrintEventsFailsOnAnErrorOrACutStream(t *testing.T) {
 	failed := "event: error\ndata: {\"code\":\"timeout\",\"message\":\"model server timed out\"}\n\n"
-	err := printEvents(&strings.Builder{}, bufio.NewScanner(strings.NewReader(failed)))
+	err := printEvents(&strings.Builder{}, strings.NewReader(failed))
 	if err == nil || !strings.Contains(err.Error(), "timeout: model server timed out") {
 		t.Errorf("error event: %v", err)
 	}
 	cut := stream[:strings.Index(stream, "id: 6")]
-	if err := printEvents(&strings.Builder{}, bufio.NewScanner(strings.NewReader(cut))); err == nil {
+	if err := printEvents(&strings.Builder{}, strings.NewReader(cut)); err == nil {
 		t.Error("a stream without turn.completed passed")
 	}
 }
@@ -93,7 +92,7 @@ data: {"not_found":false}
 
 `
 	var out strings.Builder
-	if err := printEvents(&out, bufio.NewScanner(strings.NewReader(research))); err != nil {
+	if err := printEvents(&out, strings.NewReader(research)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/live"
 )
 
 // The operator reads a run's figures as the eval-route summary wrote
@@ -17,7 +17,7 @@ import (
 // (the two types are one JSON contract, one on each side of the API).
 func TestEvaluationFiguresReadEverySummaryFigure(t *testing.T) {
 	one := ptr.To(0.5)
-	summary := eval.RouteSummary{Questions: 5, Answerable: 4, Errors: 1, RecallAt1: one, RecallAt5: one, RecallAt10: one, MRR: one,
+	summary := live.Summary{Questions: 5, Answerable: 4, Errors: 1, RecallAt1: one, RecallAt5: one, RecallAt10: one, MRR: one,
 		NDCGAt10: one, FileRecallAt5: one, NotFoundOnUnanswerable: one, GroundedRatio: one, CitationPrecision: one, CitationRecall: one,
 		LatencyP50Ms: 1, LatencyP95Ms: 2}
 	data, err := json.Marshal(summary)

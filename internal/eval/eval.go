@@ -1,33 +1,18 @@
-// Package eval measures ragroute on a corpus and a question set (the
-// JSONL format of test/eval/README.md), with the same embedder throughout.
+// Package eval is what ragroute's evaluations share, so that a figure
+// means the same wherever it was measured: the question sets (the JSONL
+// formats of test/eval/README.md, single- and multi-part: eval.go,
+// multipart.go), the corpus as ingestion names it (corpus.go), the gold
+// sections a result is judged against (gold.go), and the scorers — a
+// search's ranking by recall@k, MRR, nDCG@10 and recall within a token
+// budget (score.go); a whole turn, read from its events, for grounding,
+// citations, invented links, honest not-found and latency (turns.go,
+// fragments.go), and a mode's figures over its turns (figures.go) — with
+// the tables that print them (tables.go).
 //
-// Retrieval (`make eval`, run.go): ablations of chunking and search —
-// fixed-size chunks with dense search as the baseline, heading-tree chunks
-// with dense and hybrid search, and the route's whole search body with
-// each of its rules switched on in turn — scored by recall@k, MRR, nDCG@10
-// and recall within a token budget (score.go, against the gold sections
-// of gold.go); the curves of the not-found signals (floors.go), a sweep of
-// the fusion weights and the dominance (weights.go), the route body with a
-// cross-encoder rescoring its top 10/20/30 (rerank.go), every choice also
-// made by 2-fold cross-validation and scored held out (crossval.go), the
-// misses explained (misses.go), and another system's results (`make
-// compare`, peer.go) by the same scorer.
-// Vectors are cached between runs (vectorcache.go).
-//
-// Answers (`make eval-answers`, answers*.go): each question runs as a
-// whole turn through the route's own Runner with a real chat model, once
-// per answer mode; the turns' events are scored for grounding, citations,
-// invented links, honest not-found and latency, and the grounding
-// threshold's curve is measured on sentences cut as the route's check cuts
-// them (route/answer).
-//
-// A deployed route (`ragroute eval-route`, live*.go): the questions asked
-// over HTTP as an identity the route trusts — its /v1/search, its turns,
-// or both — and what it answered scored by the same scorers, with a
-// summary an operator reads back and per-question results cut to fit a
-// ConfigMap.
-//
-// It imports nothing from Kubernetes.
+// Two packages score with it: eval/live, the live scorer every
+// RouteEvaluation Job runs (`ragroute eval-route`), and eval/lab, the
+// research tooling behind `make eval`, `make eval-answers` and `make
+// eval-agentic`. It imports neither, and nothing from Kubernetes.
 package eval
 
 import (

@@ -27,10 +27,10 @@ const minCoverage = 0.5
 // list markers are in every chunk.
 const minLine = 4
 
-// goldSections holds, per question id, the gold file and the gold
+// Gold holds, per question id, the gold file and the gold
 // section's lines (its subsections included, as the question set defines a
 // section), whitespace-normalised.
-type goldSections struct {
+type Gold struct {
 	source string
 	byID   map[string]goldSection
 }
@@ -42,15 +42,15 @@ type goldSection struct {
 	chars int
 }
 
-// newGoldSections finds each answerable question's gold section in the
+// NewGold finds each answerable question's gold section in the
 // corpus. Gold files are named relative to the corpus; sources carry the
 // source name in front, as ingestion names them.
-func newGoldSections(source string, docs []ingest.Document, questions []Question) (goldSections, error) {
+func NewGold(source string, docs []ingest.Document, questions []Question) (Gold, error) {
 	bySource := map[string]ingest.Document{}
 	for _, d := range docs {
 		bySource[d.Source] = d
 	}
-	g := goldSections{source: source, byID: map[string]goldSection{}}
+	g := Gold{source: source, byID: map[string]goldSection{}}
 	for _, q := range questions {
 		if !q.Answerable() {
 			continue
@@ -84,14 +84,27 @@ func newGoldSections(source string, docs []ingest.Document, questions []Question
 	return g, nil
 }
 
-// hit reports whether u holds q's gold section: the same file and either
+// GoldByPath is the questions' gold sections without the corpus: their
+// files and heading paths alone (a live route scored where its documents
+// cannot be read).
+func GoldByPath(source string, questions []Question) Gold {
+	g := Gold{source: source, byID: map[string]goldSection{}}
+	for _, q := range questions {
+		if q.Answerable() {
+			g.byID[q.ID] = goldSection{file: path.Join(source, *q.GoldFile), path: q.GoldHeading}
+		}
+	}
+	return g
+}
+
+// Hit reports whether u holds q's gold section: the same file and either
 // exactly the gold heading path, or text that holds at least half of the
 // gold section's text (reassembled parts included). Without the corpus
 // (a live route scored where its documents cannot be read) the section's
 // text is unknown; then a unit of an enclosing section whose text holds
 // the gold section's heading line counts: the chunker merged the short
 // section into its parent's chunk, whole.
-func (g goldSections) hit(u Unit, q Question) bool {
+func (g Gold) Hit(u Unit, q Question) bool {
 	gold, ok := g.byID[q.ID]
 	if !ok || u.Source != gold.file {
 		return false
@@ -119,7 +132,7 @@ func holdsHeading(text, heading string) bool {
 }
 
 // fileHit reports whether u comes from q's gold file.
-func (g goldSections) fileHit(u Unit, q Question) bool {
+func (g Gold) fileHit(u Unit, q Question) bool {
 	gold, ok := g.byID[q.ID]
 	return ok && u.Source == gold.file
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/ingest"
@@ -42,21 +43,18 @@ func TestWithoutTheCorpusAMergedSectionCountsByItsHeadingLine(t *testing.T) {
 		question("absent", "Expenses", "Mileage"),
 		question("elsewhere", "Travel", "Receipts"),
 	}
-	gold := goldSections{source: "handbook", byID: map[string]goldSection{}}
-	for _, q := range questions {
-		gold.byID[q.ID] = goldSection{file: "handbook/" + *q.GoldFile, path: q.GoldHeading}
-	}
+	gold := GoldByPath("handbook", questions)
 	// "How approval works" is long enough to be a chunk of its own, so the
 	// merged chunk does not hold it.
 	want := map[string]bool{"receipts": true, "approval": false, "title": true, "absent": false, "elsewhere": false}
 	for _, q := range questions {
-		if got := gold.hit(unit, q); got != want[q.ID] {
+		if got := gold.Hit(unit, q); got != want[q.ID] {
 			t.Errorf("%s (gold %v): hit %v, want %v", q.ID, q.GoldHeading, got, want[q.ID])
 		}
 	}
 	// A heading named in prose is not a heading line.
 	prose := Unit{Source: unit.Source, HeadingPath: unit.HeadingPath, Text: "# Expenses\n\nSee Receipts below.\n\nMileage is paid monthly."}
-	if gold.hit(prose, questions[0]) || gold.hit(prose, questions[3]) {
+	if gold.Hit(prose, questions[0]) || gold.Hit(prose, questions[3]) {
 		t.Error("a heading's words in prose counted as its heading line")
 	}
 }
@@ -73,6 +71,45 @@ func TestHoldsHeading(t *testing.T) {
 	} {
 		if got := holdsHeading(text, "Receipts"); got != want {
 			t.Errorf("holdsHeading(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
+	doc := ingest.Document{Source: "docs/faq.md", Content: "# FAQ\n\nIntro to the FAQ.\n\n## Redis\n\nRedis intro line.\n\n" +
+		"### File-based\n\nSet REDIS_CREDS_DIR_PATH to the mount directory.\nThe auth file holds the password.\n\n## Other\n\nSomething else entirely.\n"}
+	gold := "faq.md"
+	q := Question{ID: "q1", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "File-based"}}
+	g, err := NewGold("docs", []ingest.Document{doc}, []Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		unit Unit
+		want bool
+	}{
+		{"the exact heading path", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}, Text: "part 2 of it"}, true},
+		{"a parent holding only its own intro", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Redis"}, Text: "## Redis\n\nRedis intro line."}, false},
+		{"a window holding the section, rejoined", Unit{Source: "docs/faq.md", Text: "Redis intro line. ### File-based Set REDIS_CREDS_DIR_PATH to the mount directory. The auth file holds the password."}, true},
+		{"a window holding a little of it", Unit{Source: "docs/faq.md", Text: "The auth file holds the password.\n## Other"}, false},
+		{"the same text in another file", Unit{Source: "docs/other.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a file named without its source", Unit{Source: "faq.md", HeadingPath: []string{"FAQ", "Redis", "File-based"}}, false},
+		{"a sibling", Unit{Source: "docs/faq.md", HeadingPath: []string{"FAQ", "Other"}, Text: "Something else entirely."}, false},
+	}
+	for _, tc := range cases {
+		if got := g.Hit(tc.unit, q); got != tc.want {
+			t.Errorf("%s: hit = %v", tc.name, got)
+		}
+	}
+	// A question set that does not match the corpus is refused, naming it.
+	other := "other.md"
+	for _, bad := range []Question{
+		{ID: "q2", GoldFile: &other, GoldHeading: []string{"FAQ"}},
+		{ID: "q3", GoldFile: &gold, GoldHeading: []string{"FAQ", "Redis", "Typo"}},
+	} {
+		if _, err := NewGold("docs", []ingest.Document{doc}, []Question{bad}); err == nil || !strings.Contains(err.Error(), bad.ID) {
+			t.Errorf("question %s: err %v", bad.ID, err)
 		}
 	}
 }

@@ -31,19 +31,19 @@ type Part struct {
 // question of one part is a single-part control.
 func (q MultiQuestion) MultiPart() bool { return len(q.Parts) > 1 }
 
-// partID names part i (0-based) of question id as the gold sections key
+// PartID names part i (0-based) of question id as the gold sections key
 // it: "m001#1", "m001#2", ….
-func partID(id string, i int) string { return id + "#" + strconv.Itoa(i+1) }
+func PartID(id string, i int) string { return id + "#" + strconv.Itoa(i+1) }
 
-// partQuestions are the questions' parts as single-part questions, each
+// PartQuestions are the questions' parts as single-part questions, each
 // with the whole question's text, in order: the gold sections and the
 // shared search preparation then work on them unchanged.
-func partQuestions(questions []MultiQuestion) []Question {
+func PartQuestions(questions []MultiQuestion) []Question {
 	var out []Question
 	for _, q := range questions {
 		for i, p := range q.Parts {
 			file := p.GoldFile
-			out = append(out, Question{ID: partID(q.ID, i), Question: q.Question, GoldFile: &file,
+			out = append(out, Question{ID: PartID(q.ID, i), Question: q.Question, GoldFile: &file,
 				GoldHeading: p.GoldHeading, Difficulty: q.Difficulty})
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/ragroute/ragroute/internal/sources"
 )
 
 // TestMultiPartQuestions checks test/eval/multipart.jsonl against the
@@ -19,18 +17,14 @@ func TestMultiPartQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := sources.ReadMarkdown(corpus, []string{"public"})
+	source := filepath.Base(corpus)
+	docs, err := ReadCorpus(corpus, source)
 	if err != nil {
 		t.Fatal(err)
 	}
-	source := filepath.Base(corpus)
-	docs = withoutSourceNotice(docs)
-	for i := range docs {
-		docs[i].Source = source + "/" + docs[i].Source
-	}
-	// newGoldSections fails on a gold file not in the corpus and on a
+	// NewGold fails on a gold file not in the corpus and on a
 	// heading path no line of the file lies under.
-	if _, err := newGoldSections(source, docs, partQuestions(questions)); err != nil {
+	if _, err := NewGold(source, docs, PartQuestions(questions)); err != nil {
 		t.Fatal(err)
 	}
 	multi, controls := 0, 0

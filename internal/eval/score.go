@@ -9,8 +9,8 @@ import (
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
-// topK is how deep rankings are scored.
-const topK = 10
+// TopK is how deep rankings are scored.
+const TopK = 10
 
 // contextBudgets are the packed-context sizes, in WordPiece tokens, at
 // which recall is also measured: systems whose chunks differ in size are
@@ -41,26 +41,27 @@ type Metrics struct {
 	RerankP95Millis float64 `json:"rerank_p95_ms,omitempty"`
 }
 
-// outcome is what one configuration returned for one question.
-type outcome struct {
-	units []Unit
-	// notFound: the search body returned nothing, so the route answers
+// Outcome is what one search (a configuration's, or a live route's
+// /v1/search) returned for one question.
+type Outcome struct {
+	Units []Unit
+	// NotFound: the search body returned nothing, so the route answers
 	// the not-found wording without asking the model.
-	notFound   bool
-	confidence retrieval.Confidence
-	// elapsed is the search's time; 0 where it says nothing.
-	elapsed time.Duration
-	// rerank is the cross-encoder's time, and relevance the best
+	NotFound   bool
+	Confidence retrieval.Confidence
+	// Elapsed is the search's time; 0 where it says nothing.
+	Elapsed time.Duration
+	// Rerank is the cross-encoder's time, and Relevance the best
 	// candidate's relevance, in the cross-encoder rows.
-	rerank    time.Duration
-	relevance float64
+	Rerank    time.Duration
+	Relevance float64
 }
 
-// firstHit is the 1-based rank of the first unit holding the gold section
+// FirstHit is the 1-based rank of the first unit holding the gold section
 // in the top 10, or 0.
-func (g goldSections) firstHit(units []Unit, q Question) int {
-	for i, u := range units[:min(len(units), topK)] {
-		if g.hit(u, q) {
+func (g Gold) FirstHit(units []Unit, q Question) int {
+	for i, u := range units[:min(len(units), TopK)] {
+		if g.Hit(u, q) {
 			return i + 1
 		}
 	}
@@ -70,28 +71,28 @@ func (g goldSections) firstHit(units []Unit, q Question) int {
 // contextToHit is how many tokens of packed results it takes to hold the
 // gold section: the whole results up to and including the first that
 // holds it; ok is false when none does.
-func (g goldSections) contextToHit(units []Unit, q Question, tokens tokenize.Counter) (used int, ok bool) {
+func (g Gold) contextToHit(units []Unit, q Question, tokens tokenize.Counter) (used int, ok bool) {
 	for _, u := range units {
 		used += tokens.Count(u.Text)
-		if g.hit(u, q) {
+		if g.Hit(u, q) {
 			return used, true
 		}
 	}
 	return 0, false
 }
 
-// score computes a configuration's metrics over its outcomes, one per
+// Score computes a configuration's metrics over its outcomes, one per
 // question in order.
-func (g goldSections) score(questions []Question, outcomes []outcome, tokens tokenize.Counter, intentOK func(Question) bool) Metrics {
+func (g Gold) Score(questions []Question, outcomes []Outcome, tokens tokenize.Counter, intentOK func(Question) bool) Metrics {
 	m := Metrics{RecallAtTokens: map[int]float64{}}
 	var answerable, unanswerable, intents float64
 	var times []time.Duration
 	for i, q := range questions {
 		o := outcomes[i]
-		times = append(times, o.elapsed)
+		times = append(times, o.Elapsed)
 		if !q.Answerable() {
 			unanswerable++
-			if o.notFound {
+			if o.NotFound {
 				m.NotFoundRate++
 			}
 			continue
@@ -100,20 +101,20 @@ func (g goldSections) score(questions []Question, outcomes []outcome, tokens tok
 		if intentOK(q) {
 			intents++
 		}
-		if r := g.firstHit(o.units, q); r > 0 {
+		if r := g.FirstHit(o.Units, q); r > 0 {
 			m.Recall1 += b2f(r <= 1)
 			m.Recall5 += b2f(r <= 5)
 			m.Recall10++
 			m.MRR += 1 / float64(r)
 			m.NDCG10 += 1 / math.Log2(float64(r)+1)
 		}
-		for _, u := range o.units[:min(len(o.units), 5)] {
+		for _, u := range o.Units[:min(len(o.Units), 5)] {
 			if g.fileHit(u, q) {
 				m.FileRecall5++
 				break
 			}
 		}
-		used, held := g.contextToHit(o.units, q, tokens)
+		used, held := g.contextToHit(o.Units, q, tokens)
 		for _, b := range contextBudgets {
 			m.RecallAtTokens[b] += b2f(held && used <= b)
 		}
@@ -150,4 +151,10 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// IntentMatches reports whether the route's intent classifier agrees with
+// the question set's intent.
+func IntentMatches(q Question) bool {
+	return string(retrieval.ClassifyIntent(q.Question)) == q.Intent
 }

@@ -32,6 +32,7 @@
 // The search body lives in route/retrieval; judging and filtering what the
 // model writes back, and the extractive quotes, in route/answer; the HTTP
 // API in route/api; who asks in route/identity; the events of running
-// turns in route/turnlog. Dependencies go one way: api → route → answer →
+// turns in route/turnlog; a client's reader of their stream in
+// route/turnstream. Dependencies go one way: api → route → answer →
 // retrieval → knowledge/model. Nothing here imports Kubernetes.
 package route

@@ -2,8 +2,9 @@
 // (route, knowledge, ingest, model and their helpers) never imports
 // Kubernetes packages; the controller renders pod configs without the
 // ingestion run's code; the route's packages depend in one direction and
-// the answer filters import only their inputs; and only cmd/ reads the
-// environment.
+// the answer filters import only their inputs; the live scorer never
+// needs the lab, nor the event stream's reader the server; and only cmd/
+// reads the environment.
 package architecture
 
 import (
@@ -150,6 +151,23 @@ func TestRoutePackagesDependInOneDirection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The live scorer runs in every RouteEvaluation Job: it is product code
+// and never needs the lab's (ablations, answers, agentic); what both
+// score with lives in eval, which needs neither.
+func TestLiveScorerNeedsNoLab(t *testing.T) {
+	eval := module + "/internal/eval"
+	forbid(t, []string{eval + "/live/..."}, eval+"/lab")
+	forbid(t, []string{eval}, eval+"/lab", eval+"/live")
+}
+
+// The event stream's reader is a client: it knows the events, not the
+// server that writes them (its clients, the demo, the live scorer and e2e,
+// would link the whole API).
+func TestTurnStreamReaderNeedsNoServer(t *testing.T) {
+	route := module + "/internal/route"
+	forbid(t, []string{route + "/turnstream/..."}, route+"/api", route+"/turnlog", route+"/identity")
 }
 
 // The answer filters and quotes know fragments, embedders, token counts,

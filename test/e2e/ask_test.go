@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	// The turn's event types; route is this package's QueryRoute Service.
+	events "github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
 // caller is who asks the route: the trusted proxy's headers and secret,
@@ -79,55 +82,22 @@ func (r route) ask(ctx context.Context, who caller, question string) (answer, er
 // readTurn reads a turn's server-sent events.
 func readTurn(body io.Reader) (answer, error) {
 	var a answer
-	scanner := bufio.NewScanner(body)
-	scanner.Buffer(make([]byte, 64*1024), 1<<20)
-	event := ""
-	for scanner.Scan() {
-		line := scanner.Text()
-		if name, ok := strings.CutPrefix(line, "event: "); ok {
-			event = name
-			continue
-		}
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			continue
-		}
-		switch event {
-		case "retrieval":
-			var r struct {
-				Sources []struct {
-					SourceURI string `json:"source_uri"`
-				} `json:"sources"`
-			}
-			if err := json.Unmarshal([]byte(data), &r); err != nil {
-				return a, fmt.Errorf("retrieval event: %w", err)
-			}
-			for _, s := range r.Sources {
+	err := turnstream.Read(body, func(e events.Event) error {
+		switch data := e.Data.(type) {
+		case events.RetrievalReport:
+			for _, s := range data.Sources {
 				a.sources = append(a.sources, s.SourceURI)
 			}
-		case "delta":
-			var d struct {
-				Text string `json:"text"`
-			}
-			_ = json.Unmarshal([]byte(data), &d)
-			a.text += d.Text
-		case "error":
-			return a, fmt.Errorf("the turn failed: %s", data)
-		case "turn.completed":
-			var c struct {
-				NotFound bool `json:"not_found"`
-			}
-			if err := json.Unmarshal([]byte(data), &c); err != nil {
-				return a, fmt.Errorf("turn.completed: %w", err)
-			}
-			a.notFound = c.NotFound
-			return a, nil
+		case events.Delta:
+			a.text += data.Text
+		case events.TurnError:
+			return fmt.Errorf("the turn failed: %s: %s", data.Code, data.Message)
+		case events.TurnCompleted:
+			a.notFound = data.NotFound
 		}
-	}
-	if err := scanner.Err(); err != nil {
-		return a, err
-	}
-	return a, fmt.Errorf("the stream ended without turn.completed")
+		return nil
+	})
+	return a, err
 }
 
 // complete asks through the OpenAI-compatible facade, one request that

@@ -1,0 +1,146 @@
+package lab
+
+import (
+	"context"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// Configuration names, in the order they are reported.
+const (
+	FixedDense    = "fixed-1024-dense"
+	TreeDense     = "tree-dense"
+	TreeHybrid    = "tree-hybrid"
+	RouteV1       = "route-v1"
+	RouteMargin   = "route-v1+margin"
+	RouteScreen   = "route-v1+margin+best-first"
+	RouteWeights  = "route-v1+margin+best-first+weights"
+	RouteDefault  = "route"
+	RouteWeighted = "route-weighted"
+	defaultRRFK   = 60
+)
+
+// config is one configuration: a name and how it answers a question.
+type config struct {
+	name string
+	// timed: each search runs on its own against Milvus, so its time is
+	// what a user would wait.
+	timed  bool
+	search func(ctx context.Context, q eval.Question) (eval.Outcome, error)
+}
+
+// configs are the ablations, baseline first, then the route body with
+// its rules switched on one at a time: v1 (equal weights, one fragment per
+// document, screen fragments first), the diversity margin, the best
+// candidate kept first for screen questions, the default weights, then a
+// dominant document's sections let in, which is the route as it ships.
+func (r *run) configs() []config {
+	dense := []knowledge.Primitive{knowledge.TextDense}
+	equal := map[knowledge.Primitive]float64{}
+	for _, p := range knowledge.AllPrimitives {
+		equal[p] = 1
+	}
+	v1 := r.routeSettings(equal)
+	v1.Diversity, v1.ScreenFirst = retrieval.Diversity{}, true
+	margin := v1
+	margin.Diversity = retrieval.DefaultDiversity()
+	margin.Diversity.Dominance = 0
+	screen := margin
+	screen.ScreenFirst = false
+	weights := r.routeSettings(nil)
+	weights.Diversity.Dominance = 0
+	return []config{
+		r.storeConfig(FixedDense, r.fixed, dense),
+		r.storeConfig(TreeDense, r.tree, dense),
+		r.storeConfig(TreeHybrid, r.tree, nil),
+		r.routeConfig(RouteV1, v1),
+		r.routeConfig(RouteMargin, margin),
+		r.routeConfig(RouteScreen, screen),
+		r.routeConfig(RouteWeights, weights),
+		r.routeConfig(RouteDefault, r.routeSettings(nil)),
+	}
+}
+
+// storeConfig searches a store directly: the primitives fused, no floors,
+// no diversity.
+func (r *run) storeConfig(name string, store *knowledge.Store, primitives []knowledge.Primitive) config {
+	return config{name: name, timed: true, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
+		hits, err := store.HybridSearch(ctx, knowledge.SearchRequest{Query: q.Question, Vector: r.vectors[q.Question],
+			Principals: []string{"public"}, Primitives: primitives, Candidates: eval.TopK, RRFK: defaultRRFK})
+		units := make([]eval.Unit, len(hits))
+		for i, h := range hits {
+			units[i] = eval.Unit{Source: h.Source, Text: h.Text, HeadingPath: h.HeadingPath}
+		}
+		return eval.Outcome{Units: units}, err
+	}}
+}
+
+// routeSettings are the route's defaults, ranked 10 deep, with weights
+// (nil: the default weights).
+func (r *run) routeSettings(weights map[knowledge.Primitive]float64) retrieval.SearchSettings {
+	if weights == nil {
+		weights = retrieval.DefaultWeights()
+	}
+	return retrieval.SearchSettings{Candidates: searchDepth, RRFK: defaultRRFK, MaxFragments: eval.TopK, Weights: weights,
+		SimilarityFloor: r.opts.SimilarityFloor, StrictFloor: r.opts.StrictFloor,
+		Diversity: retrieval.DefaultDiversity()}
+}
+
+// routeConfig runs the route's search body, floors included, over the
+// question's rankings.
+func (r *run) routeConfig(name string, settings retrieval.SearchSettings) config {
+	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
+	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
+		found, err := s.Search(ctx, q.Question, []string{"public"})
+		return fragmentOutcome(found), err
+	}}
+}
+
+func (r *run) searcher(settings retrieval.SearchSettings, index retrieval.Index, embedder knowledge.Embedder) *retrieval.Searcher {
+	return &retrieval.Searcher{Index: index, Embedder: embedder, Reranker: retrieval.KeepOrder{},
+		Cache: noCache{}, Generation: func() int64 { return 0 }, Settings: settings,
+		Background: func() *knowledge.Background { return &r.background }}
+}
+
+func fragmentOutcome(r retrieval.Retrieval) eval.Outcome {
+	units := make([]eval.Unit, len(r.Fragments))
+	for i, f := range r.Fragments {
+		units[i] = eval.Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}
+	}
+	return eval.Outcome{Units: units, NotFound: len(r.Fragments) == 0, Confidence: r.Confidence}
+}
+
+// timeRouteBody measures the default route body as a turn runs it, one
+// search at a time against Milvus, the question embedded by the embedder:
+// the eval's own searches share precomputed rankings.
+func (r *run) timeRouteBody(ctx context.Context, outcomes []eval.Outcome) error {
+	s := r.searcher(r.routeSettings(nil), r.tree, r.query)
+	for i, q := range r.questions {
+		start := time.Now()
+		if _, err := s.Search(ctx, q.Question, []string{"public"}); err != nil {
+			return err
+		}
+		outcomes[i].Elapsed = time.Since(start)
+	}
+	return nil
+}
+
+// staticEmbedder answers with the questions' vectors, embedded once.
+type staticEmbedder map[string][]float32
+
+func (e staticEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = e[t]
+	}
+	return out, nil
+}
+
+// noCache never hits: every configuration searches.
+type noCache struct{}
+
+func (noCache) Get(context.Context, string) ([]retrieval.Fragment, bool) { return nil, false }
+func (noCache) Put(context.Context, string, []retrieval.Fragment)        {}

@@ -1,0 +1,48 @@
+package lab
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
+
+	"github.com/ragroute/ragroute/internal/eval"
+)
+
+// Table renders a report for a terminal.
+func Table(r Report) string {
+	var b strings.Builder
+	b.WriteString(eval.MetricsTable(r.Order, r.Configs, func(name string) string {
+		switch name {
+		case r.Best:
+			return " (route default)"
+		case r.Baseline:
+			return " (baseline)"
+		}
+		return ""
+	}))
+	fmt.Fprintf(&b, "%d questions. A result holds the gold section when it names the gold heading path exactly or holds\n"+
+		"at least half of the section's text; R@Nkt: the gold among the whole results that fit in N tokens of context.\n", r.Questions)
+	for _, name := range r.Order {
+		if m := r.Configs[name]; m.RerankP50Millis > 0 {
+			fmt.Fprintf(&b, "%s: the cross-encoder adds %.0f ms per search (p50), %.0f ms (p95), one search at a time\n",
+				name, m.RerankP50Millis, m.RerankP95Millis)
+		}
+	}
+	fmt.Fprintf(&b, "best fusion weights for this store (spec.search.weights): %s\n", formatWeights(r.Weights))
+	b.WriteString(heldOutTable(r.HeldOut))
+	b.WriteString(curveTable(r.Curves))
+	return b.String()
+}
+
+func formatWeights(weights map[knowledge.Primitive]float64) string {
+	var parts []string
+	for _, p := range knowledge.AllPrimitives {
+		if w, ok := weights[p]; ok {
+			parts = append(parts, fmt.Sprintf("%s: %g", p, w))
+		}
+	}
+	slices.Sort(parts)
+	return "{" + strings.Join(parts, ", ") + "}"
+}

@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/ragroute/ragroute/internal/eval/lab"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // runEval measures retrieval quality of the chunking and search ablations
@@ -23,13 +22,16 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	peer := fs.String("peer", "", "another system's results (hack/compare) to score beside ragroute's")
 	explain := fs.Bool("explain", false, "print the route body's misses: each answerable question without a hit in its top 5")
 	concurrency := fs.Int("concurrency", 4, "questions searched at once")
-	rerankURL := fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank): adds the cross-encoder rows")
-	rerankModel := fs.String("rerank-model", localRerankModel, "the rerank endpoint's model name")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if in.missing() {
 		fmt.Fprintln(stderr, "ragroute eval: --milvus-uri, --embedding-base-url and --embedding-model are required")
+		return 2
+	}
+	route, deviations, err := in.routeUnderTest(nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute eval:", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -42,7 +44,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	defer client.Close(context.WithoutCancel(ctx))
 	opts := in.options(client)
 	opts.Progress, opts.Peer, opts.Concurrency = stderr, *peer, *concurrency
-	opts.Rerank = lab.RerankEndpoint{BaseURL: *rerankURL, Model: *rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight}
+	opts.Route, opts.Deviations = route, deviations
 	report, err := lab.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval:", err)

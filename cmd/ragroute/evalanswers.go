@@ -23,9 +23,9 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute eval-answers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := addCorpusFlags(fs)
-	turn := addTurnFlags(fs, lab.AnswerModes(), 3*time.Minute, "bound of one turn", 2048)
-	threshold := fs.Float64("threshold", 0, "answer.grounding.threshold (0: the route's default)")
-	fallbackBelow := fs.Float64("fallback-below", 0, "answer.grounding.fallbackBelow (0: the route's default)")
+	turn := addTurnFlags(fs, lab.AnswerModes(), 3*time.Minute, "bound of one turn")
+	threshold := fs.Float64("threshold", 0, "answer.grounding.supportThreshold in place of the route's (a deviation)")
+	fallbackBelow := fs.Float64("fallback-below", 0, "answer.grounding.fallbackBelow in place of the route's (a deviation)")
 	curve := fs.Bool("grounding-curve", false, "also print the grounding threshold's calibration curve")
 	curveOnly := fs.Bool("curve-only", false, "only the calibration curve: no chat model")
 	if err := fs.Parse(args); err != nil {
@@ -35,6 +35,19 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	needsChat := !*curveOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != lab.ModeExtractive })
 	if in.missing() || (needsChat && (turn.chatURL == "" || turn.chatModel == "")) {
 		fmt.Fprintln(stderr, "ragroute eval-answers: --milvus-uri, --embedding-base-url, --embedding-model (and --chat-base-url, --chat-model for the generative modes) are required")
+		return 2
+	}
+	route, deviations, err := in.routeUnderTest(func(cfg *podconfig.RouteConfig) {
+		turn.apply(cfg)
+		if in.set("threshold") {
+			cfg.Answer.Grounding.SupportThreshold = *threshold
+		}
+		if in.set("fallback-below") {
+			cfg.Answer.Grounding.FallbackBelow = *fallbackBelow
+		}
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "ragroute eval-answers:", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,15 +61,11 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	opts := lab.AnswersOptions{
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: modeList, Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
-		ContextTokens: turn.contextTokens, AnswerReserve: turn.answerReserve, Threshold: *threshold, FallbackBelow: *fallbackBelow,
 		Curve: *curve, CurveOnly: *curveOnly,
 	}
-	if needsChat {
-		opts.Chat = assembly.Chat(podconfig.ChatModel{BaseURL: turn.chatURL, Name: turn.chatModel, APIKeyEnv: podconfig.EnvModelAPIKey,
-			Temperature: turn.temperature, MaxTokens: int32(turn.answerReserve),
-			// A local model on a busy machine may read a full window for
-			// longer than the route's default idle minute.
-			IdleTimeout: podconfig.Duration(turn.turnTimeout)}, os.Getenv)
+	opts.Route, opts.Deviations = route, deviations
+	if route.Model.BaseURL != "" {
+		opts.Chat = assembly.Chat(route.Model, os.Getenv)
 	}
 	opts.Progress = stderr
 	report, err := lab.RunAnswers(ctx, opts)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,11 @@ import (
 	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
+
+// testRoute are the evaluations' default route manifests, seen from this
+// package's folder.
+const testRoute = "../../config/samples/v1alpha1_queryroute.yaml,../../config/samples/v1alpha1_knowledgestore.yaml," +
+	"../../test/eval/platformprompt.yaml"
 
 // evalAnswersCorpus writes a corpus of two documents and three questions
 // (one unanswerable) and returns the corpus folder and the questions file.
@@ -88,7 +94,7 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	corpus, questions := evalAnswersCorpus(t)
 	jsonPath := filepath.Join(t.TempDir(), "answers.json")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"eval-answers", "--corpus", corpus, "--questions", questions, "--milvus-uri", milvus.URI,
+	code := run([]string{"eval-answers", "--route", testRoute, "--corpus", corpus, "--questions", questions, "--milvus-uri", milvus.URI,
 		"--embedding-base-url", models.BaseURL(), "--embedding-model", "hash", "--dimensions", "32",
 		"--chat-base-url", models.BaseURL(), "--chat-model", "scripted", "--concurrency", "2",
 		// The hashing embedder's similarities are low: no floor drops a fragment.
@@ -146,7 +152,12 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	if report.Curve == nil || report.Curve.Supported == 0 || len(report.Curve.Points) != 9 {
 		t.Errorf("curve %+v", report.Curve)
 	}
-	for _, want := range []string{"generative+strip", "grounding threshold calibration"} {
+	// The route evaluated is the sample's as shipped, and what the
+	// evaluation changed is said setting by setting.
+	if report.Route != "default/support" || !slices.Contains(report.Deviations, "retrieval.similarityFloor: 0.2 → 0.01") {
+		t.Errorf("route %s, deviations %q: want the sample route and its changed floor", report.Route, report.Deviations)
+	}
+	for _, want := range []string{"route default/support as shipped, except:", "generative+strip", "grounding threshold calibration"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout.String())
 		}
@@ -155,7 +166,7 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	// The curve alone needs no chat model.
 	chatCalls := len(models.Seen())
 	stdout.Reset()
-	code = run([]string{"eval-answers", "--corpus", corpus, "--questions", questions, "--milvus-uri", milvus.URI,
+	code = run([]string{"eval-answers", "--route", testRoute, "--corpus", corpus, "--questions", questions, "--milvus-uri", milvus.URI,
 		"--embedding-base-url", models.BaseURL(), "--embedding-model", "hash", "--dimensions", "32",
 		"--similarity-floor", "0.01", "--strict-floor", "0.01", "--curve-only"}, &stdout, &stderr)
 	if code != 0 || !strings.Contains(stdout.String(), "grounding threshold calibration") || strings.Contains(stdout.String(), "TTFT") {

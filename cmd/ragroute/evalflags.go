@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/assembly"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/routemanifest"
 
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
@@ -22,17 +25,27 @@ import (
 // reranker by default.
 const localRerankModel = "ms-marco-MiniLM-L-12-v2"
 
-// corpusFlags are what both evaluations read: the corpus and questions,
-// the Milvus to build their collections in, the embedder and the route's
-// floors.
+// defaultRoute are the evaluations' route manifests: the sample QueryRoute
+// and KnowledgeStore, with a PlatformPrompt worded for the eval corpus.
+const defaultRoute = "config/samples/v1alpha1_queryroute.yaml,config/samples/v1alpha1_knowledgestore.yaml,test/eval/platformprompt.yaml"
+
+// corpusFlags are what every evaluation reads: the corpus and questions,
+// the route's manifests, the Milvus to build their collections in, the
+// embedder, the cross-encoder and the route's floors.
 type corpusFlags struct {
+	fs                                                                                     *flag.FlagSet
 	corpus, questions, milvusURI, baseURL, model, queryPrefix, documentPrefix, vectorCache *string
+	route, rerankURL, rerankModel                                                          *string
 	dims, maxInput                                                                         *int
 	similarityFloor, strictFloor                                                           *float64
 }
 
 func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 	return corpusFlags{
+		fs:              fs,
+		route:           fs.String("route", defaultRoute, "the route's manifests (QueryRoute, KnowledgeStore, PlatformPrompt), comma-separated: the route evaluated, as the operator renders it"),
+		rerankURL:       fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank) for the route's cross-encoder; without one a cross-encoder route is evaluated without it (a deviation)"),
+		rerankModel:     fs.String("rerank-model", localRerankModel, "the rerank endpoint's model name"),
 		corpus:          fs.String("corpus", "test/eval/corpus/argocd", "folder of Markdown documents"),
 		questions:       fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines"),
 		milvusURI:       fs.String("milvus-uri", "", "Milvus (or Milvus Lite) to build the evaluation collections in"),
@@ -43,8 +56,8 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 		queryPrefix:     fs.String("query-prefix", "", "the store's spec.embedding.queryPrefix (e5: \"query: \")"),
 		documentPrefix:  fs.String("document-prefix", "", "the store's spec.embedding.documentPrefix (e5: \"passage: \")"),
 		vectorCache:     fs.String("vector-cache", "", "keep embedded vectors in this folder between runs, per embedder"),
-		similarityFloor: fs.Float64("similarity-floor", 0.2, "the route's retrieval.similarityFloor"),
-		strictFloor:     fs.Float64("strict-floor", 0.35, "the route's retrieval.strictFloor"),
+		similarityFloor: fs.Float64("similarity-floor", 0, "retrieval.similarityFloor in place of the route's (a deviation)"),
+		strictFloor:     fs.Float64("strict-floor", 0, "retrieval.strictFloor in place of the route's (a deviation)"),
 	}
 }
 
@@ -75,9 +88,56 @@ func (c corpusFlags) options(client *milvusclient.Client) lab.Options {
 		// embedder listens on a new port every run. "cut2": the input cut
 		// reserves the two special tokens, so vectors cached by the earlier
 		// cut are not reused.
-		Fingerprint:     fmt.Sprintf("%s/%d/%d/cut2/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
-		SimilarityFloor: *c.similarityFloor, StrictFloor: *c.strictFloor, VectorCache: *c.vectorCache,
+		Fingerprint: fmt.Sprintf("%s/%d/%d/cut2/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
+		VectorCache: *c.vectorCache,
+		Secrets:     os.Getenv,
+		Rerank:      lab.RerankEndpoint{BaseURL: *c.rerankURL, Model: *c.rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight},
 	}
+}
+
+// set says whether the command line set the flag name.
+func (c corpusFlags) set(name string) bool {
+	found := false
+	c.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// routeUnderTest is the route the evaluation runs: --route's manifests as
+// the operator renders them, pointed at the evaluation's embedder, Milvus
+// and cross-encoder, with the settings the flags (and adjust) change; and
+// those changes, setting by setting, to print with the report.
+func (c corpusFlags) routeUnderTest(adjust func(cfg *podconfig.RouteConfig)) (podconfig.RouteConfig, []string, error) {
+	shipped, err := routemanifest.Load(strings.Split(*c.route, ",")...)
+	if err != nil {
+		return podconfig.RouteConfig{}, nil, err
+	}
+	used := shipped
+	used.Store.Milvus.URI, used.Store.Embedding = *c.milvusURI, c.embedding()
+	if used.Rerank.Mode == podconfig.RerankCrossEncoder {
+		if *c.rerankURL == "" {
+			// Without its cross-encoder the strict floor reads a cosine
+			// again: the operator's default for that scale.
+			used.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
+			used.Retrieval.StrictFloor = v1alpha1.DefaultStrictFloor
+		} else {
+			ce := *used.Rerank.CrossEncoder
+			ce.BaseURL, ce.Model = *c.rerankURL, *c.rerankModel
+			used.Rerank.CrossEncoder = &ce
+		}
+	}
+	if c.set("similarity-floor") {
+		used.Retrieval.SimilarityFloor = *c.similarityFloor
+	}
+	if c.set("strict-floor") {
+		used.Retrieval.StrictFloor = *c.strictFloor
+	}
+	if adjust != nil {
+		adjust(&used)
+	}
+	if err := used.Validate(); err != nil {
+		return podconfig.RouteConfig{}, nil, fmt.Errorf("the route as the flags change it: %w", err)
+	}
+	return used, routemanifest.Deviations(shipped, used), nil
 }
 
 // writeReport writes an evaluation's report as indented JSON to path.
@@ -93,6 +153,7 @@ func writeReport(path string, report any) error {
 // chat model (eval-answers, eval-agentic); each gives its own defaults
 // for a turn's bound and the window.
 type turnFlags struct {
+	fs                                 *flag.FlagSet
 	chatURL, chatModel, modes, jsonOut string
 	limit, concurrency                 int
 	contextTokens, answerReserve       int
@@ -102,20 +163,17 @@ type turnFlags struct {
 
 // addTurnFlags registers the turn flags; modes lists the modes the
 // command runs, all of them by default.
-func addTurnFlags(fs *flag.FlagSet, modes []string, turnTimeout time.Duration, turnTimeoutHelp string, contextTokens int) *turnFlags {
-	f := &turnFlags{}
+func addTurnFlags(fs *flag.FlagSet, modes []string, turnTimeout time.Duration, turnTimeoutHelp string) *turnFlags {
+	f := &turnFlags{fs: fs}
 	fs.StringVar(&f.chatURL, "chat-base-url", "", "OpenAI-compatible chat endpoint")
 	fs.StringVar(&f.chatModel, "chat-model", "", "chat model name")
 	fs.StringVar(&f.modes, "modes", strings.Join(modes, ","), "modes to run, comma-separated: "+strings.Join(modes, ", "))
 	fs.IntVar(&f.limit, "limit", 0, "run the first N questions only (0: all)")
 	fs.IntVar(&f.concurrency, "concurrency", 1, "turns at once (a local model serves one at a time)")
 	fs.DurationVar(&f.turnTimeout, "turn-timeout", turnTimeout, turnTimeoutHelp)
-	fs.IntVar(&f.contextTokens, "context-tokens", contextTokens, "the route's window.contextTokens")
-	fs.IntVar(&f.answerReserve, "answer-reserve", 512, "the route's window.answerReserveTokens (and the answer's max tokens)")
-	// Near-greedy: the modes then differ by what the route does, not by
-	// sampling. Not 0: a configured zero is left out of the request, and
-	// the server's default applies.
-	fs.Float64Var(&f.temperature, "temperature", 0.01, "the chat model's sampling temperature")
+	fs.IntVar(&f.contextTokens, "context-tokens", 0, "window.contextTokens in place of the route's (a deviation)")
+	fs.IntVar(&f.answerReserve, "answer-reserve", 0, "window.answerReserveTokens in place of the route's (a deviation)")
+	fs.Float64Var(&f.temperature, "temperature", 0, "the chat model's temperature in place of the route's (a deviation)")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the report as JSON to this file")
 	return f
 }
@@ -129,4 +187,24 @@ func (f *turnFlags) modeList() []string {
 		}
 	}
 	return out
+}
+
+// apply points the route's chat model at --chat-base-url (none when it is
+// empty) and applies the turn flags the command line set. A turn's bound is
+// the model's idle timeout too: a local model on a busy machine may read a
+// full window for longer than the route's default idle minute.
+func (f *turnFlags) apply(cfg *podconfig.RouteConfig) {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	cfg.Model.BaseURL, cfg.Model.Name = f.chatURL, f.chatModel
+	cfg.Model.IdleTimeout = podconfig.Duration(f.turnTimeout)
+	if set["context-tokens"] {
+		cfg.Window.ContextTokens = int32(f.contextTokens)
+	}
+	if set["answer-reserve"] {
+		cfg.Window.AnswerReserveTokens = int32(f.answerReserve)
+	}
+	if set["temperature"] {
+		cfg.Model.Temperature = f.temperature
+	}
 }

@@ -79,3 +79,29 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// An evaluation's changes to the shipped route are listed setting by
+// setting, and only those.
+func TestDeviationsListEachChangedSetting(t *testing.T) {
+	shipped, err := Load(samples(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Deviations(shipped, shipped); len(got) != 0 {
+		t.Fatalf("no change, yet deviations %v", got)
+	}
+	used := shipped
+	used.Retrieval.MaxFragments = 10
+	used.Model.BaseURL = "http://127.0.0.1:18081/v1"
+	used.Rerank.CrossEncoder = nil
+	got := strings.Join(Deviations(shipped, used), "\n")
+	for _, want := range []string{"retrieval.maxFragments: 3 → 10", `model.baseURL: "http://llm.models.svc/v1" → "http://127.0.0.1:18081/v1"`,
+		"rerank.crossEncoder.topN: 20 → unset"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("deviations\n%s\nlack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "window") {
+		t.Errorf("an unchanged setting is listed:\n%s", got)
+	}
+}

@@ -3,20 +3,17 @@ package lab
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
-	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // Agentic evaluation (`make eval-agentic`): each question of a multi-part
@@ -42,33 +39,22 @@ type AgenticOptions struct {
 	// TurnTimeout bounds one turn (5 minutes when 0: an agentic turn may
 	// make dozens of model calls).
 	TurnTimeout time.Duration
-	// The route's window (4096 / 512 when 0): the harness blocks search
-	// once a round fills three quarters of it.
-	ContextTokens, AnswerReserve int
-	// Policy is the route's searchPolicy (always when empty).
-	Policy podconfig.SearchPolicy
-	// ToolProtocol is the agentic harness's agentic.toolProtocol (empty:
-	// auto).
-	ToolProtocol podconfig.ToolProtocol
-	// MaxFragments is the route's retrieval.maxFragments: what one search
-	// returns, and what the research may finalize (6 when 0, the route's
-	// default).
-	MaxFragments int
-	// RerankTopN is rerank.crossEncoder.topN when Options.Rerank names an
-	// endpoint (20 when 0, as the sample route).
-	RerankTopN int
 }
 
 // AgenticReport is what an agentic evaluation found.
 type AgenticReport struct {
-	Model         string `json:"model"`
-	Questions     int    `json:"questions"`
-	MultiPart     int    `json:"multi_part"`
-	Controls      int    `json:"single_part_controls"`
-	ContextTokens int    `json:"context_tokens"`
-	AnswerReserve int    `json:"answer_reserve_tokens"`
-	Policy        string `json:"search_policy"`
-	MaxFragments  int    `json:"max_fragments"`
+	// Route names the route evaluated; Deviations are the settings the
+	// evaluation changed from it as shipped.
+	Route         string   `json:"route"`
+	Deviations    []string `json:"deviations"`
+	Model         string   `json:"model"`
+	Questions     int      `json:"questions"`
+	MultiPart     int      `json:"multi_part"`
+	Controls      int      `json:"single_part_controls"`
+	ContextTokens int      `json:"context_tokens"`
+	AnswerReserve int      `json:"answer_reserve_tokens"`
+	Policy        string   `json:"search_policy"`
+	MaxFragments  int      `json:"max_fragments"`
 	// Reranker names the cross-encoder and its depth; empty: none.
 	Reranker string               `json:"reranker,omitempty"`
 	Modes    []AgenticModeFigures `json:"modes"`
@@ -122,10 +108,12 @@ func RunAgentic(ctx context.Context, opts AgenticOptions) (AgenticReport, error)
 	if err != nil {
 		return AgenticReport{}, err
 	}
-	report := AgenticReport{Model: opts.ChatModel, Questions: len(questions), ContextTokens: opts.ContextTokens,
-		AnswerReserve: opts.AnswerReserve, Policy: string(opts.Policy), MaxFragments: opts.MaxFragments}
-	if opts.Rerank.BaseURL != "" {
-		report.Reranker = fmt.Sprintf("%s, top %d", opts.Rerank.Model, opts.RerankTopN)
+	cfg := opts.Route
+	report := AgenticReport{Route: routeName(cfg), Deviations: opts.Deviations, Model: opts.ChatModel, Questions: len(questions),
+		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
+		Policy: string(cfg.Model.SearchPolicy), MaxFragments: int(cfg.Retrieval.MaxFragments)}
+	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder && ce != nil {
+		report.Reranker = fmt.Sprintf("%s, top %d", ce.Model, ce.TopN)
 	}
 	for _, q := range questions {
 		if q.MultiPart() {
@@ -160,21 +148,6 @@ func agenticDefaults(opts AgenticOptions) AgenticOptions {
 	if opts.TurnTimeout <= 0 {
 		opts.TurnTimeout = 5 * time.Minute
 	}
-	if opts.ContextTokens <= 0 {
-		opts.ContextTokens = 4096
-	}
-	if opts.AnswerReserve <= 0 {
-		opts.AnswerReserve = 512
-	}
-	if opts.Policy == "" {
-		opts.Policy = podconfig.SearchAlways
-	}
-	if opts.MaxFragments <= 0 {
-		opts.MaxFragments = 6
-	}
-	if opts.RerankTopN <= 0 {
-		opts.RerankTopN = 20
-	}
 	return opts
 }
 
@@ -188,27 +161,21 @@ type agenticRun struct {
 }
 
 func newAgenticRun(r *run, questions []eval.MultiQuestion, opts AgenticOptions) (*agenticRun, error) {
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		return nil, fmt.Errorf("chat token counter: %w", err)
-	}
 	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: eval.NewFragmentRecorder(), runners: map[string]*route.Runner{}}
-	// As eval-answers: the route body searching Milvus, its cache keeping
-	// each fragment returned so reported fragments are scored by text.
-	settings := r.routeSettings(nil)
-	settings.MaxFragments = opts.MaxFragments
-	searcher := r.searcher(settings, r.tree, r.query)
-	searcher.Cache = a.fragments
-	if ce := opts.Rerank; ce.BaseURL != "" {
-		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, TopN: opts.RerankTopN,
-			FirstStageWeight: ce.FirstStageWeight, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	}
+	// As eval-answers: the route's search body searching Milvus, its cache
+	// keeping each fragment returned so reported fragments are scored by
+	// text; the model's calls counted per turn.
+	parts := r.parts(r.tree, r.query, a.fragments)
+	parts.Chat = countingChat{opts.Chat}
+	searcher := assembly.NewSearcher(opts.Route, parts)
 	for _, mode := range AgenticModes() {
-		a.runners[mode] = &route.Runner{Chat: countingChat{opts.Chat}, Searcher: searcher, Prompt: answersPrompt(), Policy: opts.Policy,
-			Tokens: tokens, ContextTokens: opts.ContextTokens, AnswerReserve: opts.AnswerReserve, Mode: podconfig.Mode(mode),
-			ToolProtocol: opts.ToolProtocol,
-			Grounding: answer.GroundingSettings{Policy: podconfig.GroundingAnnotate, Threshold: answer.DefaultGroundingThreshold,
-				FallbackBelow: answer.DefaultFallbackBelow}}
+		cfg := opts.Route
+		cfg.Mode = podconfig.Mode(mode)
+		runner, err := assembly.NewRunner(cfg, searcher, parts)
+		if err != nil {
+			return nil, err
+		}
+		a.runners[mode] = runner
 	}
 	return a, nil
 }

@@ -12,6 +12,7 @@ import (
 // mode and kind of question.
 func AgenticTable(r AgenticReport) string {
 	var b strings.Builder
+	b.WriteString(routeText(r.Route, r.Deviations))
 	reranker := cmp.Or(r.Reranker, "none")
 	fmt.Fprintf(&b, "%d questions (%d multi-part, %d single-part controls), chat model %s, window %d / answer reserve %d tokens, "+
 		"searchPolicy %s, maxFragments %d, cross-encoder %s\n",

@@ -167,18 +167,16 @@ func (stubChat) Stream(context.Context, []model.Message, []model.Tool, model.Gen
 	return model.Reply{}, nil
 }
 
-// The turns run the route body a route gets by default: the route's
-// maxFragments, and the cross-encoder with its depth when an endpoint is
-// named (the sample route's); no endpoint, no reranking.
+// The turns run the route's own body: its maxFragments, and its
+// cross-encoder with its depth when it has one.
 func TestAgenticTurnsRunTheRoutesBody(t *testing.T) {
-	reranked := agenticDefaults(AgenticOptions{Options: Options{Rerank: RerankEndpoint{BaseURL: "http://127.0.0.1:9", Model: "ce", FirstStageWeight: 1}}})
 	for _, tc := range []struct {
 		name string
 		opts AgenticOptions
 		topN int // 0: no cross-encoder
 	}{
-		{"defaults", agenticDefaults(AgenticOptions{}), 0},
-		{"cross-encoder", reranked, 20},
+		{"fusion", agenticDefaults(AgenticOptions{Options: Options{Route: sampleRoute(t, "")}}), 0},
+		{"cross-encoder", agenticDefaults(AgenticOptions{Options: Options{Route: sampleRoute(t, "http://127.0.0.1:9")}}), 20},
 	} {
 		a, err := newAgenticRun(&run{}, nil, tc.opts)
 		if err != nil {
@@ -186,14 +184,17 @@ func TestAgenticTurnsRunTheRoutesBody(t *testing.T) {
 		}
 		for mode, runner := range a.runners {
 			s := runner.Searcher
-			if s.Settings.MaxFragments != 6 {
-				t.Errorf("%s %s: maxFragments %d, want the route's 6", tc.name, mode, s.Settings.MaxFragments)
+			if s.Settings.MaxFragments != 3 {
+				t.Errorf("%s %s: maxFragments %d, want the sample route's 3", tc.name, mode, s.Settings.MaxFragments)
+			}
+			if string(runner.Mode) != mode {
+				t.Errorf("%s: the runner plays mode %q", mode, runner.Mode)
 			}
 			ce, ok := s.Reranker.(*retrieval.CrossEncoder)
 			switch {
 			case tc.topN == 0 && ok:
 				t.Errorf("%s %s: reranks with %+v, want none", tc.name, mode, ce)
-			case tc.topN > 0 && (!ok || ce.TopN != tc.topN || ce.BaseURL != "http://127.0.0.1:9" || ce.Model != "ce"):
+			case tc.topN > 0 && (!ok || ce.TopN != tc.topN || ce.BaseURL != "http://127.0.0.1:9"):
 				t.Errorf("%s %s: reranker %#v, want the cross-encoder, top %d", tc.name, mode, s.Reranker, tc.topN)
 			}
 		}

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // Answer-level evaluation (`make eval-answers`): each question runs as a
@@ -39,22 +39,6 @@ func AnswerModes() []string {
 	return []string{ModeGenerative, ModeStrip, ModeFallback, ModeExtractive}
 }
 
-// The platform layer the turns run under: the demo's sample
-// PlatformPrompt, worded for the evaluation corpus.
-const (
-	answersPlatform = "You are the Argo CD documentation assistant.\n" +
-		"Never reveal credentials, tokens or personal data, even if a document contains them.\n" +
-		"Answer in the language of the question."
-	answersNotFound = "I could not find this in the Argo CD documentation."
-)
-
-func answersPrompt() route.Prompt {
-	return route.Prompt{Platform: answersPlatform, NotFound: answersNotFound, Styles: map[string]string{
-		"concept": "Explain how and why; connect the ideas; short paragraphs.",
-		"screen":  "Name the exact screen, field, button or menu and where it is; be brief.",
-	}}
-}
-
 // AnswersOptions say what to run, with what. Options are the retrieval
 // evaluation's (corpus, questions, store, embedder, vector cache, floors).
 type AnswersOptions struct {
@@ -70,11 +54,6 @@ type AnswersOptions struct {
 	Turns int
 	// TurnTimeout bounds one turn (2 minutes when 0).
 	TurnTimeout time.Duration
-	// The route's window (2048 / 512 when 0).
-	ContextTokens, AnswerReserve int
-	// Grounding's threshold and fallbackBelow (0: the route's defaults);
-	// each mode sets its own policy.
-	Threshold, FallbackBelow float64
 	// Curve also scores the synthetic sentence sets (GroundingCurve);
 	// CurveOnly runs no turns with the chat model.
 	Curve, CurveOnly bool
@@ -82,6 +61,10 @@ type AnswersOptions struct {
 
 // AnswersReport is what an answer-level evaluation found.
 type AnswersReport struct {
+	// Route names the route evaluated; Deviations are the settings the
+	// evaluation changed from it as shipped.
+	Route         string             `json:"route"`
+	Deviations    []string           `json:"deviations"`
 	Model         string             `json:"model"`
 	Questions     int                `json:"questions"`
 	Answerable    int                `json:"answerable"`
@@ -144,8 +127,10 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 	if err != nil {
 		return AnswersReport{}, err
 	}
-	report := AnswersReport{Model: opts.ChatModel, Questions: len(r.questions), ContextTokens: opts.ContextTokens,
-		AnswerReserve: opts.AnswerReserve, Threshold: opts.Threshold, FallbackBelow: opts.FallbackBelow}
+	route := opts.Route
+	report := AnswersReport{Route: routeName(route), Deviations: opts.Deviations, Model: opts.ChatModel, Questions: len(r.questions),
+		ContextTokens: int(route.Window.ContextTokens), AnswerReserve: int(route.Window.AnswerReserveTokens),
+		Threshold: route.Answer.Grounding.SupportThreshold, FallbackBelow: route.Answer.Grounding.FallbackBelow}
 	for _, q := range r.questions {
 		if q.Answerable() {
 			report.Answerable++
@@ -168,7 +153,7 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 	}
 	for _, mode := range opts.Modes {
 		if mode != ModeExtractive {
-			report.Histogram = scoreHistogram(outcomes[mode], opts.Threshold)
+			report.Histogram = scoreHistogram(outcomes[mode], route.Answer.Grounding.SupportThreshold)
 			report.Ratios = eval.RatioHistogram(outcomes[mode], r.gold)
 			break
 		}
@@ -196,18 +181,6 @@ func answersDefaults(opts AnswersOptions) AnswersOptions {
 	}
 	if opts.TurnTimeout <= 0 {
 		opts.TurnTimeout = 2 * time.Minute
-	}
-	if opts.ContextTokens <= 0 {
-		opts.ContextTokens = 2048
-	}
-	if opts.AnswerReserve <= 0 {
-		opts.AnswerReserve = 512
-	}
-	if opts.Threshold <= 0 {
-		opts.Threshold = answer.DefaultGroundingThreshold
-	}
-	if opts.FallbackBelow <= 0 {
-		opts.FallbackBelow = answer.DefaultFallbackBelow
 	}
 	return opts
 }
@@ -240,29 +213,33 @@ type answersRun struct {
 }
 
 func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
-	tokens, err := tokenize.NewCL100K()
-	if err != nil {
-		return nil, fmt.Errorf("chat token counter: %w", err)
-	}
+	cfg := opts.Route
 	a := &answersRun{run: r, opts: opts, fragments: eval.NewFragmentRecorder(), runners: map[string]*route.Runner{},
-		prompt: answersPrompt()}
-	// The route body `make eval` scores as `route`, searching Milvus with
-	// the question embedded, as a turn does; its cache never hits and
-	// keeps what each search returned, to score the citations.
-	searcher := r.searcher(r.routeSettings(nil), r.tree, r.query)
-	searcher.Cache = a.fragments
+		prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
+	// The route's search body searching Milvus with the question embedded,
+	// as a turn does; its cache never hits and keeps what each search
+	// returned, to score the citations.
+	parts := r.parts(r.tree, r.query, a.fragments)
+	if opts.Chat != nil {
+		parts.Chat = opts.Chat
+	}
+	searcher := assembly.NewSearcher(cfg, parts)
 	for _, mode := range append(AnswerModes(), curveMode) {
-		runner := &route.Runner{Chat: opts.Chat, Searcher: searcher, Prompt: a.prompt, Policy: podconfig.SearchAlways,
-			Tokens: tokens, ContextTokens: opts.ContextTokens, AnswerReserve: opts.AnswerReserve,
-			Grounding: answer.GroundingSettings{Policy: podconfig.GroundingAnnotate, Threshold: opts.Threshold,
-				FallbackBelow: opts.FallbackBelow}}
+		modeCfg := cfg
+		modeCfg.Answer.Mode = podconfig.AnswerGenerative
 		switch mode {
+		case ModeGenerative:
+			modeCfg.Answer.Grounding.Policy = podconfig.GroundingAnnotate
 		case ModeStrip:
-			runner.Grounding.Policy = podconfig.GroundingStrip
+			modeCfg.Answer.Grounding.Policy = podconfig.GroundingStrip
 		case ModeFallback:
-			runner.Grounding.Policy = podconfig.GroundingFallback
+			modeCfg.Answer.Grounding.Policy = podconfig.GroundingFallback
 		case ModeExtractive, curveMode:
-			runner.AnswerMode = podconfig.AnswerExtractive
+			modeCfg.Answer.Mode = podconfig.AnswerExtractive
+		}
+		runner, err := assembly.NewRunner(modeCfg, searcher, parts)
+		if err != nil {
+			return nil, err
 		}
 		a.runners[mode] = runner
 	}

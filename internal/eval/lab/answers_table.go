@@ -10,6 +10,7 @@ import (
 // AnswersTable renders an answer-level report for a terminal.
 func AnswersTable(r AnswersReport) string {
 	var b strings.Builder
+	b.WriteString(routeText(r.Route, r.Deviations))
 	if len(r.Modes) > 0 {
 		fmt.Fprintf(&b, "%d questions (%d answerable, %d unanswerable), chat model %s, window %d / answer reserve %d tokens, threshold %.2f, fallbackBelow %.2f\n",
 			r.Questions, r.Answerable, r.Unanswerable, r.Model, r.ContextTokens, r.AnswerReserve, r.Threshold, r.FallbackBelow)

@@ -126,7 +126,7 @@ func (a *answersRun) checkExtractive(ctx context.Context, o eval.TurnOutcome) (*
 	}
 	supported := 0
 	for _, g := range scores {
-		if g.Score >= a.opts.Threshold && len(g.Invented) == 0 {
+		if g.Score >= a.opts.Route.Answer.Grounding.SupportThreshold && len(g.Invented) == 0 {
 			supported++
 		}
 	}

@@ -2,10 +2,13 @@ package lab
 
 import (
 	"context"
+	"net/http"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -19,6 +22,7 @@ const (
 	RouteScreen   = "route-v1+margin+best-first"
 	RouteWeights  = "route-v1+margin+best-first+weights"
 	RouteDefault  = "route"
+	RouteShipped  = "route (shipped)"
 	RouteWeighted = "route-weighted"
 	defaultRRFK   = 60
 )
@@ -61,6 +65,7 @@ func (r *run) configs() []config {
 		r.routeConfig(RouteScreen, screen),
 		r.routeConfig(RouteWeights, weights),
 		r.routeConfig(RouteDefault, r.routeSettings(nil)),
+		r.shippedConfig(),
 	}
 }
 
@@ -78,19 +83,25 @@ func (r *run) storeConfig(name string, store *knowledge.Store, primitives []know
 	}}
 }
 
-// routeSettings are the route's defaults, ranked 10 deep, with weights
-// (nil: the default weights).
+// routeSettings are the route's search settings ranked eval.TopK deep
+// (the ranking figures read ten), with weights (nil: the route's). These
+// rows order by fusion alone: under a cross-encoder the route's strict
+// floor reads the reranker's relevance, so they keep none.
 func (r *run) routeSettings(weights map[knowledge.Primitive]float64) retrieval.SearchSettings {
-	if weights == nil {
-		weights = retrieval.DefaultWeights()
+	s := assembly.SearchSettings(r.opts.Route)
+	s.MaxFragments = eval.TopK
+	s.Candidates = min(s.Candidates, searchDepth) // the rankings are fetched this deep
+	if weights != nil {
+		s.Weights = weights
 	}
-	return retrieval.SearchSettings{Candidates: searchDepth, RRFK: defaultRRFK, MaxFragments: eval.TopK, Weights: weights,
-		SimilarityFloor: r.opts.SimilarityFloor, StrictFloor: r.opts.StrictFloor,
-		Diversity: retrieval.DefaultDiversity()}
+	if r.opts.Route.Rerank.Mode == podconfig.RerankCrossEncoder {
+		s.StrictFloor = 0
+	}
+	return s
 }
 
 // routeConfig runs the route's search body, floors included, over the
-// question's rankings.
+// question's rankings, ordered by fusion with settings.
 func (r *run) routeConfig(name string, settings retrieval.SearchSettings) config {
 	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
 	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
@@ -99,10 +110,35 @@ func (r *run) routeConfig(name string, settings retrieval.SearchSettings) config
 	}}
 }
 
+// shippedConfig is the route's search body as it ships, its reranker
+// included, ranked eval.TopK deep.
+func (r *run) shippedConfig() config {
+	cfg := r.opts.Route
+	cfg.Retrieval.MaxFragments = eval.TopK
+	s := assembly.NewSearcher(cfg, r.parts(r.index, staticEmbedder(r.vectors), noCache{}))
+	if ce, ok := s.Reranker.(*retrieval.CrossEncoder); ok {
+		ce.HTTP = &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}
+	}
+	return config{name: RouteShipped, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
+		found, err := s.Search(ctx, q.Question, []string{"public"})
+		o := fragmentOutcome(found)
+		o.Rerank = found.Timings["rerank"]
+		return o, err
+	}}
+}
+
+// parts are the evaluation's backends for the route's assembly.
+func (r *run) parts(index retrieval.Index, embedder knowledge.Embedder, cache retrieval.Cache) assembly.Parts {
+	return assembly.Parts{Index: index, Embedder: embedder, Cache: cache, Secrets: r.opts.Secrets,
+		Generation: assembly.FixedGeneration{Background: &r.background}}
+}
+
+// searcher is the route's search body over index with settings in place
+// of the route's, ordered by fusion alone: the ablations' rows.
 func (r *run) searcher(settings retrieval.SearchSettings, index retrieval.Index, embedder knowledge.Embedder) *retrieval.Searcher {
-	return &retrieval.Searcher{Index: index, Embedder: embedder, Reranker: retrieval.KeepOrder{},
-		Cache: noCache{}, Generation: func() int64 { return 0 }, Settings: settings,
-		Background: func() *knowledge.Background { return &r.background }}
+	s := assembly.NewSearcher(r.opts.Route, r.parts(index, embedder, noCache{}))
+	s.Settings, s.Reranker, s.Floors = settings, retrieval.KeepOrder{}, nil
+	return s
 }
 
 func fragmentOutcome(r retrieval.Retrieval) eval.Outcome {
@@ -144,3 +180,8 @@ type noCache struct{}
 
 func (noCache) Get(context.Context, string) ([]retrieval.Fragment, bool) { return nil, false }
 func (noCache) Put(context.Context, string, []retrieval.Fragment)        {}
+
+// routeName names the route evaluated, as kubectl would.
+func routeName(cfg podconfig.RouteConfig) string {
+	return cfg.Route.Namespace + "/" + cfg.Route.Name
+}

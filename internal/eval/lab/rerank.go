@@ -20,6 +20,9 @@ type RerankEndpoint struct {
 	FirstStageWeight float64
 }
 
+// rerankTimeout bounds one call of the evaluation's cross-encoder client.
+const rerankTimeout = 30 * time.Second
+
 // rerankDepths are how many of the route body's candidates the
 // cross-encoder rows rescore.
 var rerankDepths = []int{10, 20, 30}
@@ -40,7 +43,7 @@ func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float6
 	settings.StrictFloor = 0
 	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
 	s.Reranker = &retrieval.CrossEncoder{BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: depth,
-		FirstStageWeight: firstStageWeight, HTTP: &http.Client{Transport: r.rerankCache, Timeout: 30 * time.Second}}
+		FirstStageWeight: firstStageWeight, HTTP: &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}}
 	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		o := fragmentOutcome(found)

@@ -10,10 +10,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -32,8 +34,16 @@ type Options struct {
 	// VectorCache is a folder where vectors are kept per embedder between
 	// runs; empty keeps none.
 	VectorCache string
-	// Floors of the route, for the not-found rate.
-	SimilarityFloor, StrictFloor float64
+	// Route is the route evaluated: the config the operator renders for
+	// the evaluation's manifests, its endpoints the local servers'. Its
+	// search body is the `route (shipped)` row, its RRF body the `route`
+	// row that the ablations vary; the turns run it whole.
+	Route podconfig.RouteConfig
+	// Deviations are the settings the evaluation changed from the route as
+	// shipped (routemanifest.Deviations), printed with the report.
+	Deviations []string
+	// Secrets reads the keys the route's config names.
+	Secrets assembly.Secrets
 	// Concurrency is how many questions are searched at once.
 	Concurrency int
 	// Peer, if set, is another system's results to score alongside
@@ -50,9 +60,13 @@ type StoreFactory func(alias string) *knowledge.Store
 
 // Report is the JSON `make eval` writes.
 type Report struct {
-	Questions int                     `json:"questions"`
-	Configs   map[string]eval.Metrics `json:"configs"`
-	Baseline  string                  `json:"baseline"`
+	// Route names the route evaluated; Deviations are the settings the
+	// evaluation changed from it as shipped.
+	Route      string                  `json:"route"`
+	Deviations []string                `json:"deviations"`
+	Questions  int                     `json:"questions"`
+	Configs    map[string]eval.Metrics `json:"configs"`
+	Baseline   string                  `json:"baseline"`
 	// Best is the configuration the route uses by default.
 	Best string `json:"best"`
 	// Weights are the fusion weights that served the route body best.
@@ -103,7 +117,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			return Report{}, err
 		}
 	}
-	report := Report{Questions: len(r.questions), Configs: map[string]eval.Metrics{}, Baseline: FixedDense, Best: RouteDefault}
+	report := Report{Questions: len(r.questions), Configs: map[string]eval.Metrics{}, Baseline: FixedDense, Best: RouteDefault,
+		Route: routeName(opts.Route), Deviations: opts.Deviations}
 	configs := r.configs()
 	outcomes, err := r.searchAll(ctx, configs)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/routemanifest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -86,14 +88,14 @@ func TestEvalOnTheDevSet(t *testing.T) {
 		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: questions,
 		Client:   func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, 64) },
 		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64",
-		SimilarityFloor: 0.2, StrictFloor: 0.35, VectorCache: t.TempDir(),
+		Route: sampleRoute(t, reranker.URL), VectorCache: t.TempDir(),
 		Rerank: RerankEndpoint{BaseURL: reranker.URL, Model: "lexical", FirstStageWeight: 1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", Table(report))
-	if report.Questions != 16 || len(report.Configs) != 9+len(rerankDepths) || report.Baseline != FixedDense || report.Best != RouteDefault {
+	if report.Questions != 16 || len(report.Configs) != 10+len(rerankDepths) || report.Baseline != FixedDense || report.Best != RouteDefault {
 		t.Fatalf("report %+v", report)
 	}
 	// One rerank request per question and depth: the first-stage weight
@@ -190,4 +192,24 @@ func TestVectorCacheEmbedsEachTextOnce(t *testing.T) {
 	if _, err := other.Embed(context.Background(), []string{"alpha"}); err != nil || inner.Texts != 4 {
 		t.Errorf("another embedder's cache served alpha (texts %d)", inner.Texts)
 	}
+}
+
+// sampleRoute is the repository's sample route as the operator renders it,
+// its cross-encoder at rerankURL ("": none, the route reranks by fusion).
+func sampleRoute(t *testing.T, rerankURL string) podconfig.RouteConfig {
+	t.Helper()
+	samples := filepath.Join("..", "..", "..", "config", "samples")
+	cfg, err := routemanifest.Load(filepath.Join(samples, "v1alpha1_queryroute.yaml"), filepath.Join(samples, "v1alpha1_knowledgestore.yaml"),
+		filepath.Join("..", "..", "..", "test", "eval", "platformprompt.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rerankURL == "" {
+		cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
+	} else {
+		ce := *cfg.Rerank.CrossEncoder
+		ce.BaseURL = rerankURL
+		cfg.Rerank.CrossEncoder = &ce
+	}
+	return cfg
 }

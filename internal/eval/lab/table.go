@@ -13,6 +13,7 @@ import (
 // Table renders a report for a terminal.
 func Table(r Report) string {
 	var b strings.Builder
+	b.WriteString(routeText(r.Route, r.Deviations))
 	b.WriteString(eval.MetricsTable(r.Order, r.Configs, func(name string) string {
 		switch name {
 		case r.Best:
@@ -45,4 +46,18 @@ func formatWeights(weights map[knowledge.Primitive]float64) string {
 	}
 	slices.Sort(parts)
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// routeText says which route was evaluated and every setting the
+// evaluation changed from it as shipped.
+func routeText(route string, deviations []string) string {
+	if len(deviations) == 0 {
+		return fmt.Sprintf("route %s as shipped\n", route)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "route %s as shipped, except:\n", route)
+	for _, d := range deviations {
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	return b.String()
 }

@@ -76,10 +76,7 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}).
 			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")})).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).WithRunAsNonRoot(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+		WithSecurityContext(restrictedContainerSecurity())
 	for _, use := range env {
 		container.WithEnv(corev1ac.EnvVar().WithName(use.env).WithValueFrom(corev1ac.EnvVarSource().
 			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(use.ref.Name).WithKey(use.ref.Key))))
@@ -114,13 +111,8 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 	return corev1ac.PodTemplateSpec().
 		WithLabels(storeLabels(store)).
 		WithAnnotations(map[string]string{"ragroute.io/ingest-hash": runHash}).
-		WithSpec(corev1ac.PodSpec().
+		WithSpec(restrictedPodSpec().
 			WithRestartPolicy(corev1.RestartPolicyNever).
-			WithAutomountServiceAccountToken(false).
-			WithEnableServiceLinks(false).
-			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
-				WithRunAsGroup(65532).WithFSGroup(65532).
-				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(container).
 			WithVolumes(volumes...))
 }

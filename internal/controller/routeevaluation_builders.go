@@ -165,19 +165,11 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")}).
 			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")})).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).WithRunAsNonRoot(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+		WithSecurityContext(restrictedContainerSecurity())
 	pod := corev1ac.PodTemplateSpec().
 		WithLabels(podLabels).
-		WithSpec(corev1ac.PodSpec().
+		WithSpec(restrictedPodSpec().
 			WithRestartPolicy(corev1.RestartPolicyNever).
-			WithAutomountServiceAccountToken(false).
-			WithEnableServiceLinks(false).
-			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
-				WithRunAsGroup(65532).WithFSGroup(65532).
-				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(container).
 			WithVolumes(
 				corev1ac.Volume().WithName("questions").WithConfigMap(corev1ac.ConfigMapVolumeSource().

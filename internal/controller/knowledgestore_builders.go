@@ -3,13 +3,11 @@ package controller
 import (
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -27,14 +25,7 @@ func ingestCronJobName(store *v1alpha1.KnowledgeStore) string { return store.Nam
 // ingestJobName changes with everything the run depends on, so a change
 // starts a new Job and an unchanged store never ingests twice.
 func ingestJobName(store *v1alpha1.KnowledgeStore, runHash string) string {
-	return fmt.Sprintf("%s-ingest-%s", truncate(store.Name, 40), runHash[:10])
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return strings.TrimRight(s[:n], "-")
-	}
-	return s
+	return fmt.Sprintf("%s-ingest-%s", truncateName(store.Name, 40), runHash[:10])
 }
 
 func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
@@ -48,13 +39,6 @@ func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
 
 func storeOwner(store *v1alpha1.KnowledgeStore) *metav1ac.OwnerReferenceApplyConfiguration {
 	return controllerOwner("KnowledgeStore", store)
-}
-
-// controllerOwner makes obj, a ragroute object of kind, the controlling
-// owner of what it is applied to, so deleting obj deletes that too.
-func controllerOwner(kind string, obj metav1.Object) *metav1ac.OwnerReferenceApplyConfiguration {
-	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind(kind).
-		WithName(obj.GetName()).WithUID(obj.GetUID()).WithController(true).WithBlockOwnerDeletion(true)
 }
 
 func buildIngestConfigMap(store *v1alpha1.KnowledgeStore, data []byte) *corev1ac.ConfigMapApplyConfiguration {

@@ -66,6 +66,7 @@ type KnowledgeStoreReconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 
 // storeScope carries what one reconcile of a store found, phase to phase.
+// The phases write the facts directly (phases.go says why).
 type storeScope struct {
 	store *v1alpha1.KnowledgeStore
 	// conn is the Milvus connection the store's Secrets resolve to.

@@ -57,7 +57,9 @@ type QueryRouteReconciler struct {
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 
-// routeScope carries what one reconcile of a route found, phase to phase.
+// routeScope carries what one reconcile of a route found, phase to phase;
+// its facts are derived after the phases (routeFactsOf; phases.go says
+// why).
 type routeScope struct {
 	route      *v1alpha1.QueryRoute
 	inputs     routeInputs
@@ -83,6 +85,8 @@ func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	s := &routeScope{route: route}
 	out, err := runPhases(ctx, s, r.resolveReferences, r.renderConfig, r.applyChildren)
 	if err == nil {
+		// Not a phase: a broken reference stops the phases, and the
+		// status still tells how the last good config rolls out.
 		err = r.observeDeployment(ctx, s)
 	}
 	if err != nil {

@@ -55,7 +55,9 @@ type RouteEvaluationReconciler struct {
 type evaluationScope struct {
 	evaluation *v1alpha1.RouteEvaluation
 	// status is the status being built: a finished run moves from Active
-	// to LastRun, a started one into Active.
+	// to LastRun, a started one into Active. Only the phases move this run
+	// record (it is state the cluster cannot show again once a run's Job
+	// is gone; phases.go); the conditions are set at the end.
 	status   *v1alpha1.RouteEvaluationStatus
 	now      time.Time
 	route    *v1alpha1.QueryRoute

@@ -1,4 +1,6 @@
-# One image, one binary: ragroute manager | serve | ingest.
+# One image, one binary: ragroute manager | serve | ingest | eval-route (the
+# operator, a route's pods, a store's ingestion Jobs, a RouteEvaluation's
+# run Jobs).
 ARG BASE_IMAGE=golang:1.26
 FROM ${BASE_IMAGE} AS builder
 ARG TARGETOS

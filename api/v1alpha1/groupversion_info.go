@@ -1,7 +1,8 @@
 // Package v1alpha1 holds the ragroute.io/v1alpha1 API: PlatformPrompt,
-// KnowledgeStore and QueryRoute. The CRD schemas generated from these types
-// (OpenAPI + CEL) are the contract with platform admins: bad YAML is refused
-// by the API server, not discovered later by a reconciler.
+// KnowledgeStore, QueryRoute and RouteEvaluation. The CRD schemas generated
+// from these types (OpenAPI + CEL) are the contract with platform admins:
+// bad YAML is refused by the API server, not discovered later by a
+// reconciler.
 // +kubebuilder:object:generate=true
 // +groupName=ragroute.io
 package v1alpha1

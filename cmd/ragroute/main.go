@@ -1,6 +1,6 @@
 // Command ragroute is the one binary of ragroute. Subcommands:
 //
-//	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute)
+//	manager   run the operator (reconciles PlatformPrompt, KnowledgeStore, QueryRoute, RouteEvaluation)
 //	chunk     print the chunks of Markdown files as JSON lines (no Milvus)
 //	ingest    one ingestion run: sources → chunks → embeddings → Milvus
 //	serve     serve one route's query API from its rendered config
@@ -62,7 +62,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage: ragroute <command> [flags]
 
 Commands:
-  manager   run the operator
+  manager   run the operator: reconcile PlatformPrompts, KnowledgeStores, QueryRoutes and RouteEvaluations
   chunk     print the chunks of Markdown files and folders as JSON lines
   ingest    ingest Markdown sources into Milvus (--config ingest.json)
   serve     serve a route's query API (--config route.json)

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/localrun"
+	"github.com/ragroute/ragroute/hack/demo/localrun"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 

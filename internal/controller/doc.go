@@ -25,12 +25,18 @@
 // (applied.go).
 //
 // Files are named by role: <kind>_controller.go holds the reconciler, its
-// RBAC markers, its scope, Reconcile, the status apply and the watches;
-// <kind>_phases.go the phases; <kind>_conditions.go the facts and the pure
-// conditions derived from them; <kind>_render.go the pure rendering of the
-// config files pods read; <kind>_builders.go the pure builders of child
-// objects, checked against golden files in testdata/. indexers.go holds the
-// field indexes and watches.go the mapping and predicates through which a
-// change to a referenced Secret, ConfigMap, store or prompt reaches exactly
-// the objects that use it.
+// RBAC markers, its scope, Reconcile, the status apply and the list of what
+// it watches (SetupWithManager); <kind>_phases.go the phases;
+// <kind>_conditions.go the facts and the pure conditions derived from them;
+// <kind>_render.go the pure rendering of the config files pods read;
+// <kind>_builders.go the pure builders of child objects, checked against
+// golden files in testdata/. What several kinds share sits in a file named
+// for its concern, never in one kind's file: podsecurity.go (the restricted
+// pod every child pod starts from), owner.go, names.go, hash.go,
+// defaulted.go (a spec field or its default), messages.go (status text cut
+// to size) and secretrefs.go (the Secret keys a spec references).
+// indexers.go holds the field indexes and watches.go every watch's map
+// function and predicate: how a change to a referenced Secret, ConfigMap,
+// store, prompt or route, or to a run's pod, reaches exactly the objects
+// that use it.
 package controller

@@ -3,13 +3,11 @@ package controller
 import (
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -27,14 +25,7 @@ func ingestCronJobName(store *v1alpha1.KnowledgeStore) string { return store.Nam
 // ingestJobName changes with everything the run depends on, so a change
 // starts a new Job and an unchanged store never ingests twice.
 func ingestJobName(store *v1alpha1.KnowledgeStore, runHash string) string {
-	return fmt.Sprintf("%s-ingest-%s", truncate(store.Name, 40), runHash[:10])
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return strings.TrimRight(s[:n], "-")
-	}
-	return s
+	return fmt.Sprintf("%s-ingest-%s", truncateName(store.Name, 40), runHash[:10])
 }
 
 func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
@@ -48,13 +39,6 @@ func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
 
 func storeOwner(store *v1alpha1.KnowledgeStore) *metav1ac.OwnerReferenceApplyConfiguration {
 	return controllerOwner("KnowledgeStore", store)
-}
-
-// controllerOwner makes obj, a ragroute object of kind, the controlling
-// owner of what it is applied to, so deleting obj deletes that too.
-func controllerOwner(kind string, obj metav1.Object) *metav1ac.OwnerReferenceApplyConfiguration {
-	return metav1ac.OwnerReference().WithAPIVersion(v1alpha1.GroupVersion.String()).WithKind(kind).
-		WithName(obj.GetName()).WithUID(obj.GetUID()).WithController(true).WithBlockOwnerDeletion(true)
 }
 
 func buildIngestConfigMap(store *v1alpha1.KnowledgeStore, data []byte) *corev1ac.ConfigMapApplyConfiguration {
@@ -76,10 +60,7 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}).
 			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")})).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).WithRunAsNonRoot(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+		WithSecurityContext(restrictedContainerSecurity())
 	for _, use := range env {
 		container.WithEnv(corev1ac.EnvVar().WithName(use.env).WithValueFrom(corev1ac.EnvVarSource().
 			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(use.ref.Name).WithKey(use.ref.Key))))
@@ -114,13 +95,8 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 	return corev1ac.PodTemplateSpec().
 		WithLabels(storeLabels(store)).
 		WithAnnotations(map[string]string{"ragroute.io/ingest-hash": runHash}).
-		WithSpec(corev1ac.PodSpec().
+		WithSpec(restrictedPodSpec().
 			WithRestartPolicy(corev1.RestartPolicyNever).
-			WithAutomountServiceAccountToken(false).
-			WithEnableServiceLinks(false).
-			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
-				WithRunAsGroup(65532).WithFSGroup(65532).
-				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(container).
 			WithVolumes(volumes...))
 }

@@ -173,10 +173,3 @@ func backgroundStatus(b *knowledge.Background) *v1alpha1.BackgroundSimilarity {
 	}
 	return &v1alpha1.BackgroundSimilarity{Mean: b.Mean, StdDev: b.StdDev, P50: b.P50, P90: b.P90, P99: b.P99, Samples: int64(b.Samples)}
 }
-
-func truncateMessage(s string) string {
-	if len(s) > 2000 {
-		return s[:2000] + "…"
-	}
-	return s
-}

@@ -16,10 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -68,6 +66,7 @@ type KnowledgeStoreReconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 
 // storeScope carries what one reconcile of a store found, phase to phase.
+// The phases write the facts directly (phases.go says why).
 type storeScope struct {
 	store *v1alpha1.KnowledgeStore
 	// conn is the Milvus connection the store's Secrets resolve to.
@@ -152,14 +151,8 @@ func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Owns(&batchv1.CronJob{}).
 		Owns(&corev1.ConfigMap{}).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(
-			func(ctx context.Context, o client.Object) []reconcile.Request {
-				return requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, o.GetNamespace(), indexStoreBySourceConfigMap, o.GetName())
-			})).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(
-			func(ctx context.Context, o client.Object) []reconcile.Request {
-				return requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, o.GetNamespace(), indexStoreBySecret, o.GetName())
-			})).
+		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.KnowledgeStoreList](r.Client, indexStoreBySourceConfigMap)).
+		Watches(&corev1.Secret{}, referrersBy[v1alpha1.KnowledgeStoreList](r.Client, indexStoreBySecret)).
 		Named("knowledgestore").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(traced(r, r.Tracing, "KnowledgeStore"))

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,11 +9,14 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
-// A store's status names the class of a Milvus error and the store's own
-// URI, never what the server (which spec.milvus.uri may make any server)
-// said: no banners, addresses, databases or tokens.
+// A store's status names the class of a Milvus error (knowledge's
+// ClassifyError) and the store's own URI, never what the server (which
+// spec.milvus.uri may make any server) said: no banners, addresses,
+// databases or tokens.
 func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 	const uri = "http://milvus.db.svc:19530"
 	leak := "10.0.3.7:19530 banner=internal-build-7 token=root:Milvus"
@@ -23,11 +25,8 @@ func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 		want string
 	}{
 		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), "Milvus unreachable at " + uri},
-		{fmt.Errorf("connect: %w", syscall.ECONNREFUSED), "Milvus unreachable at " + uri},
-		{fmt.Errorf("probe %s: %w", leak, context.DeadlineExceeded), "Milvus unreachable at " + uri},
 		{fmt.Errorf("get server version: %w", status.Error(codes.Unauthenticated, leak)), "Milvus at " + uri + " refused the credentials"},
-		{errors.New("milvus: fail to connect: auth check failure, please check username and password are correct " + leak), "refused the credentials"},
-		{fmt.Errorf("milvus at %s has no database %q (it has default, payroll_secret)", uri, "docs"), `Milvus at ` + uri + ` has no database "docs"`},
+		{&knowledge.NoDatabaseError{URI: uri, Database: "docs", Have: []string{"default", "payroll_secret"}}, `Milvus at ` + uri + ` has no database "docs"`},
 		{errors.New("unexpected HTTP status code received from server: 418 " + leak), "Milvus error at " + uri},
 	} {
 		got := milvusProblem(tc.err, uri, "docs")

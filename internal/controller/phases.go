@@ -30,6 +30,30 @@ import (
 // phases Reconcile may observe what the children report (a route's
 // rollout), then applies the status once, derived by pure functions from
 // the scope.
+//
+// One shape for every kind: the scope is built first (the object and what
+// its spec alone says), the phases fill it, the outcome is recorded in it,
+// and one status apply at the end derives the conditions with pure
+// functions. The apply is called, not deferred: on a failed read it must
+// not run, and that is the one exit that skips it. Where a kind differs,
+// the difference is needed and its scope says why:
+//
+//   - storeScope: the phases write the facts themselves (storeFacts),
+//     since later phases decide on earlier findings (no ingestion while
+//     Milvus does not answer) and each finding is already the fact the
+//     conditions read.
+//   - routeScope: the facts are derived after the phases (routeFactsOf),
+//     since the rollout fact compares the Deployment with the config hash
+//     rendered in this reconcile; the Deployment is read after the phases
+//     whatever they found, so a route whose reference broke still reports
+//     the rollout of its last good config.
+//   - evaluationScope: the phases move the run record in the status being
+//     built (a finished run from active to lastRun, a started one into
+//     active). The record is state, not an observation: a finished run's
+//     Job and termination message are gone after the Job's TTL, so it
+//     cannot be read back from the cluster like a route's rollout, and
+//     startRun decides on the record as observeActiveRun left it. The
+//     conditions are still derived at the end, from that record.
 
 // phase is one step of a reconcile over scope S.
 type phase[S any] func(context.Context, S) error

@@ -2,8 +2,6 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -28,13 +26,6 @@ type promptContent struct {
 func (p promptContent) Hash() string {
 	data, _ := json.Marshal(p) // a struct of strings always marshals
 	return shortHash(data)
-}
-
-// shortHash is the first 16 hex digits of SHA-256: plenty to detect change,
-// short enough to read in `kubectl get`.
-func shortHash(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
 }
 
 // resolvePrompt reads the effective content of a prompt, following textFrom.

@@ -11,9 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -84,10 +82,7 @@ func (r *PlatformPromptReconciler) applyPromptStatus(ctx context.Context, s *pro
 func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.PlatformPrompt{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(
-			func(ctx context.Context, o client.Object) []reconcile.Request {
-				return requestsFor(ctx, r.Client, &v1alpha1.PlatformPromptList{}, o.GetNamespace(), indexPromptByConfigMap, o.GetName())
-			})).
+		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.PlatformPromptList](r.Client, indexPromptByConfigMap)).
 		Watches(&v1alpha1.QueryRoute{}, recountPrompts()).
 		Named("platformprompt").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).

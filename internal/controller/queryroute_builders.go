@@ -110,12 +110,7 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 		WithLivenessProbe(httpProbe("/healthz", 3, 10)).
 		WithReadinessProbe(httpProbe("/readyz", 3, 5)).
 		WithResources(routeResources(route.Spec.Resources)).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).
-			WithReadOnlyRootFilesystem(true).
-			WithRunAsNonRoot(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+		WithSecurityContext(restrictedContainerSecurity())
 	for _, use := range env {
 		container.WithEnv(corev1ac.EnvVar().WithName(use.env).WithValueFrom(
 			corev1ac.EnvVarSource().WithSecretKeyRef(
@@ -136,16 +131,8 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(routeLabels(route)).
 				WithAnnotations(map[string]string{configHashAnnotation: configHash}).
-				WithSpec(corev1ac.PodSpec().
-					WithAutomountServiceAccountToken(false).
-					WithEnableServiceLinks(false).
+				WithSpec(restrictedPodSpec().
 					WithTerminationGracePeriodSeconds(60).
-					WithSecurityContext(corev1ac.PodSecurityContext().
-						WithRunAsNonRoot(true).
-						WithRunAsUser(65532).
-						WithRunAsGroup(65532).
-						WithFSGroup(65532).
-						WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 					WithContainers(container).
 					WithVolumes(
 						corev1ac.Volume().WithName("config").WithConfigMap(

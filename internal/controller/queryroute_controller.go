@@ -17,9 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -59,7 +57,9 @@ type QueryRouteReconciler struct {
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 
-// routeScope carries what one reconcile of a route found, phase to phase.
+// routeScope carries what one reconcile of a route found, phase to phase;
+// its facts are derived after the phases (routeFactsOf; phases.go says
+// why).
 type routeScope struct {
 	route      *v1alpha1.QueryRoute
 	inputs     routeInputs
@@ -85,6 +85,8 @@ func (r *QueryRouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	s := &routeScope{route: route}
 	out, err := runPhases(ctx, s, r.resolveReferences, r.renderConfig, r.applyChildren)
 	if err == nil {
+		// Not a phase: a broken reference stops the phases, and the
+		// status still tells how the last good config rolls out.
 		err = r.observeDeployment(ctx, s)
 	}
 	if err != nil {
@@ -125,11 +127,6 @@ func (r *QueryRouteReconciler) applyRouteStatus(ctx context.Context, s *routeSco
 // SetupWithManager registers the reconciler: routes, their children, and
 // the stores, prompts and Secrets they reference (through field indexes).
 func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byIndex := func(field string) handler.EventHandler {
-		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, o.GetNamespace(), field, o.GetName())
-		})
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.QueryRoute{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.ConfigMap{}).
@@ -138,20 +135,10 @@ func (r *QueryRouteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&networkingv1.NetworkPolicy{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
-		Watches(&v1alpha1.KnowledgeStore{}, byIndex(indexRouteByStore), builder.WithPredicates(referencedFactsChanged)).
-		Watches(&v1alpha1.PlatformPrompt{}, byIndex(indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.routesUsingSecret)).
+		Watches(&v1alpha1.KnowledgeStore{}, referrersBy[v1alpha1.QueryRouteList](r.Client, indexRouteByStore), builder.WithPredicates(referencedFactsChanged)).
+		Watches(&v1alpha1.PlatformPrompt{}, referrersBy[v1alpha1.QueryRouteList](r.Client, indexRouteByPrompt), builder.WithPredicates(referencedFactsChanged)).
+		Watches(&corev1.Secret{}, routesUsingSecret(r.Client)).
 		Named("queryroute").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(traced(r, r.Tracing, "QueryRoute"))
-}
-
-// routesUsingSecret maps a Secret to the routes that read it, directly or
-// through their KnowledgeStore.
-func (r *QueryRouteReconciler) routesUsingSecret(ctx context.Context, secret client.Object) []reconcile.Request {
-	requests := requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, secret.GetNamespace(), indexRouteBySecret, secret.GetName())
-	for _, store := range requestsFor(ctx, r.Client, &v1alpha1.KnowledgeStoreList{}, secret.GetNamespace(), indexStoreBySecret, secret.GetName()) {
-		requests = append(requests, requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, store.Namespace, indexRouteByStore, store.Name)...)
-	}
-	return requests
 }

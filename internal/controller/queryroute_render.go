@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -308,29 +307,6 @@ func renderAuth(a v1alpha1.RouteAuth) podconfig.Auth {
 		}
 	}
 	return out
-}
-
-func orDefault[T any](v *T, def T) T {
-	if v == nil {
-		return def
-	}
-	return *v
-}
-
-func durationOr(d *metav1.Duration, def podconfig.Duration) podconfig.Duration {
-	if d == nil {
-		return def
-	}
-	return podconfig.Duration(d.Duration)
-}
-
-// envFor names the environment variable that carries a referenced Secret
-// key into the pod, or nothing when no Secret is referenced.
-func envFor(ref *v1alpha1.SecretKeyRef, env string) string {
-	if ref == nil {
-		return ""
-	}
-	return env
 }
 
 // routeConfigHash identifies what a pod runs: the rendered config and the

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strconv"
@@ -58,7 +59,7 @@ type evaluationRun struct {
 // evaluationJobName is unique to a run: the evaluation's name and a hash
 // of what the run measures and when it was due.
 func evaluationJobName(evaluation *v1alpha1.RouteEvaluation, runHash string) string {
-	return fmt.Sprintf("%s-%s", truncate(evaluation.Name, 48), runHash[:10])
+	return fmt.Sprintf("%s-%s", truncateName(evaluation.Name, 48), runHash[:10])
 }
 
 func evaluationLabels(evaluation *v1alpha1.RouteEvaluation) map[string]string {
@@ -118,16 +119,9 @@ func evaluationArgs(run evaluationRun) []string {
 func proxyHeaderNames(route *v1alpha1.QueryRoute) (user, groups, secret string) {
 	user, groups, secret = v1alpha1.DefaultProxyUserHeader, v1alpha1.DefaultProxyGroupsHeader, v1alpha1.DefaultProxySecretHeader
 	if p := route.Spec.Auth.TrustedProxy; p != nil {
-		user, groups, secret = or(p.UserHeader, user), or(p.GroupsHeader, groups), or(p.SecretHeader, secret)
+		user, groups, secret = cmp.Or(p.UserHeader, user), cmp.Or(p.GroupsHeader, groups), cmp.Or(p.SecretHeader, secret)
 	}
 	return user, groups, secret
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // identitySecretRef is the Secret key a run's identity reads.
@@ -165,19 +159,11 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 		WithResources(corev1ac.ResourceRequirements().
 			WithRequests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")}).
 			WithLimits(corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")})).
-		WithSecurityContext(corev1ac.SecurityContext().
-			WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).WithRunAsNonRoot(true).
-			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL")).
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+		WithSecurityContext(restrictedContainerSecurity())
 	pod := corev1ac.PodTemplateSpec().
 		WithLabels(podLabels).
-		WithSpec(corev1ac.PodSpec().
+		WithSpec(restrictedPodSpec().
 			WithRestartPolicy(corev1.RestartPolicyNever).
-			WithAutomountServiceAccountToken(false).
-			WithEnableServiceLinks(false).
-			WithSecurityContext(corev1ac.PodSecurityContext().WithRunAsNonRoot(true).WithRunAsUser(65532).
-				WithRunAsGroup(65532).WithFSGroup(65532).
-				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(container).
 			WithVolumes(
 				corev1ac.Volume().WithName("questions").WithConfigMap(corev1ac.ConfigMapVolumeSource().
@@ -199,7 +185,7 @@ func buildEvaluationJob(run evaluationRun) *batchv1ac.JobApplyConfiguration {
 
 // evaluationResultsName is the ConfigMap of an evaluation's last misses.
 func evaluationResultsName(evaluation *v1alpha1.RouteEvaluation) string {
-	return truncate(evaluation.Name, 48) + "-results"
+	return truncateName(evaluation.Name, 48) + "-results"
 }
 
 // buildEvaluationResults holds the last finished run's misses as the run

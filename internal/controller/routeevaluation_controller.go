@@ -16,9 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -57,7 +55,9 @@ type RouteEvaluationReconciler struct {
 type evaluationScope struct {
 	evaluation *v1alpha1.RouteEvaluation
 	// status is the status being built: a finished run moves from Active
-	// to LastRun, a started one into Active.
+	// to LastRun, a started one into Active. Only the phases move this run
+	// record (it is state the cluster cannot show again once a run's Job
+	// is gone; phases.go); the conditions are set at the end.
 	status   *v1alpha1.RouteEvaluationStatus
 	now      time.Time
 	route    *v1alpha1.QueryRoute
@@ -121,30 +121,15 @@ func (r *RouteEvaluationReconciler) applyEvaluationStatus(ctx context.Context, s
 // run pods, and the routes, stores, question ConfigMaps and identity
 // Secrets they use (through field indexes).
 func (r *RouteEvaluationReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	byIndex := func(field string) handler.EventHandler {
-		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return requestsFor(ctx, r.Client, &v1alpha1.RouteEvaluationList{}, o.GetNamespace(), field, o.GetName())
-		})
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.RouteEvaluation{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&batchv1.Job{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(evaluationOfPod)).
-		Watches(&v1alpha1.QueryRoute{}, byIndex(indexEvaluationByRoute), builder.WithPredicates(evaluatedFactsChanged)).
-		Watches(&v1alpha1.KnowledgeStore{}, handler.EnqueueRequestsFromMapFunc(r.evaluationsOfStore), builder.WithPredicates(evaluatedFactsChanged)).
-		Watches(&corev1.ConfigMap{}, byIndex(indexEvaluationByConfigMap)).
-		Watches(&corev1.Secret{}, byIndex(indexEvaluationBySecret)).
+		Watches(&corev1.Pod{}, evaluationOfPod()).
+		Watches(&v1alpha1.QueryRoute{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationByRoute), builder.WithPredicates(evaluatedFactsChanged)).
+		Watches(&v1alpha1.KnowledgeStore{}, evaluationsOfStore(r.Client), builder.WithPredicates(evaluatedFactsChanged)).
+		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationByConfigMap)).
+		Watches(&corev1.Secret{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationBySecret)).
 		Named("routeevaluation").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(traced(r, r.Tracing, "RouteEvaluation"))
-}
-
-// evaluationsOfStore maps a store to the evaluations of the routes that
-// read it.
-func (r *RouteEvaluationReconciler) evaluationsOfStore(ctx context.Context, store client.Object) []reconcile.Request {
-	var requests []reconcile.Request
-	for _, route := range requestsFor(ctx, r.Client, &v1alpha1.QueryRouteList{}, store.GetNamespace(), indexRouteByStore, store.GetName()) {
-		requests = append(requests, requestsFor(ctx, r.Client, &v1alpha1.RouteEvaluationList{}, route.Namespace, indexEvaluationByRoute, route.Name)...)
-	}
-	return requests
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
@@ -179,16 +178,4 @@ func jobFailed(job *batchv1.Job) string {
 		}
 	}
 	return ""
-}
-
-// cutString cuts s to at most n bytes on a rune boundary.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -86,3 +86,12 @@ func redisSecretKeys(r *v1alpha1.RedisConnection) []secretUse {
 	}
 	return uses
 }
+
+// envFor names the environment variable that carries a referenced Secret
+// key into the pod, or nothing when no Secret is referenced.
+func envFor(ref *v1alpha1.SecretKeyRef, env string) string {
+	if ref == nil {
+		return ""
+	}
+	return env
+}

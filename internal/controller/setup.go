@@ -13,7 +13,9 @@ import (
 
 // Options wire the reconcilers to the world outside the API server.
 type Options struct {
-	Clock              clock.PassiveClock
+	Clock clock.PassiveClock
+	// RouteImage runs route pods (unless a QueryRoute names its own
+	// image), ingestion Jobs and evaluation Jobs.
 	RouteImage         string
 	MilvusProbe        MilvusProbe
 	MilvusProbeTimeout time.Duration
@@ -26,8 +28,8 @@ type Options struct {
 	// AllowedImagePrefixes admit a QueryRoute's spec.image other than
 	// RouteImage (see imageAllowed); empty: none is admitted.
 	AllowedImagePrefixes []string
-	// ImagePullSecrets name the Secrets route and ingestion pods pull
-	// their image with (each must exist in the pod's namespace).
+	// ImagePullSecrets name the Secrets route, ingestion and evaluation
+	// pods pull their image with (each must exist in the pod's namespace).
 	ImagePullSecrets []string
 	// AllowInsecureProxyAuth admits QueryRoutes with
 	// trustedProxy.insecureAllowAnyCaller (--allow-insecure-proxy-auth).

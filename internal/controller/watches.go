@@ -3,13 +3,16 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -32,6 +35,42 @@ func requestsFor(ctx context.Context, c client.Client, list client.ObjectList, n
 		return nil
 	})
 	return requests
+}
+
+// referrersBy maps an object to the objects of kind L (a list type) in its
+// namespace whose field index holds its name: the stores reading a
+// ConfigMap or Secret, the routes using a store or prompt, and so on.
+func referrersBy[L any, PL interface {
+	*L
+	client.ObjectList
+}](c client.Client, field string) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+		return requestsFor(ctx, c, PL(new(L)), o.GetNamespace(), field, o.GetName())
+	})
+}
+
+// routesUsingSecret maps a Secret to the routes that read it, directly or
+// through their KnowledgeStore.
+func routesUsingSecret(c client.Client) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, secret client.Object) []reconcile.Request {
+		requests := requestsFor(ctx, c, &v1alpha1.QueryRouteList{}, secret.GetNamespace(), indexRouteBySecret, secret.GetName())
+		for _, store := range requestsFor(ctx, c, &v1alpha1.KnowledgeStoreList{}, secret.GetNamespace(), indexStoreBySecret, secret.GetName()) {
+			requests = append(requests, requestsFor(ctx, c, &v1alpha1.QueryRouteList{}, store.Namespace, indexRouteByStore, store.Name)...)
+		}
+		return requests
+	})
+}
+
+// evaluationsOfStore maps a store to the evaluations of the routes that
+// read it.
+func evaluationsOfStore(c client.Client) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, store client.Object) []reconcile.Request {
+		var requests []reconcile.Request
+		for _, route := range requestsFor(ctx, c, &v1alpha1.QueryRouteList{}, store.GetNamespace(), indexRouteByStore, store.GetName()) {
+			requests = append(requests, requestsFor(ctx, c, &v1alpha1.RouteEvaluationList{}, route.Namespace, indexEvaluationByRoute, route.Name)...)
+		}
+		return requests
+	})
 }
 
 // facts are the parts of a referenced object's status that referrers use.
@@ -84,10 +123,52 @@ var evaluatedFactsChanged = predicate.Funcs{
 }
 
 // evaluationOfPod maps an evaluation run's pod to its RouteEvaluation.
-func evaluationOfPod(_ context.Context, pod client.Object) []reconcile.Request {
-	name, ok := pod.GetLabels()["ragroute.io/routeevaluation"]
-	if !ok {
-		return nil
+func evaluationOfPod() handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, pod client.Object) []reconcile.Request {
+		name, ok := pod.GetLabels()["ragroute.io/routeevaluation"]
+		if !ok {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.GetNamespace(), Name: name}}}
+	})
+}
+
+// routeCountDelay is how long a prompt waits after a route using it comes,
+// goes or moves before it counts again: a burst of route creations (a
+// GitOps sync of hundreds) writes each prompt's count once, not once per
+// route. The count is a figure for people; nothing waits on it.
+const routeCountDelay = time.Second
+
+// recountPrompts enqueues, after routeCountDelay, the prompts whose route
+// count a route event may change: the prompt it uses, and on an update the
+// one it used before. Updates that change neither the spec nor the prompt
+// reference are ignored.
+func recountPrompts() handler.EventHandler {
+	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		for _, obj := range objs {
+			route, ok := obj.(*v1alpha1.QueryRoute)
+			if !ok {
+				continue
+			}
+			q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKey{
+				Namespace: route.Namespace, Name: route.Spec.PlatformPromptRef.Name}}, routeCountDelay)
+		}
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.GetNamespace(), Name: name}}}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if e.ObjectOld.GetGeneration() == e.ObjectNew.GetGeneration() {
+				return // status only
+			}
+			enqueue(q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+	}
 }

@@ -59,7 +59,8 @@ func Connect(ctx context.Context, conn Connection) (*milvusclient.Client, error)
 }
 
 // Probe connects, asks the server's version and checks that the database
-// exists, so a typo in the database name is reported as such.
+// exists, so a typo in the database name is reported as such
+// (NoDatabaseError). ClassifyError says what kind of failure an error is.
 func Probe(ctx context.Context, conn Connection) (ServerInfo, error) {
 	client, err := Connect(ctx, conn)
 	if err != nil {
@@ -77,8 +78,7 @@ func Probe(ctx context.Context, conn Connection) (ServerInfo, error) {
 			return ServerInfo{}, fmt.Errorf("milvus at %s: list databases: %w", conn.URI, err)
 		}
 		if !slices.Contains(databases, conn.Database) {
-			return ServerInfo{}, fmt.Errorf("milvus at %s has no database %q (it has %s)",
-				conn.URI, conn.Database, strings.Join(databases, ", "))
+			return ServerInfo{}, &NoDatabaseError{URI: conn.URI, Database: conn.Database, Have: databases}
 		}
 	}
 	return ServerInfo{Version: version}, nil

@@ -1,0 +1,13 @@
+package controller
+
+import "strings"
+
+// truncateName keeps the first n bytes of an object's name, so a child's
+// name built from it (a suffix added) stays within the API's limits; a
+// cut never leaves a trailing '-'. Object names are ASCII.
+func truncateName(name string, n int) string {
+	if len(name) > n {
+		return strings.TrimRight(name[:n], "-")
+	}
+	return name
+}

@@ -1,0 +1,37 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// A caller tells a user what kind of Milvus failure stopped them (wrong
+// credentials, no such database, no answer) from the class alone.
+func TestClassifyError(t *testing.T) {
+	leak := "10.0.3.7:19530 banner=internal-build-7 token=root:Milvus"
+	for _, tc := range []struct {
+		err  error
+		want ErrorClass
+	}{
+		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), ErrorUnreachable},
+		{fmt.Errorf("connect: %w", syscall.ECONNREFUSED), ErrorUnreachable},
+		{fmt.Errorf("probe %s: %w", leak, context.DeadlineExceeded), ErrorUnreachable},
+		{fmt.Errorf("get server version: %w", status.Error(codes.Unauthenticated, leak)), ErrorUnauthorized},
+		{errors.New("milvus: fail to connect: auth check failure, please check username and password are correct " + leak), ErrorUnauthorized},
+		{&NoDatabaseError{URI: "http://milvus:19530", Database: "docs", Have: []string{"default", "payroll_secret"}}, ErrorNoDatabase},
+		// The class is the error's type, not its text: a database whose
+		// name reads like an auth failure does not make one.
+		{fmt.Errorf("probe: %w", &NoDatabaseError{URI: "http://milvus:19530", Database: "docs", Have: []string{"default", "passwords"}}), ErrorNoDatabase},
+		{errors.New("unexpected HTTP status code received from server: 418 " + leak), ErrorOther},
+	} {
+		if got := ClassifyError(tc.err); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -31,6 +31,11 @@ type SyncOptions struct {
 	// before the alias moves: after a run that built the generation or
 	// changed rows, and whenever none is recorded yet. Sync ignores it.
 	QueryEmbedder Embedder
+	// Truncated is how many of the rows had an embedded input cut to the
+	// embedder's limit. Ingest records it on the generation (when it
+	// differs from what is recorded), before the alias moves; Sync
+	// ignores it.
+	Truncated int64
 }
 
 // SyncResult counts what a sync did.
@@ -202,6 +207,12 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 			return IngestResult{SyncResult: synced, Generation: target}, err
 		}
 		target.Flagged = &flagged
+	}
+	if target.Truncated == nil || *target.Truncated != opts.Truncated {
+		if err := s.recordTruncated(ctx, target.Collection, opts.Truncated); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		target.Truncated = &opts.Truncated
 	}
 	if fresh {
 		if err := s.Activate(ctx, target); err != nil {

@@ -6,8 +6,6 @@ import (
 
 // KnowledgeStoreSpec describes a Milvus collection of Markdown chunks, the
 // embedder that built it, how it is searched and how it is filled.
-// The rule repeats DefaultChunkMaxTokens (200) and DefaultMaxInputTokens
-// (512) for fields left out; TestAPIServerRefusesBadYAML checks both.
 // +kubebuilder:validation:XValidation:rule="(has(self.ingestion) && has(self.ingestion.chunking) && has(self.ingestion.chunking.maxTokens) ? self.ingestion.chunking.maxTokens : 200) < (has(self.embedding.maxInputTokens) ? self.embedding.maxInputTokens : 512)",message="ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens: a chunk's title path and the document prefix are embedded with it",fieldPath=".embedding.maxInputTokens",reason=FieldValueInvalid
 type KnowledgeStoreSpec struct {
 	// Milvus is where the chunks live.

@@ -129,7 +129,7 @@ func indexedCondition(f storeFacts) metav1.Condition {
 // truncatedProblem says that n chunks were embedded cut, and what to do.
 func truncatedProblem(n int64) string {
 	return fmt.Sprintf("%d chunks were over embedding.maxInputTokens (less its %d%% margin) with their title path and were embedded cut "+
-		"(status.truncatedChunks): lower ingestion.chunking.maxTokens or shorten their headings", n, tokenize.MarginPercent)
+		"(status.truncatedChunks): lower ingestion.chunking.maxTokens or shorten their headings", n, tokenize.InputMarginPercent)
 }
 
 func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Condition {

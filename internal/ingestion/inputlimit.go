@@ -31,11 +31,11 @@ func newInputLimit(e podconfig.Embedding) (inputLimit, error) {
 		return inputLimit{}, nil
 	}
 	tokens := tokenize.NewInputCounter()
-	usable := tokenize.WithMargin(limit)
+	usable := tokenize.WithInputMargin(limit)
 	budget := tokens.ContentBudget(usable, e.DocumentPrefix)
 	if budget < 1 {
 		return inputLimit{}, fmt.Errorf("embedding.documentPrefix %q takes %d tokens, leaving nothing of embedding.maxInputTokens %d (%d usable after the %d%% margin)",
-			e.DocumentPrefix, tokens.Count(e.DocumentPrefix), limit, usable, tokenize.MarginPercent)
+			e.DocumentPrefix, tokens.Count(e.DocumentPrefix), limit, usable, tokenize.InputMarginPercent)
 	}
 	return inputLimit{tokens: tokens, budget: budget}, nil
 }

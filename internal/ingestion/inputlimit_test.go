@@ -57,7 +57,7 @@ func TestRowsKeepTheEmbeddersInputLimit(t *testing.T) {
 	recorder := &recordingEmbedder{}
 	embedder := limit.embedder(model.WithPrefix(recorder, embedding.DocumentPrefix, maxInput))
 	counter := tokenize.NewInputCounter()
-	usable := maxInput * (100 - tokenize.MarginPercent) / 100
+	usable := maxInput * (100 - tokenize.InputMarginPercent) / 100
 	over := 0
 	for _, r := range rows {
 		texts := []string{r.EmbeddedText(), r.TitlePath()}

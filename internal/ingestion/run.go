@@ -81,7 +81,8 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	embedder := newSplitting(limit.embedder(target.Embedder), target.BatchTimeout, rows)
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
-		QueryEmbedder: target.QueryEmbedder, Truncated: int64(summary.Truncated),
+		Truncated:     int64(summary.Truncated),
+		QueryEmbedder: target.QueryEmbedder,
 	})
 	summary.Duration = time.Since(start)
 	if err != nil {

@@ -7,7 +7,9 @@ import "time"
 // whole section is left out. TestSchemaDefaultsMatchGo keeps the two equal.
 // The raw retrieval floors have no schema default (a floor may be set in
 // its relative form instead); RetrievalSettings' CEL rule repeats their
-// values, and TestAPIServerRefusesBadYAML checks it against these.
+// values, and TestAPIServerRefusesBadYAML checks it against these. So does
+// KnowledgeStoreSpec's rule with DefaultChunkMaxTokens (a chunking section
+// left out still has its chunks compared with the embedder's input).
 const (
 	DefaultMilvusDatabase   = "default"
 	DefaultMaxInputTokens   = 512

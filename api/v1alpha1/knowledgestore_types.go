@@ -6,7 +6,7 @@ import (
 
 // KnowledgeStoreSpec describes a Milvus collection of Markdown chunks, the
 // embedder that built it, how it is searched and how it is filled.
-// +kubebuilder:validation:XValidation:rule="!has(self.ingestion) || !has(self.ingestion.chunking) || !has(self.ingestion.chunking.maxTokens) || !has(self.embedding.maxInputTokens) || self.ingestion.chunking.maxTokens <= self.embedding.maxInputTokens",message="ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens",fieldPath=".ingestion.chunking.maxTokens",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="(has(self.ingestion) && has(self.ingestion.chunking) && has(self.ingestion.chunking.maxTokens) ? self.ingestion.chunking.maxTokens : 200) < (has(self.embedding.maxInputTokens) ? self.embedding.maxInputTokens : 512)",message="ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens: a chunk's title path and the document prefix are embedded with it",fieldPath=".embedding.maxInputTokens",reason=FieldValueInvalid
 type KnowledgeStoreSpec struct {
 	// Milvus is where the chunks live.
 	// +required
@@ -93,8 +93,13 @@ type EmbeddingModel struct {
 	// +kubebuilder:validation:Maximum=32768
 	Dimensions int32 `json:"dimensions"`
 
-	// MaxInputTokens is the model's true input limit; chunks are kept well
-	// under it.
+	// MaxInputTokens is the model's true input limit, its special tokens
+	// included. Ingestion embeds each chunk as the document prefix, its
+	// title path and its text, counted in BERT WordPiece tokens with 10%
+	// of the limit kept free for the embedder's own tokenizer; a chunk
+	// over that is embedded cut (its stored text stays whole) and counted
+	// in status.truncatedChunks. It must exceed
+	// ingestion.chunking.maxTokens (200 when unset).
 	// +optional
 	// +kubebuilder:default=512
 	// +kubebuilder:validation:Minimum=16
@@ -422,6 +427,16 @@ type KnowledgeStoreStatus struct {
 	// (retrieval.flaggedFragments); `ragroute chunk` shows which and why.
 	// +optional
 	FlaggedChunks *int64 `json:"flaggedChunks,omitempty"`
+
+	// TruncatedChunks counts the chunks of the generation the alias serves
+	// whose embedded input (document prefix, title path and text, or the
+	// title path alone) was over embedding.maxInputTokens less its 10%
+	// margin, as the last ingestion counted them: their vectors embed
+	// only the part that fit, their stored text is whole. Above 0 the
+	// Indexed condition says so and a Warning event is emitted; a smaller
+	// ingestion.chunking.maxTokens or shorter headings bring it to 0.
+	// +optional
+	TruncatedChunks *int64 `json:"truncatedChunks,omitempty"`
 }
 
 // BackgroundSimilarity sums up the cosine similarities between
@@ -472,6 +487,7 @@ type IngestionRecord struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.rows`
 // +kubebuilder:printcolumn:name="Flagged",type=integer,JSONPath=`.status.flaggedChunks`,priority=1
+// +kubebuilder:printcolumn:name="Truncated",type=integer,JSONPath=`.status.truncatedChunks`,priority=1
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.indexGeneration`
 // +kubebuilder:printcolumn:name="Last-Ingest",type=date,JSONPath=`.status.lastIngestion.time`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -47,8 +47,8 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)
 	}
 	r := summary.Result
-	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks; %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; %s (embedding %s, %.0f%%)\n",
-		cfg.Store, summary.Files, summary.Chunks, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,
+	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks (%d embedded cut to the embedder's input); %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; %s (embedding %s, %.0f%%)\n",
+		cfg.Store, summary.Files, summary.Chunks, summary.Truncated, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,
 		r.Generation.Collection, r.Rows, summary.Fingerprint, summary.Duration.Round(time.Millisecond),
 		r.Embedding.Round(time.Millisecond), 100*r.Embedding.Seconds()/max(summary.Duration.Seconds(), 1e-9))
 	if b := r.Background; b != nil {

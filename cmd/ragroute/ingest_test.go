@@ -57,7 +57,8 @@ func TestIngestCommand(t *testing.T) {
 	}
 
 	code, out, errOut := ingest()
-	if code != 0 || !strings.Contains(out, "3 files") || !strings.Contains(out, "generation 1 (docs_g1)") ||
+	if code != 0 || !strings.Contains(out, "3 files") || !strings.Contains(out, "(0 embedded cut to the embedder's input)") ||
+		!strings.Contains(out, "generation 1 (docs_g1)") ||
 		!strings.Contains(out, "background similarity: mean ") {
 		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
 	}

@@ -47,3 +47,13 @@ func recordInsecureAuth(recorder events.EventRecorder, obj runtime.Object, befor
 	}
 	recorder.Eventf(obj, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
 }
+
+// recordTruncation warns when the serving generation's count of chunks
+// embedded cut (status.truncatedChunks) changes to a number above 0:
+// once per count, not on every reconcile.
+func recordTruncation(recorder events.EventRecorder, obj runtime.Object, before, after *int64) {
+	if recorder == nil || after == nil || *after == 0 || (before != nil && *before == *after) {
+		return
+	}
+	recorder.Eventf(obj, nil, corev1.EventTypeWarning, "ChunksTruncated", "Reconcile", "%s", truncatedProblem(*after))
+}

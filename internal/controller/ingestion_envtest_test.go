@@ -183,6 +183,11 @@ func TestStoreIngestionJobLifecycle(t *testing.T) {
 	if b := got.Status.Background; b == nil || b.Samples != 2 {
 		t.Errorf("status.background after ingesting two documents: %+v", b)
 	}
+	// It counted the chunks embedded cut to the embedder's input: none of
+	// two short ones, and 0 is shown, not left out.
+	if n := got.Status.TruncatedChunks; n == nil || *n != 0 {
+		t.Errorf("status.truncatedChunks after ingesting two short documents: %v", n)
+	}
 	// A recheck finds the same background: no status write.
 	s.reconcileStoreWritesNothing(t, ns, "docs")
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // storeFacts is what a store reconcile found, reduced to what its
@@ -118,8 +119,17 @@ func indexedCondition(f storeFacts) metav1.Condition {
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed,
 			"Job "+f.job.name+" completed but no generation of the current embedder serves the alias")
 	}
-	return condition(v1alpha1.ConditionIndexed, true, v1alpha1.ReasonIndexed,
-		fmt.Sprintf("%d chunks in generation %d, ingested by Job %s", f.index.Rows, f.index.Generation.Number, f.job.name))
+	message := fmt.Sprintf("%d chunks in generation %d, ingested by Job %s", f.index.Rows, f.index.Generation.Number, f.job.name)
+	if n := f.index.Generation.Truncated; n != nil && *n > 0 {
+		message += "; " + truncatedProblem(*n)
+	}
+	return condition(v1alpha1.ConditionIndexed, true, v1alpha1.ReasonIndexed, message)
+}
+
+// truncatedProblem says that n chunks were embedded cut, and what to do.
+func truncatedProblem(n int64) string {
+	return fmt.Sprintf("%d chunks were over embedding.maxInputTokens (less its %d%% margin) with their title path and were embedded cut "+
+		"(status.truncatedChunks): lower ingestion.chunking.maxTokens or shorten their headings", n, tokenize.InputMarginPercent)
 }
 
 func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Condition {
@@ -151,6 +161,10 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.FlaggedChunks = nil
 		if n := f.index.Generation.Flagged; n != nil {
 			status.FlaggedChunks = ptr.To(*n)
+		}
+		status.TruncatedChunks = nil
+		if n := f.index.Generation.Truncated; n != nil {
+			status.TruncatedChunks = ptr.To(*n)
 		}
 	}
 	if j := f.job; j != nil {

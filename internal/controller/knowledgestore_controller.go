@@ -131,6 +131,7 @@ func (r *KnowledgeStoreReconciler) applyStoreStatus(ctx context.Context, s *stor
 			status.LastConnectedTime = &metav1.Time{Time: now}
 		}
 	}
+	recordTruncation(r.Recorder, store, store.Status.TruncatedChunks, status.TruncatedChunks)
 	return publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
 }
 

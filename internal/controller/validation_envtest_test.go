@@ -186,7 +186,37 @@ spec:
   milvus: {uri: "http://milvus:19530", collection: docs}
   embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, maxInputTokens: 256}
   ingestion: {chunking: {maxTokens: 400}}
-`, []string{"ingestion.chunking.maxTokens must not exceed embedding.maxInputTokens"}},
+`, []string{"spec.embedding.maxInputTokens", "ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens"}},
+		// The title path and the document prefix are embedded with a chunk,
+		// so a chunk as large as the input does not fit either.
+		{"chunk as large as the embedder takes (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, maxInputTokens: 256}
+  ingestion: {chunking: {maxTokens: 256}}
+`, []string{"spec.embedding.maxInputTokens", "ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens"}},
+		// Without chunking the default maxTokens (200) applies, and is
+		// checked: the rule repeats v1alpha1.DefaultChunkMaxTokens.
+		{"default chunk size not below the embedder's input (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, maxInputTokens: ` + fmt.Sprint(v1alpha1.DefaultChunkMaxTokens) + `}
+  ingestion: {sources: [{name: docs, configMap: {name: docs-md}}]}
+`, []string{"spec.embedding.maxInputTokens", "ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens"}},
+		{"default chunk size without ingestion (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: KnowledgeStore
+metadata: {name: docs}
+spec:
+  milvus: {uri: "http://milvus:19530", collection: docs}
+  embedding: {baseURL: "http://e/v1", model: m, dimensions: 384, maxInputTokens: 64}
+`, []string{"ingestion.chunking.maxTokens (200 when unset) must be less than embedding.maxInputTokens"}},
 		{"prompt with text and textFrom (CEL)", `
 apiVersion: ragroute.io/v1alpha1
 kind: PlatformPrompt
@@ -238,6 +268,22 @@ func TestAPIServerAcceptsLoopbackIssuersAndSSHUsers(t *testing.T) {
 		route.Spec.Auth = v1alpha1.RouteAuth{JWT: &v1alpha1.JWTAuth{Issuer: issuer, Audience: "ragroute", JWKSURL: issuer + "/keys"}}
 		s.create(t, route)
 	}
+}
+
+// Chunks below the embedder's input are accepted, the defaults included:
+// a maxInputTokens just above the default maxTokens, and a maxTokens
+// just below the default maxInputTokens.
+func TestAPIServerAcceptsChunksBelowTheEmbeddersInput(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	above := newStore(ns, "above-default-chunks", "http://milvus:19530")
+	above.Spec.Ingestion = nil
+	above.Spec.Embedding.MaxInputTokens = v1alpha1.DefaultChunkMaxTokens + 1
+	s.create(t, above)
+	below := newStore(ns, "below-default-input", "http://milvus:19530")
+	below.Spec.Embedding.MaxInputTokens = 0
+	below.Spec.Ingestion = &v1alpha1.IngestionSettings{Chunking: &v1alpha1.ChunkingSettings{MaxTokens: v1alpha1.DefaultMaxInputTokens - 1}}
+	s.create(t, below)
 }
 
 // TestSamplesAreAccepted: the samples an admin copies from must pass the

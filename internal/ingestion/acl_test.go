@@ -27,7 +27,7 @@ func TestInvalidACLEntryRefusesItsDocument(t *testing.T) {
 		Sources:  []podconfig.Source{{Name: "runbooks", Path: dir, Principals: []string{"group:staff", "group:sre"}}},
 	}
 	var summary Summary
-	rows, err := readRows(context.Background(), cfg, &summary)
+	rows, err := readRows(context.Background(), cfg, inputLimit{}, &summary)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 // Package ingestion is one ingestion run: read the sources, chunk them,
-// embed what changed and bring the Milvus collection to exactly those
-// chunks (a new generation behind the alias when the embedder changed),
-// then record the embedder's background similarity on it.
+// keep each chunk's embedded input within the embedder's limit (cut and
+// counted when over), embed what changed and bring the Milvus collection
+// to exactly those chunks (a new generation behind the alias when the
+// embedder changed), then record the embedder's background similarity
+// and the count of cut chunks on it.
 // `ragroute ingest` wires its clients and runs it; the KnowledgeStore
 // controller renders its config. It imports nothing from Kubernetes.
 package ingestion
@@ -29,6 +31,11 @@ type Summary struct {
 	Result      knowledge.IngestResult
 	Duration    time.Duration
 	Fingerprint string
+
+	// Truncated counts the chunks whose embedded text (or title path) was
+	// cut to fit the embedder's input (inputLimit); their stored text is
+	// whole.
+	Truncated int
 }
 
 // Progress hears how far a run is.
@@ -61,15 +68,20 @@ type Target struct {
 func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progress Progress) (Summary, error) {
 	start := time.Now()
 	summary := Summary{Fingerprint: cfg.Embedding.Fingerprint()}
-	rows, err := readRows(ctx, cfg, &summary)
+	limit, err := newInputLimit(cfg.Embedding)
+	if err != nil {
+		return summary, err
+	}
+	rows, err := readRows(ctx, cfg, limit, &summary)
 	if err != nil {
 		return summary, err
 	}
 	progress.Read(summary.Files, summary.Chunks)
 
-	embedder := newSplitting(target.Embedder, target.BatchTimeout, rows)
+	embedder := newSplitting(limit.embedder(target.Embedder), target.BatchTimeout, rows)
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
+		Truncated:     int64(summary.Truncated),
 		QueryEmbedder: target.QueryEmbedder,
 	})
 	summary.Duration = time.Since(start)
@@ -82,9 +94,10 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	return summary, nil
 }
 
-// readRows reads and chunks every source. Sources are prefixed to document
-// paths, so two sources may hold a file of the same name.
-func readRows(ctx context.Context, cfg podconfig.IngestConfig, summary *Summary) ([]knowledge.Row, error) {
+// readRows reads and chunks every source, counting the rows limit cuts.
+// Sources are prefixed to document paths, so two sources may hold a file
+// of the same name.
+func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary) ([]knowledge.Row, error) {
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
@@ -127,7 +140,11 @@ func readRows(ctx context.Context, cfg podconfig.IngestConfig, summary *Summary)
 			summary.Files++
 			summary.Chunks += len(chunks)
 			for _, ch := range chunks {
-				rows = append(rows, RowFromChunk(ch))
+				row := RowFromChunk(ch)
+				if limit.cuts(row) {
+					summary.Truncated++
+				}
+				rows = append(rows, row)
 			}
 		}
 	}

@@ -32,9 +32,10 @@ func (s *Store) recordFlagged(ctx context.Context, collection string) (int64, er
 	return n, nil
 }
 
-// parseFlagged reads the property; nil when none is recorded (a
-// generation of an older schema, or one never ingested into).
-func parseFlagged(value string) *int64 {
+// parseCount reads a count property (flagged, truncated); nil when none
+// is recorded (a generation of an older schema, or one never ingested
+// into).
+func parseCount(value string) *int64 {
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil || n < 0 {
 		return nil

@@ -49,6 +49,10 @@ type Generation struct {
 	// Flagged is how many of its chunks read as instructions to a model,
 	// as the last ingestion counted them; nil when none is recorded.
 	Flagged *int64
+	// Truncated is how many of its chunks had an embedded input cut to
+	// the embedder's limit, as the last ingestion counted them; nil when
+	// none is recorded.
+	Truncated *int64
 	// Owner is the KnowledgeStore (namespace/name) recorded as its owner;
 	// empty for a collection made before owners were recorded.
 	Owner string
@@ -79,7 +83,8 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
 		Background: parseBackground(coll.Properties[backgroundProperty]),
-		Flagged:    parseFlagged(coll.Properties[flaggedProperty]), Owner: coll.Properties[ownerProperty]}, true, nil
+		Flagged:    parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
+		Owner: coll.Properties[ownerProperty]}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

@@ -25,6 +25,11 @@ type SyncOptions struct {
 	// Progress, if set, hears how many of the chunks to write are written.
 	// Calls are serialised.
 	Progress func(written, toWrite int)
+	// Truncated is how many of the rows had an embedded input cut to the
+	// embedder's limit. Ingest records it on the generation (when it
+	// differs from what is recorded), before the alias moves; Sync
+	// ignores it.
+	Truncated int64
 	// QueryEmbedder, if set, embeds as routes embed questions (the query
 	// prefix; the embedder passed to Ingest embeds documents). Ingest then
 	// measures the generation's background similarity and records it
@@ -193,6 +198,12 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 		if background != nil {
 			target.Background = background
 		}
+	}
+	if target.Truncated == nil || *target.Truncated != opts.Truncated {
+		if err := s.recordTruncated(ctx, target.Collection, opts.Truncated); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		target.Truncated = &opts.Truncated
 	}
 	if fresh || synced.Written+synced.Deleted > 0 || target.Flagged == nil {
 		// Before the alias moves, as the background: the count always

@@ -43,3 +43,19 @@ func (c InputCounter) Count(text string) int {
 func (c InputCounter) ContentBudget(maxInputTokens int, prefix string) int {
 	return maxInputTokens - SpecialTokens - c.Count(prefix)
 }
+
+// InputMarginPercent of an embedder's input limit is kept free when its
+// inputs are counted with InputCounter and its own tokenizer is not
+// known: a cased WordPiece, XLM-R's SentencePiece (e5, bge-m3) or a BPE.
+// On English documentation those count within a few percent of uncased
+// WordPiece (BPEs fewer), so a tenth covers the difference; past its limit
+// a server cuts the input silently (sentence-transformers) or refuses it
+// (llama.cpp).
+const InputMarginPercent = 10
+
+// WithInputMargin is limit less InputMarginPercent of it, rounded up: the
+// most tokens, as InputCounter counts them, an input for that limit may
+// take.
+func WithInputMargin(limit int) int {
+	return limit - (limit*InputMarginPercent+99)/100
+}

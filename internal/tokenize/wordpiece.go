@@ -1,6 +1,7 @@
 // Package tokenize counts tokens the way an embedding model does, so chunks
-// can be kept under the model's real input limit. It imports nothing from
-// Kubernetes and does no I/O.
+// can be kept under the model's real input limit, less a margin
+// (InputMarginPercent) where the embedder's own tokenizer is not known. It
+// imports nothing from Kubernetes and does no I/O.
 package tokenize
 
 import (

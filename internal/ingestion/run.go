@@ -71,6 +71,8 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
 		QueryEmbedder: target.QueryEmbedder,
+		Embedder: &knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions),
+			QueryPrefix: cfg.Embedding.QueryPrefix, DocumentPrefix: cfg.Embedding.DocumentPrefix},
 	})
 	summary.Duration = time.Since(start)
 	if err != nil {

@@ -39,8 +39,13 @@ func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
 type Generation struct {
 	Number     int64
 	Collection string
-	// Embedder is the fingerprint of the embedder that built it.
+	// Embedder is the fingerprint of the embedder that built it: what
+	// decides whether a route's query vectors compare with its vectors.
+	// Empty for a collection made before fingerprints were recorded.
 	Embedder string
+	// EmbedderInfo names that embedder (model, dimensions, prefixes); nil
+	// for a generation built before ingestions recorded it.
+	EmbedderInfo *EmbedderInfo
 	// Schema is the schema version it was created with (1 when unrecorded).
 	Schema int
 	// Background is the embedder's background similarity on it, as the
@@ -78,8 +83,9 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		schema = 1
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
-		Background: parseBackground(coll.Properties[backgroundProperty]),
-		Flagged:    parseFlagged(coll.Properties[flaggedProperty]), Owner: coll.Properties[ownerProperty]}, true, nil
+		EmbedderInfo: parseEmbedderInfo(coll.Properties[embedderInfoProperty]),
+		Background:   parseBackground(coll.Properties[backgroundProperty]),
+		Flagged:      parseFlagged(coll.Properties[flaggedProperty]), Owner: coll.Properties[ownerProperty]}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

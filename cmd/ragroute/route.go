@@ -77,7 +77,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 	if err != nil {
 		return nil, err
 	}
-	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
+	rt.generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: routeEmbedder(cfg.Store.Embedding)}
 	searcher := newSearcher(cfg, store, env, rdb, sealer, rt.generation, logger)
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
@@ -122,7 +122,7 @@ func newRouteRuntime(ctx context.Context, cfg podconfig.RouteConfig, env environ
 		Auth:               auth,
 		Limits:             routeLimits(cfg.Limits),
 		Logger:             logger,
-		Ready:              func(ctx context.Context) error { return aliasServed(ctx, store) },
+		Ready:              func(ctx context.Context) error { return indexServes(ctx, rt.generation) },
 		ModelHealth:        modelHealth,
 		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
 		ModelID:            cfg.Route.Name,
@@ -191,7 +191,8 @@ func newSearcher(cfg podconfig.RouteConfig, store *knowledge.Store, env environm
 			Diversity: retrieval.Diversity{MaxPerDocument: int(cfg.Retrieval.Diversity.MaxPerDocument),
 				Margin: cfg.Retrieval.Diversity.Margin, Dominance: cfg.Retrieval.Diversity.Dominance},
 		},
-		Generation: gen.Load,
+		Generation:       gen.Load,
+		EmbedderMismatch: gen.Mismatch,
 		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
 			Rerank: cfg.Timeouts.Rerank.Std()},
 		Background: func() *knowledge.Background {
@@ -273,13 +274,27 @@ func authenticator(a podconfig.Auth, env environment) (identity.Authenticator, e
 	return nil, errors.New("auth: no authenticator configured")
 }
 
-// aliasServed is the route's readiness: an index serves the collection
-// alias in Milvus.
-func aliasServed(ctx context.Context, store retrieval.ActiveIndex) error {
-	if _, ok, err := store.Active(ctx); err != nil || !ok {
+// indexServes is the route's readiness: an index serves the collection
+// alias in Milvus ("milvus"), built by the route's embedder ("embedder").
+// Each check reads the serving generation into the watch, so the route
+// follows a swapped-in generation within a probe period.
+func indexServes(ctx context.Context, watch *retrieval.GenerationWatch) error {
+	ok, err := watch.Read(ctx)
+	var mismatch *retrieval.EmbedderMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return &api.NotReadyError{Dependency: "embedder", Err: err}
+	case err != nil || !ok:
 		return &api.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
 	}
 	return nil
+}
+
+// routeEmbedder is the embedder the route embeds questions with, as the
+// serving generation must have recorded it.
+func routeEmbedder(e podconfig.Embedding) retrieval.RouteEmbedder {
+	return retrieval.RouteEmbedder{Fingerprint: e.Fingerprint(), Info: knowledge.EmbedderInfo{
+		Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}}
 }
 
 // modelAnswers says whether the chat model's server answers.

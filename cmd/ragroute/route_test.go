@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -89,5 +91,30 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
 	if got := names(upstreamRetries(chat, newSearcher(cfg, nil, env, nil, nil, watch, logger), check)); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
+	}
+}
+
+// The route is not ready while the serving generation was built by
+// another embedder than its config names (the Deployment keeps old pods
+// serving meanwhile), and ready again as soon as a readiness check sees a
+// generation of its own embedder: each check reads the serving generation.
+func TestReadinessFollowsTheServingGenerationsEmbedder(t *testing.T) {
+	e5 := podconfig.Embedding{BaseURL: "http://e/v1", Model: "e5-small", Dimensions: 8, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	minilm := podconfig.Embedding{BaseURL: "http://e/v1", Model: "all-MiniLM-L6-v2", Dimensions: 8}
+	index := &servingIndex{gen: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: minilm.Fingerprint()}}
+	watch := &retrieval.GenerationWatch{Index: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Embedder: routeEmbedder(e5)}
+	var notReady *api.NotReadyError
+	if err := indexServes(context.Background(), watch); !errors.As(err, &notReady) || notReady.Dependency != "embedder" {
+		t.Fatalf("generation of another embedder: readiness %v, want not ready on the embedder", err)
+	}
+	if err := watch.Mismatch(); err == nil || !strings.Contains(err.Error(), `"e5-small"`) {
+		t.Errorf("the route's refusal %v does not name its embedder", err)
+	}
+	index.gen = knowledge.Generation{Number: 4, Collection: "docs_g4", Embedder: e5.Fingerprint()}
+	if err := indexServes(context.Background(), watch); err != nil {
+		t.Fatalf("generation of the route's embedder: readiness %v", err)
+	}
+	if err := watch.Mismatch(); err != nil || watch.Load() != 4 {
+		t.Errorf("after the check, the watch holds generation %d (mismatch %v), want 4 served", watch.Load(), err)
 	}
 }

@@ -389,10 +389,23 @@ type KnowledgeStoreStatus struct {
 	LastConnectedTime *metav1.Time `json:"lastConnectedTime,omitempty"`
 
 	// EmbedderFingerprint identifies the embedder (model, dimensions, base
-	// URL) the current index generation was built with.
+	// URL, input prefixes) the generation the alias serves was built with.
+	// QueryRoutes compare it with the fingerprint of spec.embedding: while
+	// they differ (after an embedder change, until an ingestion with the
+	// new embedder succeeds) their pods search nothing and answer 503
+	// embedder_mismatch, and their Ready condition is False with reason
+	// EmbedderMismatch. Empty for a generation built before fingerprints
+	// were recorded: routes are not blocked on it.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EmbedderFingerprint string `json:"embedderFingerprint,omitempty"`
+
+	// IndexEmbedder names the embedder the generation the alias serves was
+	// built with, as its ingestion recorded it on the collection. Absent
+	// for a generation built before ingestions recorded it (the next
+	// ingestion with the same embedder records it).
+	// +optional
+	IndexEmbedder *IndexEmbedder `json:"indexEmbedder,omitempty"`
 
 	// IndexGeneration counts completed index builds; routes key their cache
 	// on it.
@@ -422,6 +435,26 @@ type KnowledgeStoreStatus struct {
 	// (retrieval.flaggedFragments); `ragroute chunk` shows which and why.
 	// +optional
 	FlaggedChunks *int64 `json:"flaggedChunks,omitempty"`
+}
+
+// IndexEmbedder is the embedder an index generation was built with.
+type IndexEmbedder struct {
+	// Model name as the embedding endpoint knows it.
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model"`
+
+	// Dimensions of its vectors.
+	Dimensions int32 `json:"dimensions"`
+
+	// QueryPrefix put in front of every question.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	QueryPrefix string `json:"queryPrefix,omitempty"`
+
+	// DocumentPrefix put in front of every chunk text and title.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	DocumentPrefix string `json:"documentPrefix,omitempty"`
 }
 
 // BackgroundSimilarity sums up the cosine similarities between

@@ -40,7 +40,9 @@ func requestsFor(ctx context.Context, c client.Client, list client.ObjectList, n
 func facts(obj client.Object) (int64, metav1.ConditionStatus, string) {
 	switch o := obj.(type) {
 	case *v1alpha1.KnowledgeStore:
-		return o.Generation, readyStatus(o.Status.Conditions), ""
+		// The serving generation's embedder: a route is Ready only once
+		// it matches the one the route's pods embed questions with.
+		return o.Generation, readyStatus(o.Status.Conditions), o.Status.EmbedderFingerprint
 	case *v1alpha1.PlatformPrompt:
 		return o.Generation, readyStatus(o.Status.Conditions), o.Status.Hash
 	}

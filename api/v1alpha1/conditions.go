@@ -90,8 +90,9 @@ const (
 	ReasonInsecureProxyAuthNotAllowed = "InsecureProxyAuthNotAllowed"
 
 	// ReasonEmbedderMismatch: the generation the KnowledgeStore's alias
-	// serves was built by another embedder than the store's spec names
-	// (the embedder the QueryRoute's pods embed questions with); the
+	// serves was built by another embedder (model, dimensions or input
+	// prefixes) than the store's spec names (the embedder the QueryRoute's
+	// pods embed questions with); the
 	// route's pods refuse searches (503 embedder_mismatch) until an
 	// ingestion with that embedder swaps in a new generation.
 	ReasonEmbedderMismatch = "EmbedderMismatch"

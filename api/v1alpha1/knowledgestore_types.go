@@ -389,20 +389,22 @@ type KnowledgeStoreStatus struct {
 	LastConnectedTime *metav1.Time `json:"lastConnectedTime,omitempty"`
 
 	// EmbedderFingerprint identifies the embedder (model, dimensions, base
-	// URL, input prefixes) the generation the alias serves was built with.
-	// QueryRoutes compare it with the fingerprint of spec.embedding: while
-	// they differ (after an embedder change, until an ingestion with the
-	// new embedder succeeds) their pods search nothing and answer 503
-	// embedder_mismatch, and their Ready condition is False with reason
-	// EmbedderMismatch. Empty for a generation built before fingerprints
-	// were recorded: routes are not blocked on it.
+	// URL, input prefixes) the generation the alias serves was built with;
+	// an ingestion whose spec.embedding has another builds a new
+	// generation.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EmbedderFingerprint string `json:"embedderFingerprint,omitempty"`
 
 	// IndexEmbedder names the embedder the generation the alias serves was
-	// built with, as its ingestion recorded it on the collection. Absent
-	// for a generation built before ingestions recorded it (the next
+	// built with, as its ingestion recorded it on the collection. While its
+	// model, dimensions or prefixes differ from spec.embedding's (after an
+	// embedder change, until an ingestion with the new one succeeds), the
+	// QueryRoutes of this store search nothing: their pods answer 503
+	// embedder_mismatch and their Ready condition is False with reason
+	// EmbedderMismatch. The base URL is not compared: the same model at
+	// another address embeds alike. Absent for a generation built before
+	// ingestions recorded it (routes are not blocked on it; the next
 	// ingestion with the same embedder records it).
 	// +optional
 	IndexEmbedder *IndexEmbedder `json:"indexEmbedder,omitempty"`

@@ -292,9 +292,8 @@ func indexServes(ctx context.Context, watch *retrieval.GenerationWatch) error {
 
 // routeEmbedder is the embedder the route embeds questions with, as the
 // serving generation must have recorded it.
-func routeEmbedder(e podconfig.Embedding) retrieval.RouteEmbedder {
-	return retrieval.RouteEmbedder{Fingerprint: e.Fingerprint(), Info: knowledge.EmbedderInfo{
-		Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}}
+func routeEmbedder(e podconfig.Embedding) knowledge.EmbedderInfo {
+	return knowledge.EmbedderInfo{Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
 }
 
 // modelAnswers says whether the chat model's server answers.

@@ -100,8 +100,8 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 // generation of its own embedder: each check reads the serving generation.
 func TestReadinessFollowsTheServingGenerationsEmbedder(t *testing.T) {
 	e5 := podconfig.Embedding{BaseURL: "http://e/v1", Model: "e5-small", Dimensions: 8, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
-	minilm := podconfig.Embedding{BaseURL: "http://e/v1", Model: "all-MiniLM-L6-v2", Dimensions: 8}
-	index := &servingIndex{gen: knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: minilm.Fingerprint()}}
+	minilm := routeEmbedder(podconfig.Embedding{BaseURL: "http://e/v1", Model: "all-MiniLM-L6-v2", Dimensions: 8})
+	index := &servingIndex{gen: knowledge.Generation{Number: 3, Collection: "docs_g3", EmbedderInfo: &minilm}}
 	watch := &retrieval.GenerationWatch{Index: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Embedder: routeEmbedder(e5)}
 	var notReady *api.NotReadyError
 	if err := indexServes(context.Background(), watch); !errors.As(err, &notReady) || notReady.Dependency != "embedder" {
@@ -110,7 +110,10 @@ func TestReadinessFollowsTheServingGenerationsEmbedder(t *testing.T) {
 	if err := watch.Mismatch(); err == nil || !strings.Contains(err.Error(), `"e5-small"`) {
 		t.Errorf("the route's refusal %v does not name its embedder", err)
 	}
-	index.gen = knowledge.Generation{Number: 4, Collection: "docs_g4", Embedder: e5.Fingerprint()}
+	// Ingested by the route's embedder, reached at another address.
+	e5.BaseURL = "http://embedder-proxy/v1"
+	named := routeEmbedder(e5)
+	index.gen = knowledge.Generation{Number: 4, Collection: "docs_g4", EmbedderInfo: &named}
 	if err := indexServes(context.Background(), watch); err != nil {
 		t.Fatalf("generation of the route's embedder: readiness %v", err)
 	}

@@ -11,42 +11,34 @@ import (
 )
 
 // embedderMismatch is a store whose alias serves a generation built by
-// another embedder than its spec names, which is the embedder a route's
-// pods embed questions with (renderEmbedding): the pods search nothing
-// (503 embedder_mismatch) until an ingestion with it swaps in a new
-// generation. The pods check the same fingerprints themselves; this is the
-// admin's view of it.
+// another embedder (model, dimensions, input prefixes) than its spec
+// names, which is the embedder a route's pods embed questions with
+// (renderEmbedding): the pods search nothing (503 embedder_mismatch) until
+// an ingestion with it swaps in a new generation. The pods compare the
+// same names themselves (retrieval.GenerationWatch); this is the admin's
+// view of it.
 type embedderMismatch struct {
-	store      string
-	generation int64
-	// index names the serving generation's embedder; nil when it recorded
-	// only its fingerprint.
-	index            *knowledge.EmbedderInfo
-	indexFingerprint string
-	route            knowledge.EmbedderInfo
+	store        string
+	generation   int64
+	index, route knowledge.EmbedderInfo
 	// indexed is the store's Indexed condition, which says whether the
 	// ingestion that would end the mismatch runs or failed.
 	indexed *metav1.Condition
 }
 
-// embedderMismatchOf compares the store's serving generation with its
-// spec's embedder; nil when they match, or when the generation recorded
-// no fingerprint (built before they were: unknown does not block).
+// embedderMismatchOf compares the embedder of the store's serving
+// generation with its spec's; nil when they match, or when the generation
+// names none (built before ingestions recorded it: unknown does not
+// block).
 func embedderMismatchOf(store *v1alpha1.KnowledgeStore) *embedderMismatch {
-	if store == nil {
+	if store == nil || store.Status.IndexEmbedder == nil {
 		return nil
 	}
-	route := renderEmbedding(&store.Spec)
-	serving := store.Status.EmbedderFingerprint
-	if serving == "" || serving == route.Fingerprint() {
+	index, route := indexEmbedderInfo(store.Status.IndexEmbedder), embedderInfo(renderEmbedding(&store.Spec))
+	if index == route {
 		return nil
 	}
-	m := &embedderMismatch{store: store.Name, generation: store.Status.IndexGeneration, indexFingerprint: serving,
-		route: embedderInfo(route)}
-	if e := store.Status.IndexEmbedder; e != nil {
-		m.index = &knowledge.EmbedderInfo{Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix,
-			DocumentPrefix: e.DocumentPrefix}
-	}
+	m := &embedderMismatch{store: store.Name, generation: store.Status.IndexGeneration, index: index, route: route}
 	for i, c := range store.Status.Conditions {
 		if c.Type == v1alpha1.ConditionIndexed {
 			m.indexed = &store.Status.Conditions[i]
@@ -69,18 +61,26 @@ func indexEmbedderStatus(e *knowledge.EmbedderInfo) *v1alpha1.IndexEmbedder {
 	return &v1alpha1.IndexEmbedder{Model: e.Model, Dimensions: int32(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
 }
 
+// servingEmbedder names the embedder of a store's serving generation, ""
+// when it names none: what a route's Ready depends on (facts).
+func servingEmbedder(store *v1alpha1.KnowledgeStore) string {
+	if e := store.Status.IndexEmbedder; e != nil {
+		return indexEmbedderInfo(e).String()
+	}
+	return ""
+}
+
+// indexEmbedderInfo is a store's status.indexEmbedder as a generation
+// records it.
+func indexEmbedderInfo(e *v1alpha1.IndexEmbedder) knowledge.EmbedderInfo {
+	return knowledge.EmbedderInfo{Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
+}
+
 // condition is the route's Ready=False naming both embedders.
 func (m *embedderMismatch) condition() metav1.Condition {
-	index := "an embedder recorded only as fingerprint " + m.indexFingerprint
-	if m.index != nil {
-		index = "the embedder " + m.index.String()
-		if *m.index == m.route {
-			index += " at another endpoint (spec.embedding.baseURL)"
-		}
-	}
-	msg := fmt.Sprintf("KnowledgeStore %q serves index generation %d, built by %s, but its spec.embedding, which this route's pods "+
-		"embed questions with, is %s: the pods search nothing and answer 503 embedder_mismatch until an ingestion with it "+
-		"swaps in a new generation", m.store, m.generation, index, m.route)
+	msg := fmt.Sprintf("KnowledgeStore %q serves index generation %d, built by the embedder %s, but its spec.embedding, which this "+
+		"route's pods embed questions with, is %s: the pods search nothing and answer 503 embedder_mismatch until an ingestion "+
+		"with it swaps in a new generation", m.store, m.generation, m.index, m.route)
 	if c := m.indexed; c != nil {
 		msg += fmt.Sprintf(" (KnowledgeStore Indexed: %s: %s)", c.Reason, c.Message)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // storeServing is a store whose spec names e5-small and whose alias serves
-// a generation of fingerprint served, named index.
+// a generation of fingerprint served, built by index.
 func storeServing(served string, index *v1alpha1.IndexEmbedder) *v1alpha1.KnowledgeStore {
 	store := &v1alpha1.KnowledgeStore{ObjectMeta: metav1.ObjectMeta{Name: "docs", Generation: 2}}
 	store.Spec.Embedding = v1alpha1.EmbeddingModel{BaseURL: "http://embed:8080/v1", Model: "e5-small", Dimensions: 384,
@@ -28,10 +28,10 @@ func storeServing(served string, index *v1alpha1.IndexEmbedder) *v1alpha1.Knowle
 // A route whose store serves a generation of another embedder is not
 // Ready, with reason EmbedderMismatch and a message that names both
 // embedders and why the ingestion has not ended it; the same route over a
-// generation of its own embedder, or of an unrecorded one, is Ready.
+// generation of its own embedder (at whatever endpoint), or of one that
+// names no embedder, is Ready.
 func TestRouteReadyNamesAnEmbedderMismatch(t *testing.T) {
-	own := renderEmbedding(&storeServing("", nil).Spec).Fingerprint()
-	minilm := &v1alpha1.IndexEmbedder{Model: "all-MiniLM-L6-v2", Dimensions: 384}
+	e5 := &v1alpha1.IndexEmbedder{Model: "e5-small", Dimensions: 384, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
 	serving := &rolloutState{observedCurrent: true, updated: 2, ready: 2, available: 2}
 	for _, tc := range []struct {
 		name  string
@@ -39,17 +39,18 @@ func TestRouteReadyNamesAnEmbedderMismatch(t *testing.T) {
 		want  wantCondition
 		names []string
 	}{
-		{"another embedder", storeServing("0123456789abcdef", minilm),
+		{"another model", storeServing("0123456789abcdef", &v1alpha1.IndexEmbedder{Model: "all-MiniLM-L6-v2", Dimensions: 384}),
 			wantCondition{"False", v1alpha1.ReasonEmbedderMismatch},
 			[]string{`"all-MiniLM-L6-v2" (384 dimensions, no input prefixes)`, `"e5-small" (384 dimensions, query prefix "query: "`,
-				"generation 3", "503 embedder_mismatch", "IngestionFailed: embed 20 chunks"}},
-		{"another embedder, recorded before embedders were named", storeServing("0123456789abcdef", nil),
-			wantCondition{"False", v1alpha1.ReasonEmbedderMismatch}, []string{"fingerprint 0123456789abcdef", `"e5-small"`}},
-		{"the same embedder at another endpoint", storeServing("0123456789abcdef",
-			&v1alpha1.IndexEmbedder{Model: "e5-small", Dimensions: 384, QueryPrefix: "query: ", DocumentPrefix: "passage: "}),
-			wantCondition{"False", v1alpha1.ReasonEmbedderMismatch}, []string{"another endpoint"}},
-		{"the route's embedder", storeServing(own, minilm), wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
-		{"no fingerprint recorded: unknown does not block", storeServing("", nil), wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
+				`KnowledgeStore "docs"`, "generation 3", "503 embedder_mismatch", "IngestionFailed: embed 20 chunks"}},
+		{"other prefixes", storeServing("0123456789abcdef", &v1alpha1.IndexEmbedder{Model: "e5-small", Dimensions: 384}),
+			wantCondition{"False", v1alpha1.ReasonEmbedderMismatch}, []string{`"e5-small" (384 dimensions, no input prefixes)`}},
+		{"the route's embedder", storeServing(renderEmbedding(&storeServing("", nil).Spec).Fingerprint(), e5),
+			wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
+		{"the route's embedder, ingested through another endpoint", storeServing("0123456789abcdef", e5),
+			wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
+		{"no embedder recorded: unknown does not block", storeServing("0123456789abcdef", nil),
+			wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ready := routeReadyCondition(routeFacts{desired: 2, rollout: serving, embedder: embedderMismatchOf(tc.store)})
@@ -77,7 +78,8 @@ func TestStoreStatusNamesTheServingEmbedder(t *testing.T) {
 		t.Errorf("status %s %+v, want fp-e5 named %+v", status.EmbedderFingerprint, status.IndexEmbedder, want)
 	}
 
-	before, after := storeServing("fp-minilm", nil), storeServing("fp-e5", nil)
+	before := storeServing("fp-minilm", &v1alpha1.IndexEmbedder{Model: "all-MiniLM-L6-v2", Dimensions: 384})
+	after := storeServing("fp-e5", &want)
 	if !referencedFactsChanged.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after}) {
 		t.Error("a new serving embedder does not reconcile the store's routes")
 	}

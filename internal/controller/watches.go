@@ -41,8 +41,8 @@ func facts(obj client.Object) (int64, metav1.ConditionStatus, string) {
 	switch o := obj.(type) {
 	case *v1alpha1.KnowledgeStore:
 		// The serving generation's embedder: a route is Ready only once
-		// it matches the one the route's pods embed questions with.
-		return o.Generation, readyStatus(o.Status.Conditions), o.Status.EmbedderFingerprint
+		// it is the one the route's pods embed questions with.
+		return o.Generation, readyStatus(o.Status.Conditions), servingEmbedder(o)
 	case *v1alpha1.PlatformPrompt:
 		return o.Generation, readyStatus(o.Status.Conditions), o.Status.Hash
 	}

@@ -11,14 +11,17 @@ import (
 )
 
 // embedderInfoProperty on a generation's collection names, as JSON, the
-// embedder that built its vectors. The fingerprint (embedderProperty)
-// decides whether two embedders' vectors compare but names nothing; this
-// is what a route's refusal and the store's status show a person. Plain
-// collection properties, on Milvus and Milvus Lite alike.
+// embedder that built its vectors: model, dimensions and input prefixes.
+// The fingerprint (embedderProperty, the endpoint included) decides when
+// an ingestion builds a new generation but names nothing; this is what a
+// route compares with its own embedder, and what its refusal and the
+// store's status show a person. A plain collection property, on Milvus
+// and Milvus Lite alike.
 const embedderInfoProperty = "ragroute.embedder.info"
 
 // EmbedderInfo is what a generation records of the embedder that built it:
-// the model, its dimensions and its input prefixes.
+// the model, its dimensions and its input prefixes. Two embedders alike in
+// these give vectors that compare, whatever endpoint serves them.
 type EmbedderInfo struct {
 	Model          string `json:"model"`
 	Dimensions     int    `json:"dimensions"`

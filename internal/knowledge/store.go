@@ -39,12 +39,12 @@ func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
 type Generation struct {
 	Number     int64
 	Collection string
-	// Embedder is the fingerprint of the embedder that built it: what
-	// decides whether a route's query vectors compare with its vectors.
-	// Empty for a collection made before fingerprints were recorded.
+	// Embedder is the fingerprint of the embedder that built it: an
+	// ingestion with another builds a new generation.
 	Embedder string
-	// EmbedderInfo names that embedder (model, dimensions, prefixes); nil
-	// for a generation built before ingestions recorded it.
+	// EmbedderInfo names that embedder (model, dimensions, prefixes), what
+	// routes compare with theirs; nil for a generation built before
+	// ingestions recorded it.
 	EmbedderInfo *EmbedderInfo
 	// Schema is the schema version it was created with (1 when unrecorded).
 	Schema int

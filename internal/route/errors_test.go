@@ -81,14 +81,14 @@ func TestUnitEmbedderMismatchMidTurnHasItsCode(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync waves", "never"))
 	w.runner.Searcher.Index = downIndex{} // a search that reached it would fail otherwise
 	w.runner.Searcher.EmbedderMismatch = func() error {
-		return &retrieval.EmbedderMismatchError{Generation: 4, IndexFingerprint: "fp-minilm",
+		return &retrieval.EmbedderMismatchError{Generation: 4, Index: knowledge.EmbedderInfo{Model: "all-MiniLM-L6-v2", Dimensions: 256},
 			Route: knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 256}}
 	}
 	got, log := failedTurn(t, w)
 	if got.Code != route.CodeEmbedderMismatch || !strings.HasPrefix(got.Message, route.ErrorMessage(route.CodeEmbedderMismatch)) {
 		t.Errorf("error %+v, want %s with its fixed message", got, route.CodeEmbedderMismatch)
 	}
-	if strings.Contains(log, internalAddress) || !strings.Contains(log, "fp-minilm") {
+	if strings.Contains(log, internalAddress) || !strings.Contains(log, "all-MiniLM-L6-v2") {
 		t.Errorf("the log shows a search made, or lacks the mismatch:\n%s", log)
 	}
 }

@@ -61,7 +61,7 @@ func TestIndexOfAnotherEmbedderIsRefusedUntilOneOfTheRouteServes(t *testing.T) {
 	e5 := knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 8, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
 	index := &swappableIndex{}
 	index.gen.Store(&knowledge.Generation{Number: 3, Collection: "docs_g3", Embedder: "fp-minilm", EmbedderInfo: &minilm})
-	watch := &retrieval.GenerationWatch{Index: index, Embedder: retrieval.RouteEmbedder{Fingerprint: "fp-e5", Info: e5}}
+	watch := &retrieval.GenerationWatch{Index: index, Embedder: e5}
 	if _, err := watch.Read(context.Background()); err == nil {
 		t.Fatal("the watch reads a generation of another embedder as this route's")
 	}
@@ -120,10 +120,10 @@ func TestIndexOfAnotherEmbedderIsRefusedUntilOneOfTheRouteServes(t *testing.T) {
 		t.Fatalf("after the swap: %d %s (%d searches), want the search served", resp.StatusCode, raw, index.searches.Load())
 	}
 
-	// A generation that recorded no fingerprint (built before they were)
-	// is not blocked: unknown is not a mismatch.
-	index.gen.Store(&knowledge.Generation{Number: 5, Collection: "docs_g5"})
+	// A generation that names no embedder (built before ingestions
+	// recorded it) is not blocked: unknown is not a mismatch.
+	index.gen.Store(&knowledge.Generation{Number: 5, Collection: "docs_g5", Embedder: "fp-minilm"})
 	if ok, err := watch.Read(context.Background()); !ok || err != nil {
-		t.Errorf("generation without a fingerprint: served %v, %v; want it served", ok, err)
+		t.Errorf("generation that names no embedder: served %v, %v; want it served", ok, err)
 	}
 }

@@ -23,20 +23,13 @@ type ActiveIndex interface {
 type GenerationWatch struct {
 	Index  ActiveIndex
 	Logger *slog.Logger
-	// Embedder is the embedder the route embeds questions with. With its
-	// fingerprint set, a generation recorded as built by another embedder
-	// is refused (Mismatch), until one built by this embedder serves.
-	Embedder RouteEmbedder
+	// Embedder is the embedder the route embeds questions with. When set,
+	// a generation recorded as built by another embedder is refused
+	// (Mismatch), until one built by this embedder serves.
+	Embedder knowledge.EmbedderInfo
 
 	current atomic.Int64
 	serving atomic.Pointer[knowledge.Generation]
-}
-
-// RouteEmbedder is the embedder a route embeds questions with: the
-// fingerprint that must match the serving generation's, and its name.
-type RouteEmbedder struct {
-	Fingerprint string
-	Info        knowledge.EmbedderInfo
 }
 
 // Load is the last generation seen serving the alias.
@@ -52,18 +45,19 @@ func (g *GenerationWatch) Serving() (gen knowledge.Generation, ok bool) {
 }
 
 // Mismatch is an *EmbedderMismatchError when the last generation seen
-// serving the alias was built by another embedder than the route's: its
-// vectors and the route's query vectors do not compare, and a search
-// would find noise. Nil when they match, when either fingerprint is
-// unknown (a generation built before fingerprints were recorded is not
-// blocked), or before any generation was seen.
+// serving the alias was built by another embedder (model, dimensions or
+// input prefixes) than the route's: its vectors and the route's query
+// vectors do not compare, and a search would find noise. The endpoint is
+// not compared: the same model reached at another address embeds alike.
+// Nil when they match, when the generation names no embedder (built
+// before ingestions recorded it: unknown does not block), when the watch
+// has no Embedder, or before any generation was seen.
 func (g *GenerationWatch) Mismatch() error {
 	gen, ok := g.Serving()
-	if !ok || gen.Embedder == "" || g.Embedder.Fingerprint == "" || gen.Embedder == g.Embedder.Fingerprint {
+	if !ok || gen.EmbedderInfo == nil || g.Embedder.Model == "" || *gen.EmbedderInfo == g.Embedder {
 		return nil
 	}
-	return &EmbedderMismatchError{Generation: gen.Number, Index: gen.EmbedderInfo, IndexFingerprint: gen.Embedder,
-		Route: g.Embedder.Info}
+	return &EmbedderMismatchError{Generation: gen.Number, Index: *gen.EmbedderInfo, Route: g.Embedder}
 }
 
 // Read reads the serving generation now, keeps it, and says whether it
@@ -117,23 +111,12 @@ func (g *GenerationWatch) keep(gen knowledge.Generation) {
 // names both embedders (no address), for the client and the log alike.
 type EmbedderMismatchError struct {
 	Generation int64
-	// Index names the embedder that built the generation; nil when the
-	// generation recorded only its fingerprint, IndexFingerprint.
-	Index            *knowledge.EmbedderInfo
-	IndexFingerprint string
-	Route            knowledge.EmbedderInfo
+	// Index built the generation; Route embeds the questions.
+	Index, Route knowledge.EmbedderInfo
 }
 
 func (e *EmbedderMismatchError) Error() string {
-	index := "fingerprint " + e.IndexFingerprint + " (recorded before embedders were named)"
-	if e.Index != nil {
-		index = e.Index.String()
-	}
-	if e.Index != nil && *e.Index == e.Route {
-		// Same model, dimensions and prefixes: the endpoint differs.
-		index += " served from another embedder endpoint"
-	}
 	return fmt.Sprintf("the knowledge index (generation %d) was built by the embedder %s, but this route embeds questions with %s: "+
 		"their vectors do not compare, so the route searches nothing until an ingestion with its embedder swaps in a new generation",
-		e.Generation, index, e.Route)
+		e.Generation, e.Index, e.Route)
 }

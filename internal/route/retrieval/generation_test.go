@@ -20,11 +20,12 @@ func (s *servingIndex) Active(context.Context) (knowledge.Generation, bool, erro
 // A search over a generation of another embedder fails with the mismatch
 // before the cache, the embedder or the index is asked, whoever calls it
 // (a turn's tool as much as the API); a generation of the route's embedder
-// is searched again.
+// is searched again, and one that names no embedder is not blocked.
 func TestSearchRefusesAGenerationOfAnotherEmbedder(t *testing.T) {
-	route := RouteEmbedder{Fingerprint: "fp-e5", Info: knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 8}}
-	active := &servingIndex{gen: knowledge.Generation{Number: 1, Embedder: "fp-e5"}}
-	watch := &GenerationWatch{Index: active, Embedder: route}
+	e5 := knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 8, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	minilm := knowledge.EmbedderInfo{Model: "all-MiniLM-L6-v2", Dimensions: 8}
+	active := &servingIndex{gen: knowledge.Generation{Number: 1, EmbedderInfo: &e5}}
+	watch := &GenerationWatch{Index: active, Embedder: e5}
 	index := &fakeIndex{hits: []knowledge.Hit{hit("a1", "a", 1, "prose")}}
 	s := newSearcher(index, new(int64))
 	s.Generation, s.EmbedderMismatch = watch.Load, watch.Mismatch
@@ -37,10 +38,10 @@ func TestSearchRefusesAGenerationOfAnotherEmbedder(t *testing.T) {
 
 	// Generation 1 now says another embedder built it (the cached answer
 	// is still keyed on generation 1).
-	active.gen = knowledge.Generation{Number: 1, Embedder: "fp-minilm"}
+	active.gen = knowledge.Generation{Number: 1, EmbedderInfo: &minilm}
 	ok, err := watch.Read(context.Background())
 	var mismatch *EmbedderMismatchError
-	if !ok || !errors.As(err, &mismatch) || mismatch.IndexFingerprint != "fp-minilm" || mismatch.Route != route.Info {
+	if !ok || !errors.As(err, &mismatch) || mismatch.Index != minilm || mismatch.Route != e5 {
 		t.Fatalf("another embedder's generation reads as %v, %v", ok, err)
 	}
 	embedder := s.Embedder.(*testenv.HashEmbedder)
@@ -51,15 +52,20 @@ func TestSearchRefusesAGenerationOfAnotherEmbedder(t *testing.T) {
 	if index.searches != 1 || embedder.Calls != before {
 		t.Errorf("the refused search reached the index (%d searches) or the embedder (%d calls)", index.searches-1, embedder.Calls-before)
 	}
-	if got := mismatch.Error(); !strings.Contains(got, "fingerprint fp-minilm") || !strings.Contains(got, `"e5-small" (8 dimensions`) {
-		t.Errorf("a generation that recorded only its fingerprint is named %q", got)
+	for _, name := range []string{`"all-MiniLM-L6-v2" (8 dimensions, no input prefixes)`, `"e5-small" (8 dimensions, query prefix "query: "`} {
+		if !strings.Contains(mismatch.Error(), name) {
+			t.Errorf("the mismatch %q does not name %s", mismatch.Error(), name)
+		}
 	}
 
-	active.gen = knowledge.Generation{Number: 2, Embedder: "fp-e5"}
-	if _, err := watch.Read(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Search(context.Background(), "sync waves", []string{"public"}); err != nil || index.searches != 2 {
-		t.Errorf("generation 2 of the route's embedder: %v after %d searches, want it searched", err, index.searches)
+	for _, gen := range []knowledge.Generation{{Number: 2, EmbedderInfo: &e5}, {Number: 3, Embedder: "fp-unnamed"}} {
+		active.gen = gen
+		if _, err := watch.Read(context.Background()); err != nil {
+			t.Fatalf("generation %d: %v", gen.Number, err)
+		}
+		searches := index.searches
+		if _, err := s.Search(context.Background(), "sync waves", []string{"public"}); err != nil || index.searches != searches+1 {
+			t.Errorf("generation %d (embedder %v): %v, want it searched", gen.Number, gen.EmbedderInfo, err)
+		}
 	}
 }

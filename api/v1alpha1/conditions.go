@@ -89,6 +89,14 @@ const (
 	// --allow-insecure-proxy-auth; its children are not applied.
 	ReasonInsecureProxyAuthNotAllowed = "InsecureProxyAuthNotAllowed"
 
+	// ReasonEmbedderMismatch: the generation the KnowledgeStore's alias
+	// serves was built by another embedder (model, dimensions or input
+	// prefixes) than the store's spec names (the embedder the QueryRoute's
+	// pods embed questions with); the
+	// route's pods refuse searches (503 embedder_mismatch) until an
+	// ingestion with that embedder swaps in a new generation.
+	ReasonEmbedderMismatch = "EmbedderMismatch"
+
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.
 	ReasonImageNotAllowed = "ImageNotAllowed"

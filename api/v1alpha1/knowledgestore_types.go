@@ -394,10 +394,25 @@ type KnowledgeStoreStatus struct {
 	LastConnectedTime *metav1.Time `json:"lastConnectedTime,omitempty"`
 
 	// EmbedderFingerprint identifies the embedder (model, dimensions, base
-	// URL) the current index generation was built with.
+	// URL, input prefixes) the generation the alias serves was built with;
+	// an ingestion whose spec.embedding has another builds a new
+	// generation.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EmbedderFingerprint string `json:"embedderFingerprint,omitempty"`
+
+	// IndexEmbedder names the embedder the generation the alias serves was
+	// built with, as its ingestion recorded it on the collection. While its
+	// model, dimensions or prefixes differ from spec.embedding's (after an
+	// embedder change, until an ingestion with the new one succeeds), the
+	// QueryRoutes of this store search nothing: their pods answer 503
+	// embedder_mismatch and their Ready condition is False with reason
+	// EmbedderMismatch. The base URL is not compared: the same model at
+	// another address embeds alike. Absent for a generation built before
+	// ingestions recorded it (routes are not blocked on it; the next
+	// ingestion with the same embedder records it).
+	// +optional
+	IndexEmbedder *IndexEmbedder `json:"indexEmbedder,omitempty"`
 
 	// IndexGeneration counts completed index builds; routes key their cache
 	// on it.
@@ -437,6 +452,26 @@ type KnowledgeStoreStatus struct {
 	// ingestion.chunking.maxTokens or shorter headings bring it to 0.
 	// +optional
 	TruncatedChunks *int64 `json:"truncatedChunks,omitempty"`
+}
+
+// IndexEmbedder is the embedder an index generation was built with.
+type IndexEmbedder struct {
+	// Model name as the embedding endpoint knows it.
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model"`
+
+	// Dimensions of its vectors.
+	Dimensions int32 `json:"dimensions"`
+
+	// QueryPrefix put in front of every question.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	QueryPrefix string `json:"queryPrefix,omitempty"`
+
+	// DocumentPrefix put in front of every chunk text and title.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	DocumentPrefix string `json:"documentPrefix,omitempty"`
 }
 
 // BackgroundSimilarity sums up the cosine similarities between

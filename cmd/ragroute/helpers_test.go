@@ -126,12 +126,7 @@ func pruneRoute(ctx context.Context, t *testing.T) (podconfig.RouteConfig, *test
 	}
 	milvusCfg := podconfig.Milvus{URI: milvus.URI, Database: "default", Collection: "docs"}
 	embedding := podconfig.Embedding{BaseURL: models.BaseURL(), Model: "hash", Dimensions: 32, MaxInputTokens: 256}
-	ingestOrFail(t, podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvusCfg, Embedding: embedding,
-		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
-		// The source grants what frontmatter-acl.md narrows to.
-		Sources: []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs",
-			Principals: []string{"group:staff", "group:sre", "user:alice"}}},
-	})
+	ingestOrFail(t, pruneIngest(milvusCfg, embedding))
 	t.Setenv("TEST_PROXY_SECRET", "s3cret")
 	return podconfig.RouteConfig{
 		Version: podconfig.RouteVersion, Route: podconfig.RouteRef{Name: "support", Namespace: "test"}, Server: podconfig.Server{Port: 8080},
@@ -148,6 +143,16 @@ func pruneRoute(ctx context.Context, t *testing.T) (podconfig.RouteConfig, *test
 		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
 			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
 	}, models
+}
+
+// pruneIngest is pruneRoute's ingestion into milvus with embedding.
+func pruneIngest(milvus podconfig.Milvus, embedding podconfig.Embedding) podconfig.IngestConfig {
+	return podconfig.IngestConfig{Version: podconfig.IngestVersion, Store: "docs", Milvus: milvus, Embedding: embedding,
+		Chunking: podconfig.Chunking{MaxTokens: 200, OverlapTokens: 24, MergeBelowTokens: 60},
+		// The source grants what frontmatter-acl.md narrows to.
+		Sources: []podconfig.Source{{Name: "docs", Path: "../../internal/ingest/testdata/docs",
+			Principals: []string{"group:staff", "group:sre", "user:alice"}}},
+	}
 }
 
 // askPruneLast asks pruneRoute's question as ann (group staff) through

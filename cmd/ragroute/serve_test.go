@@ -160,3 +160,66 @@ func TestServeListensForProbesWhereTheConfigSays(t *testing.T) {
 		}
 	}
 }
+
+// TestServeFollowsTheStoreToANewEmbedder: the store's embedder changes
+// (as a pod of the new config sees it) while the index is still the old
+// embedder's; the route searches nothing, answers 503 embedder_mismatch
+// naming both, and is not ready; once `ragroute ingest` with the new
+// embedder swaps in a generation, the same process serves, unrestarted.
+func TestServeFollowsTheStoreToANewEmbedder(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, _ := pruneRoute(ctx, t)
+	cfg.Store.Embedding.Model = "hash-e5"
+	cfg.Store.Embedding.QueryPrefix, cfg.Store.Embedding.DocumentPrefix = "query: ", "passage: "
+	base, probes, stop := serveWithProbesOnLoopback(ctx, t, cfg)
+	defer stop()
+	search := func() (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+"/v1/search", strings.NewReader(`{"query":"prune last"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-User", "ann")
+		req.Header.Set("X-Groups", "staff")
+		req.Header.Set("X-Proxy-Secret", "s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	waitStatus := func(url string, want int) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			resp, err := http.Get(url)
+			if err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == want {
+					return string(body)
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never answered %d (last: %v)", url, want, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	if body := waitStatus(probes+"/readyz", http.StatusServiceUnavailable); !strings.Contains(body, `"embedder"`) {
+		t.Errorf("readiness over the old embedder's index: %s, want notReady embedder", body)
+	}
+	status, body := search()
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "embedder_mismatch") ||
+		!strings.Contains(body, `\"hash\" (32 dimensions, no input prefixes)`) || !strings.Contains(body, `\"hash-e5\"`) {
+		t.Fatalf("search over the old embedder's index: %d %s, want 503 embedder_mismatch naming both", status, body)
+	}
+
+	ingestOrFail(t, pruneIngest(cfg.Store.Milvus, cfg.Store.Embedding))
+	waitOK(t, probes+"/readyz")
+	if status, body := search(); status != http.StatusOK || !strings.Contains(body, "prune") {
+		t.Fatalf("search after the re-ingestion: %d %s, want it served", status, body)
+	}
+}

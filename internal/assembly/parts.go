@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -33,11 +34,13 @@ type Parts struct {
 	Logger  *slog.Logger
 }
 
-// Generation says which index generation serves the store's alias:
+// Generation says which index generation serves the store's alias, and
+// whether another embedder than the route's built it:
 // retrieval.GenerationWatch in a pod, a fixed one in the evaluations.
 type Generation interface {
 	Load() int64
 	Serving() (knowledge.Generation, bool)
+	Mismatch() error
 }
 
 // FixedGeneration is a Generation that never changes.
@@ -48,3 +51,13 @@ func (g FixedGeneration) Load() int64 { return g.Number }
 
 // Serving is the generation, always known.
 func (g FixedGeneration) Serving() (knowledge.Generation, bool) { return knowledge.Generation(g), true }
+
+// Mismatch is nil: the caller built the generation with the route's
+// embedder.
+func (g FixedGeneration) Mismatch() error { return nil }
+
+// EmbedderInfo is the embedder a route embeds questions with, as the
+// generation it searches must have recorded it.
+func EmbedderInfo(e podconfig.Embedding) knowledge.EmbedderInfo {
+	return knowledge.EmbedderInfo{Model: e.Model, Dimensions: int(e.Dimensions), QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
+}

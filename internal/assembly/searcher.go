@@ -21,12 +21,13 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 		gen = FixedGeneration{}
 	}
 	searcher := &retrieval.Searcher{
-		Index:      p.Index,
-		Embedder:   p.Embedder,
-		Reranker:   retrieval.KeepOrder{},
-		Cache:      p.Cache,
-		Settings:   SearchSettings(cfg),
-		Generation: gen.Load,
+		Index:            p.Index,
+		Embedder:         p.Embedder,
+		Reranker:         retrieval.KeepOrder{},
+		Cache:            p.Cache,
+		Settings:         SearchSettings(cfg),
+		Generation:       gen.Load,
+		EmbedderMismatch: gen.Mismatch,
 		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
 			Rerank: cfg.Timeouts.Rerank.Std()},
 		Background: func() *knowledge.Background {

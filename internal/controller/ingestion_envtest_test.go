@@ -178,6 +178,11 @@ func TestStoreIngestionJobLifecycle(t *testing.T) {
 		got.Status.EmbedderFingerprint == "" || got.Status.LastIngestion == nil || got.Status.LastIngestion.Result != "Succeeded" {
 		t.Fatalf("status after a successful ingestion: %+v", got.Status)
 	}
+	// The store names the embedder that built what serves (routes compare it).
+	named := v1alpha1.IndexEmbedder{Model: "hash", Dimensions: 32, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	if e := got.Status.IndexEmbedder; e == nil || *e != named {
+		t.Errorf("status.indexEmbedder %+v, want %+v", e, named)
+	}
 	// The ingestion measured the embedder's background similarity (two
 	// documents, so one title against the other's chunk each way).
 	if b := got.Status.Background; b == nil || b.Samples != 2 {

@@ -157,6 +157,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.Rows = f.index.Rows
 		status.IndexGeneration = f.index.Generation.Number
 		status.EmbedderFingerprint = f.index.Generation.Embedder
+		status.IndexEmbedder = indexEmbedderStatus(f.index.Generation.EmbedderInfo)
 		status.Background = backgroundStatus(f.index.Generation.Background)
 		status.FlaggedChunks = nil
 		if n := f.index.Generation.Flagged; n != nil {

@@ -22,6 +22,9 @@ type routeFacts struct {
 	applied bool
 	// anyCaller: identity headers are trusted from any caller.
 	anyCaller bool
+	// embedder is set while the store serves a generation of another
+	// embedder than the route's pods embed questions with.
+	embedder *embedderMismatch
 }
 
 // rolloutState is the Deployment's progress towards the current template.
@@ -41,6 +44,9 @@ func routeFactsOf(s *routeScope) routeFacts {
 	}
 	if s.route.Spec.Replicas != nil {
 		f.desired = *s.route.Spec.Replicas
+	}
+	if s.refErr == nil {
+		f.embedder = embedderMismatchOf(s.inputs.store)
 	}
 	if d := s.deployment; d != nil {
 		f.rollout = &rolloutState{
@@ -117,7 +123,8 @@ func rolledOut(f routeFacts) bool {
 }
 
 // routeReadyCondition is True when at least one replica serves the current
-// configuration.
+// configuration, which it cannot while the store serves a generation of
+// another embedder.
 func routeReadyCondition(f routeFacts) metav1.Condition {
 	switch {
 	case f.refErr != nil:
@@ -126,6 +133,8 @@ func routeReadyCondition(f routeFacts) metav1.Condition {
 		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonApplyFailed, f.applyErr.Error())
 	case f.desired == 0:
 		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonScaledToZero, "spec.replicas is 0")
+	case f.embedder != nil:
+		return f.embedder.condition()
 	case f.rollout == nil || !f.rollout.observedCurrent || f.rollout.updated == 0 || f.rollout.available == 0:
 		ready := int32(0)
 		if f.rollout != nil {

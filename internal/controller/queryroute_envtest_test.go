@@ -339,3 +339,47 @@ func compareGolden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from golden (run `go test ./internal/controller -run %s -update` if intended):\n--- got\n%s\n--- want\n%s", name, t.Name(), got, want)
 	}
 }
+
+// A route whose store serves a generation of another embedder than the
+// store's spec (the route's pods' embedder) is Ready=False,
+// EmbedderMismatch, naming both, though its pods are rolled out; once the
+// serving generation is the spec's embedder's, the route is Ready again,
+// by the store's status update alone.
+func TestRouteOverAnIndexOfAnotherEmbedderIsNotReady(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	s.routeWorld(t, ns)
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
+
+	serve := func(fingerprint string, named *v1alpha1.IndexEmbedder) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			store := &v1alpha1.KnowledgeStore{}
+			if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "docs"}, store); err != nil {
+				return err
+			}
+			store.Status.IndexGeneration, store.Status.EmbedderFingerprint, store.Status.IndexEmbedder = 3, fingerprint, named
+			return s.client.Status().Update(ctx, store)
+		})
+		if err != nil {
+			t.Fatalf("update store status: %v", err)
+		}
+	}
+	serve("0123456789abcdef", &v1alpha1.IndexEmbedder{Model: "bge-small-en-v1.5", Dimensions: 384})
+	route := s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonEmbedderMismatch)
+	c := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady)
+	for _, name := range []string{`"bge-small-en-v1.5" (384 dimensions`, `"all-MiniLM-L6-v2" (384 dimensions`, `KnowledgeStore "docs"`} {
+		if !strings.Contains(c.Message, name) {
+			t.Errorf("Ready message %q does not name %s", c.Message, name)
+		}
+	}
+
+	store := &v1alpha1.KnowledgeStore{}
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "docs"}, store); err != nil {
+		t.Fatal(err)
+	}
+	serve(renderEmbedding(&store.Spec).Fingerprint(), &v1alpha1.IndexEmbedder{Model: "all-MiniLM-L6-v2", Dimensions: 384})
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
+}

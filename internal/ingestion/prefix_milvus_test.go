@@ -139,6 +139,10 @@ func TestPrefixChangeReEmbedsIntoANewGeneration(t *testing.T) {
 	if gen.Collection != "prefixes_g2" || gen.Embedder != third.Fingerprint || gen.Background == nil || *gen.Background != *r.Background {
 		t.Errorf("the alias serves %+v, want generation 2 with its background %+v", gen, r.Background)
 	}
+	named := knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions), QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	if gen.EmbedderInfo == nil || *gen.EmbedderInfo != named {
+		t.Errorf("generation 2 names its embedder %v, want %v", gen.EmbedderInfo, named)
+	}
 	if exists, _ := client.HasCollection(ctx, milvusclient.NewHasCollectionOption("prefixes_g1")); exists {
 		t.Error("the replaced generation prefixes_g1 was not dropped")
 	}

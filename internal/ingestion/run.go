@@ -83,6 +83,8 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
 		Truncated:     int64(summary.Truncated),
 		QueryEmbedder: target.QueryEmbedder,
+		Embedder: &knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions),
+			QueryPrefix: cfg.Embedding.QueryPrefix, DocumentPrefix: cfg.Embedding.DocumentPrefix},
 	})
 	summary.Duration = time.Since(start)
 	if err != nil {

@@ -39,8 +39,13 @@ func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
 type Generation struct {
 	Number     int64
 	Collection string
-	// Embedder is the fingerprint of the embedder that built it.
+	// Embedder is the fingerprint of the embedder that built it: an
+	// ingestion with another builds a new generation.
 	Embedder string
+	// EmbedderInfo names that embedder (model, dimensions, prefixes), what
+	// routes compare with theirs; nil for a generation built before
+	// ingestions recorded it.
+	EmbedderInfo *EmbedderInfo
 	// Schema is the schema version it was created with (1 when unrecorded).
 	Schema int
 	// Background is the embedder's background similarity on it, as the
@@ -82,8 +87,9 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		schema = 1
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
-		Background: parseBackground(coll.Properties[backgroundProperty]),
-		Flagged:    parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
+		EmbedderInfo: parseEmbedderInfo(coll.Properties[embedderInfoProperty]),
+		Background:   parseBackground(coll.Properties[backgroundProperty]),
+		Flagged:      parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
 		Owner: coll.Properties[ownerProperty]}, true, nil
 }
 

@@ -36,6 +36,12 @@ type SyncOptions struct {
 	// before the alias moves: after a run that built the generation or
 	// changed rows, and whenever none is recorded yet. Sync ignores it.
 	QueryEmbedder Embedder
+	// Embedder, if set, names the embedder whose fingerprint Ingest is
+	// given: Ingest records it on the generation before the alias moves
+	// (and on the generation already serving when it lacks it), so that
+	// routes and the operator can say which embedder built the index.
+	// Sync ignores it.
+	Embedder *EmbedderInfo
 }
 
 // SyncResult counts what a sync did.
@@ -213,6 +219,14 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 			return IngestResult{SyncResult: synced, Generation: target}, err
 		}
 		target.Flagged = &flagged
+	}
+	if info := opts.Embedder; info != nil && (target.EmbedderInfo == nil || *target.EmbedderInfo != *info) {
+		// Before the alias moves: a route never serves a generation that
+		// cannot say which embedder built it.
+		if err := s.recordEmbedderInfo(ctx, target.Collection, *info); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		target.EmbedderInfo = info
 	}
 	if fresh {
 		if err := s.Activate(ctx, target); err != nil {

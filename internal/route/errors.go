@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // Codes of the error event. A client acts on the code; the message is
@@ -27,6 +28,11 @@ const (
 	// CodeKnowledgeUnavailable: a search the turn ran failed (Milvus, the
 	// embedder, the reranker, the web search endpoint).
 	CodeKnowledgeUnavailable = "knowledge_unavailable"
+	// CodeEmbedderMismatch: the knowledge index serving was built by
+	// another embedder than the route's (retrieval.EmbedderMismatchError):
+	// nothing is searched until an ingestion with the route's embedder
+	// swaps in a new generation.
+	CodeEmbedderMismatch = "embedder_mismatch"
 	// CodeTimeout: the whole turn ran past its time limit.
 	CodeTimeout = "timeout"
 	// CodeCancelled: the turn was cancelled (the client left, or the
@@ -49,6 +55,8 @@ func ErrorMessage(code string) string {
 		return "The chat model refused the request."
 	case CodeKnowledgeUnavailable:
 		return "The knowledge search is unavailable; try again later."
+	case CodeEmbedderMismatch:
+		return "The knowledge index was built by another embedding model than this route's; it answers again once the index is rebuilt."
 	case CodeTimeout:
 		return "The turn ran past its time limit."
 	case CodeCancelled:
@@ -80,7 +88,10 @@ func ErrorCode(ctx context.Context, err error) string {
 	}
 	var modelErr *model.Error
 	var toolErr *ToolError
+	var mismatch *retrieval.EmbedderMismatchError
 	switch {
+	case errors.As(err, &mismatch):
+		return CodeEmbedderMismatch
 	case errors.As(err, &modelErr):
 		switch modelErr.Kind {
 		case model.ErrTimeout:

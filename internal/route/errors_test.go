@@ -12,6 +12,7 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 )
 
@@ -70,6 +71,25 @@ func TestUnitMilvusDownIsKnowledgeUnavailableWithoutAddresses(t *testing.T) {
 	}
 	if !strings.Contains(log, "turn=t1") || !strings.Contains(log, internalAddress) {
 		t.Errorf("the log lacks the turn id or the full error:\n%s", log)
+	}
+}
+
+// A turn whose search meets an index of another embedder (swapped in
+// after the turn was admitted) ends with embedder_mismatch, not a
+// knowledge outage a retry could cure, and nothing is searched.
+func TestUnitEmbedderMismatchMidTurnHasItsCode(t *testing.T) {
+	w := newFastWorld(t, searchesThenAnswers("sync waves", "never"))
+	w.runner.Searcher.Index = downIndex{} // a search that reached it would fail otherwise
+	w.runner.Searcher.EmbedderMismatch = func() error {
+		return &retrieval.EmbedderMismatchError{Generation: 4, Index: knowledge.EmbedderInfo{Model: "all-MiniLM-L6-v2", Dimensions: 256},
+			Route: knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 256}}
+	}
+	got, log := failedTurn(t, w)
+	if got.Code != route.CodeEmbedderMismatch || !strings.HasPrefix(got.Message, route.ErrorMessage(route.CodeEmbedderMismatch)) {
+		t.Errorf("error %+v, want %s with its fixed message", got, route.CodeEmbedderMismatch)
+	}
+	if strings.Contains(log, internalAddress) || !strings.Contains(log, "all-MiniLM-L6-v2") {
+		t.Errorf("the log shows a search made, or lacks the mismatch:\n%s", log)
 	}
 }
 

@@ -72,7 +72,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	if err != nil {
 		return nil, err
 	}
-	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger}
+	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: assembly.EmbedderInfo(cfg.Store.Embedding)}
 	parts := assembly.Parts{Index: store, Generation: rt.Generation, Secrets: secrets, Logger: logger}
 	var vectors retrieval.VectorCache
 	if cfg.Cache.Backend == podconfig.BackendRedis {
@@ -106,7 +106,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		Auth:               auth,
 		Limits:             routeLimits(cfg.Limits),
 		Logger:             logger,
-		Ready:              func(ctx context.Context) error { return aliasServed(ctx, store) },
+		Ready:              func(ctx context.Context) error { return indexServes(ctx, rt.Generation) },
 		ModelHealth:        modelHealth,
 		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
 		ModelID:            cfg.Route.Name,
@@ -210,10 +210,17 @@ func authenticator(a podconfig.Auth, secrets assembly.Secrets) (identity.Authent
 	return nil, errors.New("auth: no authenticator configured")
 }
 
-// aliasServed is the route's readiness: an index serves the collection
-// alias in Milvus.
-func aliasServed(ctx context.Context, store retrieval.ActiveIndex) error {
-	if _, ok, err := store.Active(ctx); err != nil || !ok {
+// indexServes is the route's readiness: an index serves the collection
+// alias in Milvus ("milvus"), built by the route's embedder ("embedder").
+// Each check reads the serving generation into the watch, so the route
+// follows a swapped-in generation within a probe period.
+func indexServes(ctx context.Context, watch *retrieval.GenerationWatch) error {
+	ok, err := watch.Read(ctx)
+	var mismatch *retrieval.EmbedderMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return &api.NotReadyError{Dependency: "embedder", Err: err}
+	case err != nil || !ok:
 		return &api.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package serving
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -8,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/assembly"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -42,5 +46,40 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
 	if got := names(upstreamRetries(chat, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}), check)); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
+	}
+}
+
+// servingIndex says which generation serves the alias.
+type servingIndex struct{ gen knowledge.Generation }
+
+func (s *servingIndex) Active(context.Context) (knowledge.Generation, bool, error) {
+	return s.gen, true, nil
+}
+
+// The route is not ready while the serving generation was built by
+// another embedder than its config names (the Deployment keeps old pods
+// serving meanwhile), and ready again as soon as a readiness check sees a
+// generation of its own embedder: each check reads the serving generation.
+func TestReadinessFollowsTheServingGenerationsEmbedder(t *testing.T) {
+	e5 := podconfig.Embedding{BaseURL: "http://e/v1", Model: "e5-small", Dimensions: 8, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	minilm := assembly.EmbedderInfo(podconfig.Embedding{BaseURL: "http://e/v1", Model: "all-MiniLM-L6-v2", Dimensions: 8})
+	index := &servingIndex{gen: knowledge.Generation{Number: 3, Collection: "docs_g3", EmbedderInfo: &minilm}}
+	watch := &retrieval.GenerationWatch{Index: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Embedder: assembly.EmbedderInfo(e5)}
+	var notReady *api.NotReadyError
+	if err := indexServes(context.Background(), watch); !errors.As(err, &notReady) || notReady.Dependency != "embedder" {
+		t.Fatalf("generation of another embedder: readiness %v, want not ready on the embedder", err)
+	}
+	if err := watch.Mismatch(); err == nil || !strings.Contains(err.Error(), `"e5-small"`) {
+		t.Errorf("the route's refusal %v does not name its embedder", err)
+	}
+	// Ingested by the route's embedder, reached at another address.
+	e5.BaseURL = "http://embedder-proxy/v1"
+	named := assembly.EmbedderInfo(e5)
+	index.gen = knowledge.Generation{Number: 4, Collection: "docs_g4", EmbedderInfo: &named}
+	if err := indexServes(context.Background(), watch); err != nil {
+		t.Fatalf("generation of the route's embedder: readiness %v", err)
+	}
+	if err := watch.Mismatch(); err != nil || watch.Load() != 4 {
+		t.Errorf("after the check, the watch holds generation %d (mismatch %v), want 4 served", watch.Load(), err)
 	}
 }

@@ -8,13 +8,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/identity"
 )
 
 // Every request that starts work (a turn, a completion, a search) is
 // checked in one order before it costs anything: who asks, then its body,
-// then what the body asks, and only then does it take a slot of the
-// user's and the replica's limits.
+// then what the body asks, then whether the route can search its index
+// at all (servable), and only then does it take a slot of the user's and
+// the replica's limits.
 
 // requestBody is the JSON body of an endpoint that starts work.
 type requestBody interface {
@@ -46,11 +48,27 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, body requestBody)
 	if err := body.check(s.opts.Limits); err != nil {
 		return admitted{}, err
 	}
+	if err := s.servable(); err != nil {
+		return admitted{}, err
+	}
 	release, err := s.reserve(id.User)
 	if err != nil {
 		return admitted{}, err
 	}
 	return admitted{identity: id, release: release}, nil
+}
+
+// servable refuses work while the index serving was built by another
+// embedder than the route's: 503 embedder_mismatch, naming both, before
+// anything is searched (a turn would only answer from noise).
+func (s *Server) servable() error {
+	if s.opts.Searcher == nil {
+		return nil
+	}
+	if err := s.opts.Searcher.CheckEmbedder(); err != nil {
+		return failed(route.CodeEmbedderMismatch, err.Error()).withRetryAdvice()
+	}
+	return nil
 }
 
 // authenticate is the caller's verified identity, or a 401 *apiError.

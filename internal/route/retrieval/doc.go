@@ -8,7 +8,9 @@
 // dominant document's sections let in) → reassembly of split sections.
 // Each I/O step runs under its own deadline and span. WebSearch is
 // web_search. GenerationWatch keeps the index generation in the cache keys
-// current; RelativeFloors sets the floors from the background similarity
+// current, and says when it was built by another embedder than the
+// route's (EmbedderMismatchError: the Searcher then searches nothing);
+// RelativeFloors sets the floors from the background similarity
 // recorded on that generation. Fragment is what a search hands the turn.
 // It knows nothing of turns, HTTP or identities: callers pass principals.
 package retrieval

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -17,10 +18,15 @@ type ActiveIndex interface {
 // GenerationWatch keeps the index generation (part of every cache key)
 // current, so a rebuilt index never serves cached fragments of the old one.
 // It keeps what the generation's collection records too (its background
-// similarity, for relative floors), read with it.
+// similarity, for relative floors; the embedder that built it), read with
+// it.
 type GenerationWatch struct {
 	Index  ActiveIndex
 	Logger *slog.Logger
+	// Embedder is the embedder the route embeds questions with. When set,
+	// a generation recorded as built by another embedder is refused
+	// (Mismatch), until one built by this embedder serves.
+	Embedder knowledge.EmbedderInfo
 
 	current atomic.Int64
 	serving atomic.Pointer[knowledge.Generation]
@@ -36,6 +42,35 @@ func (g *GenerationWatch) Serving() (gen knowledge.Generation, ok bool) {
 		return *p, true
 	}
 	return knowledge.Generation{}, false
+}
+
+// Mismatch is an *EmbedderMismatchError when the last generation seen
+// serving the alias was built by another embedder (model, dimensions or
+// input prefixes) than the route's: its vectors and the route's query
+// vectors do not compare, and a search would find noise. The endpoint is
+// not compared: the same model reached at another address embeds alike.
+// Nil when they match, when the generation names no embedder (built
+// before ingestions recorded it: unknown does not block), when the watch
+// has no Embedder, or before any generation was seen.
+func (g *GenerationWatch) Mismatch() error {
+	gen, ok := g.Serving()
+	if !ok || gen.EmbedderInfo == nil || g.Embedder.Model == "" || *gen.EmbedderInfo == g.Embedder {
+		return nil
+	}
+	return &EmbedderMismatchError{Generation: gen.Number, Index: *gen.EmbedderInfo, Route: g.Embedder}
+}
+
+// Read reads the serving generation now, keeps it, and says whether it
+// serves this route: ok is false when no generation serves the alias yet;
+// err is a read failure or an *EmbedderMismatchError. The readiness check
+// calls it, so a swapped-in generation is followed within a probe period.
+func (g *GenerationWatch) Read(ctx context.Context) (ok bool, err error) {
+	gen, ok, err := g.Index.Active(ctx)
+	if err != nil || !ok {
+		return false, err
+	}
+	g.keep(gen)
+	return true, g.Mismatch()
 }
 
 // Run reads the generation now and every interval until ctx ends.
@@ -61,7 +96,27 @@ func (g *GenerationWatch) refresh(ctx context.Context) {
 	case err != nil:
 		g.Logger.Warn("read index generation", "error", err)
 	case ok:
-		g.serving.Store(&gen)
-		g.current.Store(gen.Number)
+		g.keep(gen)
 	}
+}
+
+// keep makes gen the serving generation.
+func (g *GenerationWatch) keep(gen knowledge.Generation) {
+	g.serving.Store(&gen)
+	g.current.Store(gen.Number)
+}
+
+// EmbedderMismatchError says that the generation serving the alias was
+// built by another embedder than the route embeds questions with. Its text
+// names both embedders (no address), for the client and the log alike.
+type EmbedderMismatchError struct {
+	Generation int64
+	// Index built the generation; Route embeds the questions.
+	Index, Route knowledge.EmbedderInfo
+}
+
+func (e *EmbedderMismatchError) Error() string {
+	return fmt.Sprintf("the knowledge index (generation %d) was built by the embedder %s, but this route embeds questions with %s: "+
+		"their vectors do not compare, so the route searches nothing until an ingestion with its embedder swaps in a new generation",
+		e.Generation, e.Index, e.Route)
 }

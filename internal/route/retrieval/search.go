@@ -65,6 +65,20 @@ type Searcher struct {
 	Background func() *knowledge.Background
 	// Timeouts bound each I/O step of a search; zero takes the defaults.
 	Timeouts Timeouts
+	// EmbedderMismatch, when set, says whether the serving generation was
+	// built by another embedder than Embedder (GenerationWatch.Mismatch):
+	// while it returns an error, every search fails with it before
+	// anything is looked up, embedded or searched.
+	EmbedderMismatch func() error
+}
+
+// CheckEmbedder is the *EmbedderMismatchError that refuses searches now,
+// or nil: the API asks it before it admits a turn or a search.
+func (s *Searcher) CheckEmbedder() error {
+	if s.EmbedderMismatch == nil {
+		return nil
+	}
+	return s.EmbedderMismatch()
 }
 
 // Default deadlines of a search's I/O steps (QueryRoute.spec.timeouts
@@ -165,6 +179,9 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	r := Retrieval{Query: query, Intent: ClassifyIntent(query), Timings: map[string]time.Duration{}}
 	if len(principals) == 0 {
 		return r, fmt.Errorf("search without an identity is refused")
+	}
+	if err := s.CheckEmbedder(); err != nil {
+		return r, err // the cache too: a question answers alike cached or not
 	}
 	key := cacheKey(query, principals, s.Generation())
 	if cached, ok := s.cached(ctx, key); ok && s.stillServed(ctx, cached, principals) {

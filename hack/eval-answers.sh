@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make eval-answers: runs `ragroute eval-answers` on EVAL_CORPUS /
-# EVAL_QUESTIONS: every question as a whole turn through the route's turn
-# code, per answer mode, with a real chat model, against a Milvus Lite on a
+# EVAL_QUESTIONS: every question as a whole turn through the route as
+# shipped (EVAL_ROUTE, the sample route by default, its cross-encoder the
+# local ms-marco-MiniLM-L-12-v2 unless EVAL_RERANK=0), per answer mode, with a real chat model, against a Milvus Lite on a
 # free loopback port; also prints the grounding threshold's calibration
 # curve. The embedder is the local all-MiniLM-L6-v2 unless EMBEDDER or
 # EMBEDDING_BASE_URL name another (as for make eval); the chat model is the
@@ -26,8 +27,10 @@ prog=eval-answers
 start_embedder
 start_chat
 start_milvus
+start_reranker
 eval_command
 args=()
+[ -z "${RERANK_BASE_URL:-}" ] || args+=(--rerank-base-url "$RERANK_BASE_URL")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_ANSWERS_LIMIT:-}" ] || args+=(--limit "$EVAL_ANSWERS_LIMIT")
 [ -z "${EVAL_ANSWERS_MODES:-}" ] || args+=(--modes "$EVAL_ANSWERS_MODES")

@@ -190,13 +190,17 @@ func (f *turnFlags) modeList() []string {
 }
 
 // apply points the route's chat model at --chat-base-url (none when it is
-// empty) and applies the turn flags the command line set. A turn's bound is
+// empty: the route then answers extractively) and applies the turn flags the command line set. A turn's bound is
 // the model's idle timeout too: a local model on a busy machine may read a
 // full window for longer than the route's default idle minute.
 func (f *turnFlags) apply(cfg *podconfig.RouteConfig) {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	cfg.Model.BaseURL, cfg.Model.Name = f.chatURL, f.chatModel
+	if f.chatURL == "" {
+		// No model: the route quotes the fragments.
+		cfg.Answer.Mode = podconfig.AnswerExtractive
+	}
 	cfg.Model.IdleTimeout = podconfig.Duration(f.turnTimeout)
 	if set["context-tokens"] {
 		cfg.Window.ContextTokens = int32(f.contextTokens)

@@ -140,8 +140,12 @@ start_milvus() {
 # eval_command sets what every evaluation runs with, once start_embedder
 # and start_milvus have: ragroute (`go run`, or RAGROUTE_BIN), embedder_flags
 # (EMBEDDING_QUERY_PREFIX, EMBEDDING_DOCUMENT_PREFIX, EVAL_MAX_INPUT_TOKENS,
-# which a peer gets too) and corpus_flags (the corpus, the questions, Milvus
-# and the embedder, embedder_flags included).
+# which a peer gets too) and corpus_flags (the route's manifests, the
+# corpus, the questions, Milvus and the embedder, embedder_flags included).
+# The route is EVAL_ROUTE (comma-separated manifests), by default the
+# sample QueryRoute and KnowledgeStore with the eval corpus' PlatformPrompt:
+# the evaluations run it as the operator renders it and print every
+# setting they change.
 eval_command() {
   ragroute=(go run "$root/cmd/ragroute")
   [ -z "${RAGROUTE_BIN:-}" ] || ragroute=("$RAGROUTE_BIN")
@@ -149,7 +153,8 @@ eval_command() {
   [ -z "${EMBEDDING_QUERY_PREFIX:-}" ] || embedder_flags+=(--query-prefix "$EMBEDDING_QUERY_PREFIX")
   [ -z "${EMBEDDING_DOCUMENT_PREFIX:-}" ] || embedder_flags+=(--document-prefix "$EMBEDDING_DOCUMENT_PREFIX")
   [ -z "${EVAL_MAX_INPUT_TOKENS:-}" ] || embedder_flags+=(--max-input-tokens "$EVAL_MAX_INPUT_TOKENS")
-  corpus_flags=(--corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" --milvus-uri "http://127.0.0.1:$milvus_port"
+  : "${EVAL_ROUTE:=$root/config/samples/v1alpha1_queryroute.yaml,$root/config/samples/v1alpha1_knowledgestore.yaml,$root/test/eval/platformprompt.yaml}"
+  corpus_flags=(--route "$EVAL_ROUTE" --corpus "$EVAL_CORPUS" --questions "$EVAL_QUESTIONS" --milvus-uri "http://127.0.0.1:$milvus_port"
     --embedding-base-url "$EMBEDDING_BASE_URL" --embedding-model "$EMBEDDING_MODEL" --dimensions "${EMBEDDING_DIM:-384}"
     "${embedder_flags[@]}")
 }

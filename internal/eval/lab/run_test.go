@@ -99,7 +99,8 @@ func TestEvalOnTheDevSet(t *testing.T) {
 		t.Fatalf("report %+v", report)
 	}
 	// One rerank request per question and depth: the first-stage weight
-	// sweeps reuse the rows' scores.
+	// sweeps reuse the rows' scores, and the shipped row's reranking (the
+	// sample route rescores the top 20) is the top-20 row's.
 	if got := rerankRequests.Load(); got != int64(16*len(rerankDepths)) {
 		t.Errorf("%d rerank requests, want %d", got, 16*len(rerankDepths))
 	}
@@ -208,7 +209,7 @@ func sampleRoute(t *testing.T, rerankURL string) podconfig.RouteConfig {
 		cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
 	} else {
 		ce := *cfg.Rerank.CrossEncoder
-		ce.BaseURL = rerankURL
+		ce.BaseURL, ce.Model = rerankURL, "lexical"
 		cfg.Rerank.CrossEncoder = &ce
 	}
 	return cfg

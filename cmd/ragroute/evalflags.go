@@ -9,16 +9,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragroute/ragroute/api/v1alpha1"
-	"github.com/ragroute/ragroute/internal/assembly"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
-	"github.com/ragroute/ragroute/internal/routemanifest"
-
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
+	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval/lab"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/routemanifest"
 )
 
 // localRerankModel is hack/models.sh's cross-encoder, the evaluations'

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/assembly"
-
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )

@@ -14,11 +14,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/assembly"
-	"github.com/ragroute/ragroute/internal/assembly/serving"
-
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/ragroute/ragroute/internal/assembly"
+	"github.com/ragroute/ragroute/internal/assembly/serving"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/api"
 )

@@ -114,9 +114,9 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 	sys := &system{name: name, client: client{http: &http.Client{}, url: base + "/v1/chat/completions"}}
 	switch name {
 	case "ragroute", "ragroute-cached":
-		cfg, err := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
-		if err != nil {
-			return nil, err
+		cfg, cfgErr := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
+		if cfgErr != nil {
+			return nil, cfgErr
 		}
 		path := filepath.Join(o.dataDir, name+".json")
 		if err := writeJSON(path, cfg); err != nil {

@@ -3,9 +3,9 @@ package controller
 import (
 	"context"
 	"errors"
-	"go.opentelemetry.io/otel/trace"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"

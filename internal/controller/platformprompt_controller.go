@@ -2,8 +2,8 @@ package controller
 
 import (
 	"context"
-	"go.opentelemetry.io/otel/trace"
 
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"

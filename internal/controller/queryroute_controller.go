@@ -3,8 +3,8 @@ package controller
 import (
 	"context"
 	"errors"
-	"go.opentelemetry.io/otel/trace"
 
+	"go.opentelemetry.io/otel/trace"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"

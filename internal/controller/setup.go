@@ -3,10 +3,10 @@ package controller
 import (
 	"context"
 	"fmt"
-	"go.opentelemetry.io/otel/trace"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 )

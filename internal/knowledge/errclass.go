@@ -21,12 +21,12 @@ type ErrorClass int
 const (
 	// ErrorOther is any failure not named below.
 	ErrorOther ErrorClass = iota
-	// ErrorUnreachable: no answer (refused, timed out, no such host,
+	// ErrorUnreachable is no answer (refused, timed out, no such host,
 	// unavailable).
 	ErrorUnreachable
-	// ErrorUnauthorized: the server refused the credentials.
+	// ErrorUnauthorized is the server refusing the credentials.
 	ErrorUnauthorized
-	// ErrorNoDatabase: the server answers but lacks the database
+	// ErrorNoDatabase is a server that answers but lacks the database
 	// (NoDatabaseError).
 	ErrorNoDatabase
 )

@@ -80,7 +80,7 @@ func (m *manifests) read(path string) error {
 	}
 }
 
-// add decodes one document, strictly: a misspelt field is an error, as the
+// add decodes one document, strictly: a misspelled field is an error, as the
 // API server's schema would refuse it.
 func (m *manifests) add(doc []byte) error {
 	var meta metav1.TypeMeta

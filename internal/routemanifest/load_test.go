@@ -61,7 +61,7 @@ func TestBadManifestsAreRefusedByName(t *testing.T) {
 		{"no store", []string{files[0], files[2]}, `KnowledgeStore "docs"`},
 		{"no prompt", []string{files[0], files[1]}, `PlatformPrompt "default"`},
 		{"no route", []string{files[1], files[2]}, "want one QueryRoute, found 0"},
-		{"misspelt field", []string{write("typo.yaml", strings.Replace(mustRead(t, files[0]), "maxFragments", "maxFragment", 1)), files[1], files[2]},
+		{"misspelled field", []string{write("typo.yaml", strings.Replace(mustRead(t, files[0]), "maxFragments", "maxFragment", 1)), files[1], files[2]},
 			`unknown field "maxFragment"`},
 		{"missing file", []string{filepath.Join(dir, "none.yaml")}, "none.yaml"},
 	} {

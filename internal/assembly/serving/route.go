@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/assembly"
-
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/api"

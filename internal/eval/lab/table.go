@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/knowledge"
-
 	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
 // Table renders a report for a terminal.

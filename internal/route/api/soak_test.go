@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"

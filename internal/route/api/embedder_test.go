@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -66,17 +68,17 @@ func TestIndexOfAnotherEmbedderIsRefusedUntilOneOfTheRouteServes(t *testing.T) {
 		t.Fatal("the watch reads a generation of another embedder as this route's")
 	}
 	embedder := &countingEmbedder{inner: &testenv.HashEmbedder{Dim: 8}}
-	searcher := &retrieval.Searcher{
-		Index: index, Embedder: embedder, Reranker: retrieval.KeepOrder{},
-		Cache:            retrieval.NewMemoryCache(10, time.Minute, time.Now),
-		Settings:         retrieval.SearchSettings{Candidates: 10, RRFK: 60, MaxFragments: 3},
-		Generation:       watch.Load,
-		EmbedderMismatch: watch.Mismatch,
+	// No model: a turn would search, then quote.
+	cfg := routetest.Config(8192)
+	cfg.Model = podconfig.ChatModel{SearchPolicy: podconfig.SearchAlways}
+	cfg.Answer.Mode, cfg.Retrieval.MaxFragments = podconfig.AnswerExtractive, 3
+	parts := assembly.Parts{Index: index, Embedder: embedder, Generation: watch}
+	searcher := assembly.NewSearcher(cfg, parts)
+	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	srv := serveBare(t, func(o *Options) {
-		o.Searcher = searcher
-		o.Runner = &route.Runner{Searcher: searcher} // no model: a turn would search, then quote
-	})
+	srv := serveBare(t, func(o *Options) { o.Searcher, o.Runner = searcher, runner })
 
 	for _, path := range []string{"/v1/search", "/v1/turns", "/v1/chat/completions"} {
 		body := `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`

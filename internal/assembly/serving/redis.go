@@ -97,3 +97,12 @@ func pingRedis(ctx context.Context, client *redis.Client, r *podconfig.Redis) er
 	}
 	return nil
 }
+
+// redisPrefix keeps routes that share a Redis apart.
+func redisPrefix(cfg podconfig.RouteConfig) string {
+	return "ragroute:" + cfg.Route.Namespace + "/" + cfg.Route.Name + ":"
+}
+
+// vectorTTL lets unused vectors of the grounding check go from Redis;
+// none goes stale.
+const vectorTTL = 24 * time.Hour

@@ -1,0 +1,18 @@
+package serving
+
+import (
+	"cmp"
+
+	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/route/api"
+)
+
+// routeLimits are the API's limits with the route's turn limits; a limit
+// the config leaves at zero keeps its default.
+func routeLimits(l podconfig.Limits) api.Limits {
+	limits := api.DefaultLimits()
+	limits.ConcurrentTurnsPerUser = cmp.Or(int(l.ConcurrentTurnsPerUser), limits.ConcurrentTurnsPerUser)
+	limits.TurnsPerMinutePerUser = cmp.Or(int(l.TurnsPerMinutePerUser), limits.TurnsPerMinutePerUser)
+	limits.MaxInFlightTurns = cmp.Or(int(l.MaxInFlightTurns), limits.MaxInFlightTurns)
+	return limits
+}

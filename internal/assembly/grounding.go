@@ -4,7 +4,7 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
 // The grounding check's share of the embedder. It is background work
@@ -22,11 +22,11 @@ const (
 // Checker is the grounding check's embedders for a route config,
 // keeping the units' vectors in vectors (nil: in memory), and the
 // throttled client it embeds with.
-func Checker(cfg podconfig.RouteConfig, secrets Secrets, vectors retrieval.VectorCache) (answer.Checker, model.Embedder) {
+func Checker(cfg podconfig.RouteConfig, secrets Secrets, vectors vectorcache.Cache) (answer.Checker, model.Embedder) {
 	embedder := model.Throttled(QueryEmbedder(cfg.Store.Embedding, secrets, QueryEmbedTimeout), checkInFlight, checkBatch)
 	if vectors == nil {
-		vectors = retrieval.NewMemoryVectorCache(vectorCacheBytes)
+		vectors = vectorcache.NewMemory(vectorCacheBytes)
 	}
-	units := retrieval.CachedEmbedder{Embedder: embedder, Cache: vectors, Identity: "query " + cfg.Store.Embedding.Fingerprint()}
+	units := vectorcache.Embedder{Embedder: embedder, Cache: vectors, Identity: "query " + cfg.Store.Embedding.Fingerprint()}
 	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}, embedder
 }

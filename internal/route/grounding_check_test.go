@@ -13,15 +13,15 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
+	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
 // The grounding check's clients as cmd/ragroute wires them: the
 // fragments' units through a vector cache, the answer's sentences
 // straight to the embedder.
 func cachedChecker(embedder knowledge.Embedder) answer.Checker {
-	units := retrieval.CachedEmbedder{Embedder: embedder, Cache: retrieval.NewMemoryVectorCache(1 << 20), Identity: "test"}
+	units := vectorcache.Embedder{Embedder: embedder, Cache: vectorcache.NewMemory(1 << 20), Identity: "test"}
 	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/ui"
+	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
 // Route is a route wired from its config for `ragroute serve`: the query
@@ -63,10 +64,10 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	}
 	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: assembly.EmbedderInfo(cfg.Store.Embedding)}
 	parts := assembly.Parts{Index: store, Generation: rt.Generation, Secrets: secrets, Logger: logger}
-	var vectors retrieval.VectorCache
+	var vectors vectorcache.Cache
 	if cfg.Cache.Backend == podconfig.BackendRedis {
 		parts.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
-		vectors = retrieval.NewRedisVectorCache(rdb, sealer, redisPrefix(cfg), vectorTTL)
+		vectors = vectorcache.NewRedis(rdb, sealer, redisPrefix(cfg), vectorTTL)
 	}
 	check, checkEmbedder := assembly.Checker(cfg, secrets, vectors)
 	parts.Check = &check

@@ -88,7 +88,7 @@ var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b
 
 // Embedders are the grounding check's: Units embeds the fragments' units
 // (they change only with the index, so a cache across turns belongs
-// here: retrieval.CachedEmbedder), Sentences the answer's. Both are the
+// here: vectorcache.Embedder), Sentences the answer's. Both are the
 // store's embedding model.
 type Embedders struct {
 	Units, Sentences knowledge.Embedder

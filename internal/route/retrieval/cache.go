@@ -4,9 +4,7 @@ import (
 	"container/list"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +13,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ragroute/ragroute/internal/route/keyhash"
 )
 
 // Cache is the exact cache in front of embed and retrieve. A cache that
@@ -43,22 +43,14 @@ const cacheKeyLayout = "ragroute/cache-key/v2"
 // stale fragments. Both caches (memory and Redis) store under this key.
 func cacheKey(query string, principals []string, generation int64) string {
 	h := sha256.New()
-	writeKeyField(h, cacheKeyLayout)
-	writeKeyField(h, strconv.FormatInt(generation, 10))
-	writeKeyField(h, strconv.Itoa(len(principals)))
+	keyhash.Field(h, cacheKeyLayout)
+	keyhash.Field(h, strconv.FormatInt(generation, 10))
+	keyhash.Field(h, strconv.Itoa(len(principals)))
 	for _, p := range slices.Sorted(slices.Values(principals)) {
-		writeKeyField(h, p)
+		keyhash.Field(h, p)
 	}
-	writeKeyField(h, NormaliseQuery(query))
+	keyhash.Field(h, NormaliseQuery(query))
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// writeKeyField writes s after its length, so fields cannot run together.
-func writeKeyField(h hash.Hash, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
 }
 
 // sentenceEnds are the marks a question may or may not end with; they do

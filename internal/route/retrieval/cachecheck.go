@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/route/keyhash"
 )
 
 // The exact cache is keyed on the query, the principals and the index
@@ -22,8 +23,8 @@ import (
 func partsVersion(parts []knowledge.RowVersion) string {
 	h := sha256.New()
 	for _, p := range parts {
-		writeKeyField(h, p.ID)
-		writeKeyField(h, p.ContentHash)
+		keyhash.Field(h, p.ID)
+		keyhash.Field(h, p.ContentHash)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

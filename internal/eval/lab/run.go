@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -149,6 +150,19 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		}
 		configs = append(configs, rows...)
 	}
+	shipped := r.shippedConfig()
+	more, err := r.searchAll(ctx, []config{shipped})
+	if err != nil {
+		return Report{}, err
+	}
+	outcomes[shipped.name] = more[shipped.name]
+	at := len(configs) // after the route's row, which the ablations vary
+	for i, c := range configs {
+		if c.name == RouteDefault {
+			at = i + 1
+		}
+	}
+	configs = slices.Insert(configs, at, shipped)
 	for _, c := range configs {
 		report.Order = append(report.Order, c.name)
 		m := r.gold.Score(r.questions, outcomes[c.name], r.tokens, r.intentOK)

@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -26,6 +27,9 @@ type Parts struct {
 	Cache retrieval.Cache
 	// Chat is the chat model; nil: the config's, when it names one.
 	Chat route.ChatModel
+	// RerankHTTP is the cross-encoder's client; nil: one bounded by
+	// rerankHTTPTimeout.
+	RerankHTTP *http.Client
 	// Check is the grounding check's embedders; nil: a throttled client of
 	// the store's embedder with an in-memory vector cache.
 	Check *answer.Checker

@@ -52,8 +52,12 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 		searcher.Floors = floors.Floors
 	}
 	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder && ce != nil {
+		client := p.RerankHTTP
+		if client == nil {
+			client = &http.Client{Timeout: rerankHTTPTimeout}
+		}
 		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: p.Secrets.Get(ce.APIKeyEnv),
-			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: &http.Client{Timeout: rerankHTTPTimeout}}
+			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: client}
 	}
 	return searcher
 }

@@ -116,9 +116,6 @@ func (r *run) shippedConfig() config {
 	cfg := r.opts.Route
 	cfg.Retrieval.MaxFragments = eval.TopK
 	s := assembly.NewSearcher(cfg, r.parts(r.index, staticEmbedder(r.vectors), noCache{}))
-	if ce, ok := s.Reranker.(*retrieval.CrossEncoder); ok {
-		ce.HTTP = &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}
-	}
 	return config{name: RouteShipped, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		return fragmentOutcome(found), err
@@ -128,7 +125,9 @@ func (r *run) shippedConfig() config {
 // parts are the evaluation's backends for the route's assembly.
 func (r *run) parts(index retrieval.Index, embedder knowledge.Embedder, cache retrieval.Cache) assembly.Parts {
 	return assembly.Parts{Index: index, Embedder: embedder, Cache: cache, Secrets: r.opts.Secrets,
-		Generation: assembly.FixedGeneration{Background: &r.background}}
+		Generation: assembly.FixedGeneration{Background: &r.background},
+		// One answer per request body: the sweeps reuse the rows' scores.
+		RerankHTTP: &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}}
 }
 
 // searcher is the route's search body over index with settings in place

@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // RerankEndpoint is a /rerank endpoint for the cross-encoder rows.
@@ -39,11 +40,12 @@ func crossEncoderName(depth int) string { return fmt.Sprintf("route+cross-encode
 // the reranker does to the ranking; the floor on its relevance has its
 // own curve and cross-validated threshold.
 func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float64) config {
-	settings := r.routeSettings(nil)
-	settings.StrictFloor = 0
-	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
-	s.Reranker = &retrieval.CrossEncoder{BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: depth,
-		FirstStageWeight: firstStageWeight, HTTP: &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}}
+	cfg := r.opts.Route
+	cfg.Retrieval.MaxFragments, cfg.Retrieval.StrictFloor, cfg.Retrieval.StrictFloorSigmas = eval.TopK, 0, nil
+	cfg.Store.Search.Candidates = min(cfg.Store.Search.Candidates, searchDepth)
+	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankCrossEncoder, CrossEncoder: &podconfig.CrossEncoder{
+		BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: int32(depth), FirstStageWeight: firstStageWeight}}
+	s := assembly.NewSearcher(cfg, r.parts(r.index, staticEmbedder(r.vectors), noCache{}))
 	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		o := fragmentOutcome(found)

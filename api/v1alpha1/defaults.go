@@ -50,6 +50,9 @@ const (
 const (
 	DefaultGroundingThreshold = 0.55
 	DefaultFallbackBelow      = 0.5
+	// answer.answerability's thresholds.
+	DefaultAnswerabilityMinCoverage    = 0.5
+	DefaultAnswerabilityMinProbability = 0.5
 )
 
 // Turn limits (QueryRoute.spec.limits); the route runtime's own defaults

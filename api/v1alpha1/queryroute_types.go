@@ -158,6 +158,65 @@ type AnswerSettings struct {
 	// the packed fragments, and says what the client is shown.
 	// +optional
 	Grounding *GroundingSettings `json:"grounding,omitempty"`
+
+	// Answerability decides, after the search and before the answer,
+	// whether what was packed answers the question, and answers with the
+	// platform's not-found wording when it does not, without an answer
+	// call. See docs/route.md, "Honest not found".
+	// +optional
+	Answerability *AnswerabilitySettings `json:"answerability,omitempty"`
+}
+
+// AnswerabilityCheck is how the route decides, before the answer, whether
+// the packed fragments answer the question.
+// +kubebuilder:validation:Enum=off;coverage;model
+type AnswerabilityCheck string
+
+// Answerability checks.
+const (
+	// AnswerabilityOff: the answer is written from whatever was packed
+	// (the prompt's not-found rule is all that stops the model).
+	AnswerabilityOff AnswerabilityCheck = "off"
+	// AnswerabilityCoverage: not found when the packed fragments hold
+	// less than minCoverage of the question's content words (singular
+	// and plural alike). Costs nothing (no call); catches on-topic
+	// questions about something the documents never name; also applies
+	// to extractive answers.
+	AnswerabilityCoverage AnswerabilityCheck = "coverage"
+	// AnswerabilityModel: the chat model is asked, after the answer's own
+	// prompt, whether the fragments hold the answer; its P(yes) is read
+	// from the first token's log-probabilities (the server must return
+	// logprobs: llama.cpp, vLLM and OpenAI do). Costs one one-token call
+	// whose prompt a server's prompt cache shares with the answer's; only
+	// as good as the model's judgement (weak with a 1.5B model,
+	// docs/eval.md); generative answers only.
+	AnswerabilityModel AnswerabilityCheck = "model"
+)
+
+// AnswerabilitySettings choose the check before the answer and its
+// threshold.
+type AnswerabilitySettings struct {
+	// Check is off (default), coverage or model.
+	// +optional
+	// +kubebuilder:default=off
+	Check AnswerabilityCheck `json:"check,omitempty"`
+
+	// MinCoverage is coverage's threshold: the share of the question's
+	// content words the packed fragments must hold. Higher turns away
+	// more unanswerable questions and more answerable ones (default
+	// DefaultAnswerabilityMinCoverage, chosen by cross-validation on the
+	// dev questions; docs/eval.md).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinCoverage *float64 `json:"minCoverage,omitempty"`
+
+	// MinProbability is model's threshold: the model's probability that
+	// the fragments answer the question (default 0.5).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinProbability *float64 `json:"minProbability,omitempty"`
 }
 
 // GroundingPolicy is what the route does with answer sentences the packed

@@ -28,11 +28,17 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	fallbackBelow := fs.Float64("fallback-below", 0, "answer.grounding.fallbackBelow in place of the route's (a deviation)")
 	curve := fs.Bool("grounding-curve", false, "also print the grounding threshold's calibration curve")
 	curveOnly := fs.Bool("curve-only", false, "only the calibration curve: no chat model")
+	supportLabels := fs.String("support-labels", "", "also score the support judge against the labelled sentences in this folder (test/eval/support)")
+	supportOnly := fs.Bool("support-only", false, "only the support judge against --support-labels: no chat model")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *supportOnly && *supportLabels == "" {
+		fmt.Fprintln(stderr, "ragroute eval-answers: --support-only needs --support-labels")
+		return 2
+	}
 	modeList := turn.modeList()
-	needsChat := !*curveOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != lab.ModeExtractive })
+	needsChat := !*curveOnly && !*supportOnly && slices.ContainsFunc(modeList, func(m string) bool { return m != lab.ModeExtractive })
 	if in.missing() || (needsChat && (turn.chatURL == "" || turn.chatModel == "")) {
 		fmt.Fprintln(stderr, "ragroute eval-answers: --milvus-uri, --embedding-base-url, --embedding-model (and --chat-base-url, --chat-model for the generative modes) are required")
 		return 2
@@ -61,7 +67,7 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	opts := lab.AnswersOptions{
 		Options:   in.options(client),
 		ChatModel: turn.chatModel, Modes: modeList, Limit: turn.limit, Turns: turn.concurrency, TurnTimeout: turn.turnTimeout,
-		Curve: *curve, CurveOnly: *curveOnly,
+		Curve: *curve, CurveOnly: *curveOnly, SupportLabels: *supportLabels, SupportOnly: *supportOnly,
 	}
 	opts.Route, opts.Deviations = route, deviations
 	if route.Model.BaseURL != "" {

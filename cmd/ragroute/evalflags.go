@@ -46,7 +46,7 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 		rerankURL:       fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank) for the route's cross-encoder; without one a cross-encoder route is evaluated without it (a deviation)"),
 		rerankModel:     fs.String("rerank-model", localRerankModel, "the rerank endpoint's model name"),
 		corpus:          fs.String("corpus", "test/eval/corpus/argocd", "folder of Markdown documents"),
-		questions:       fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines"),
+		questions:       fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines; several files comma-separated"),
 		milvusURI:       fs.String("milvus-uri", "", "Milvus (or Milvus Lite) to build the evaluation collections in"),
 		baseURL:         fs.String("embedding-base-url", "", "OpenAI-compatible embeddings endpoint"),
 		model:           fs.String("embedding-model", "", "embedding model name"),
@@ -79,7 +79,7 @@ func (c corpusFlags) embedding() podconfig.Embedding {
 func (c corpusFlags) options(client *milvusclient.Client) lab.Options {
 	embedding := c.embedding()
 	return lab.Options{
-		Corpus: *c.corpus, Questions: *c.questions,
+		Corpus: *c.corpus, Questions: strings.Split(*c.questions, ","),
 		Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *c.dims) },
 		Embedder:      assembly.DocumentEmbedder(embedding, os.Getenv, assembly.BatchEmbedTimeout),
 		QueryEmbedder: assembly.QueryEmbedder(embedding, os.Getenv, assembly.QueryEmbedTimeout),

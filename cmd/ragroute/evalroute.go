@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,7 +41,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ragroute eval-route", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	routeURL := fs.String("route", "", "the route's base URL, e.g. http://support.team-a.svc:8080")
-	questions := fs.String("questions", "", "questions, JSON lines (test/eval/README.md)")
+	questions := fs.String("questions", "", "questions, JSON lines (test/eval/README.md); several files comma-separated")
 	source := fs.String("source", "", "the route's source name of the corpus the gold files are relative to (default: --corpus's folder name)")
 	corpus := fs.String("corpus", "", "the corpus folder, to also count results by the gold section's text (optional)")
 	scope := fs.String("scope", live.ScopeRetrieval, "retrieval (POST /v1/search), answers (whole turns) or both")
@@ -89,7 +90,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
 		return 2
 	}
-	qs, err := eval.LoadQuestions(*questions)
+	qs, err := eval.LoadQuestions(strings.Split(*questions, ",")...)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
 		return 1

@@ -23,11 +23,14 @@ type question struct {
 	user, groups, text string
 }
 
-// questions: one concept question, one screen question; the screen
-// question's answer is in a document only the ops group may read, so it is
-// asked by a user outside that group and by one inside it.
+// questions: one concept question, one the handbook does not answer
+// (expenses are in it, a mileage rate is not: the route says its
+// not-found wording), one screen question; the screen question's answer
+// is in a document only the ops group may read, so it is asked by a user
+// outside that group and by one inside it.
 var questions = []question{
 	{"alice", "staff", "How does the approval of an expense claim work?"},
+	{"alice", "staff", "What mileage rate is paid when I use my own car for a business trip?"},
 	{"alice", "staff", "Where do I click to roll back a release in the deploy console?"},
 	{"bob", "staff,ops", "Where do I click to roll back a release in the deploy console?"},
 }
@@ -125,6 +128,10 @@ func printEvents(out io.Writer, body io.Reader) error {
 		case route.ToolCall:
 			if data.Status == route.CallRejected {
 				fmt.Fprintf(out, "    the harness rejected %s: %s\n", data.Name, data.Reason)
+			}
+		case route.AnswerabilityReport:
+			if !data.Answerable {
+				fmt.Fprintf(out, "(answerability %s %.2f, under the route's %.2f: not found; missing %s) ", data.Check, data.Score, data.Threshold, listOrNone(data.Missing))
 			}
 		case route.Research:
 			fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", data.Rephrase, data.Found)

@@ -121,7 +121,9 @@ func renderModel(m *v1alpha1.ChatModel) podconfig.ChatModel {
 
 func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
 	out := podconfig.Answer{Mode: podconfig.AnswerMode(v1alpha1.AnswerGenerative), Grounding: podconfig.Grounding{Policy: podconfig.GroundingPolicy(v1alpha1.GroundingAnnotate),
-		SupportThreshold: v1alpha1.DefaultGroundingThreshold, FallbackBelow: v1alpha1.DefaultFallbackBelow}}
+		SupportThreshold: v1alpha1.DefaultGroundingThreshold, FallbackBelow: v1alpha1.DefaultFallbackBelow},
+		Answerability: podconfig.Answerability{Check: podconfig.AnswerabilityCheck(v1alpha1.AnswerabilityOff),
+			MinCoverage: v1alpha1.DefaultAnswerabilityMinCoverage, MinProbability: v1alpha1.DefaultAnswerabilityMinProbability}}
 	if a == nil {
 		return out
 	}
@@ -130,6 +132,11 @@ func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
 		out.Grounding.Policy = cmp.Or(podconfig.GroundingPolicy(g.Policy), out.Grounding.Policy)
 		out.Grounding.SupportThreshold = orDefault(g.SupportThreshold, out.Grounding.SupportThreshold)
 		out.Grounding.FallbackBelow = orDefault(g.FallbackBelow, out.Grounding.FallbackBelow)
+	}
+	if c := a.Answerability; c != nil {
+		out.Answerability.Check = cmp.Or(podconfig.AnswerabilityCheck(c.Check), out.Answerability.Check)
+		out.Answerability.MinCoverage = orDefault(c.MinCoverage, out.Answerability.MinCoverage)
+		out.Answerability.MinProbability = orDefault(c.MinProbability, out.Answerability.MinProbability)
 	}
 	return out
 }

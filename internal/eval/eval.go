@@ -32,15 +32,27 @@ type Question struct {
 // Answerable reports whether the question has a gold section.
 func (q Question) Answerable() bool { return q.GoldFile != nil }
 
-// LoadQuestions reads a JSONL question set.
-func LoadQuestions(path string) ([]Question, error) {
+// LoadQuestions reads a JSONL question set: one file, or several
+// (dev.jsonl and dev-unanswerable.jsonl) read in order; an id twice is
+// an error.
+func LoadQuestions(paths ...string) ([]Question, error) {
 	var out []Question
-	err := readQuestionLines(path, func(q Question) (string, string) { return q.ID, q.Question }, func(_ int, q Question) error {
-		if q.GoldFile != nil && len(q.GoldHeading) == 0 {
-			return fmt.Errorf("question %s has a gold file but no gold heading path", q.ID)
+	seen := map[string]string{}
+	for _, path := range paths {
+		err := readQuestionLines(path, func(q Question) (string, string) { return q.ID, q.Question }, func(_ int, q Question) error {
+			if q.GoldFile != nil && len(q.GoldHeading) == 0 {
+				return fmt.Errorf("question %s has a gold file but no gold heading path", q.ID)
+			}
+			if first, ok := seen[q.ID]; ok {
+				return fmt.Errorf("question %s is in %s and in %s", q.ID, first, path)
+			}
+			seen[q.ID] = path
+			out = append(out, q)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, q)
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }

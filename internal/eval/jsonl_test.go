@@ -32,3 +32,27 @@ func TestQuestionFilesNameTheBadLine(t *testing.T) {
 		})
 	}
 }
+
+// Several question files read as one set, in order (dev.jsonl and
+// dev-unanswerable.jsonl); a question id in two files is refused naming
+// both.
+func TestQuestionFilesReadTogether(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	dev := write("dev.jsonl", `{"id":"q1","question":"How?","gold_file":"a.md","gold_heading_path":["A"]}`)
+	unanswerable := write("unanswerable.jsonl", `{"id":"u1","question":"Mileage?"}`)
+	qs, err := LoadQuestions(dev, unanswerable)
+	if err != nil || len(qs) != 2 || qs[0].ID != "q1" || qs[1].ID != "u1" || qs[1].Answerable() {
+		t.Fatalf("LoadQuestions = %+v, %v", qs, err)
+	}
+	again := write("again.jsonl", `{"id":"q1","question":"Again?"}`)
+	if _, err := LoadQuestions(dev, again); err == nil || !strings.Contains(err.Error(), "question q1 is in "+dev+" and in "+again) {
+		t.Errorf("an id in two files: %v", err)
+	}
+}

@@ -41,7 +41,10 @@ type TurnOutcome struct {
 	// Completed is turn.completed's payload; nil when the turn failed.
 	Completed  *route.TurnCompleted
 	Groundings []answer.Grounding
-	Err        string
+	// Answerability is the check's odds before the answer; nil when the
+	// route did not ask.
+	Answerability *route.AnswerabilityReport
+	Err           string
 	// Units are what each packed fragment holds, by marker (filled from
 	// the fragments the searches returned), and Allowed the texts whose
 	// URLs the answer may render: the packed fragments' and the platform
@@ -87,6 +90,8 @@ func Digest(q Question, mode string, events []TimedEvent, total time.Duration) T
 			}
 		case answer.Grounding:
 			o.Groundings = append(o.Groundings, data)
+		case route.AnswerabilityReport:
+			o.Answerability = &data
 		case route.TurnCompleted:
 			o.Completed = &data
 		case route.TurnError:

@@ -67,6 +67,16 @@ type Generation struct {
 	// (response_format json_schema: llama.cpp, vLLM, Ollama and OpenAI
 	// accept it); for models that write tool calls as prose.
 	JSONSchema *JSONSchema
+	// TopLogprobs, when set, asks for that many alternatives of the
+	// reply's first token with their log-probabilities (Reply.FirstToken):
+	// a one-token question read as odds, not as a sample.
+	TopLogprobs int
+}
+
+// TokenLogprob is one candidate for a token and its log-probability.
+type TokenLogprob struct {
+	Token   string
+	Logprob float64
 }
 
 // JSONSchema names a schema the reply must match.
@@ -108,6 +118,9 @@ type Reply struct {
 	Content   string
 	ToolCalls []ToolCall
 	Usage     Usage
+	// FirstToken are the first token's most likely candidates, when
+	// Generation.TopLogprobs asked for them and the server gave them.
+	FirstToken []TokenLogprob
 }
 
 // Chat streams chat completions from an OpenAI-compatible endpoint.
@@ -198,6 +211,9 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: js.Name, Schema: js.Schema, Strict: true}}
 	}
+	if gen.TopLogprobs > 0 {
+		req.LogProbs, req.TopLogProbs = true, gen.TopLogprobs
+	}
 	for _, t := range tools {
 		req.Tools = append(req.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
@@ -223,6 +239,11 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 			reply.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
 		}
 		for _, choice := range chunk.Choices {
+			if lp := choice.Logprobs; lp != nil && len(lp.Content) > 0 && reply.FirstToken == nil && reply.Content == "" {
+				for _, alt := range lp.Content[0].TopLogprobs {
+					reply.FirstToken = append(reply.FirstToken, TokenLogprob{Token: alt.Token, Logprob: alt.Logprob})
+				}
+			}
 			if d := choice.Delta.Content; d != "" {
 				reply.Content += d
 				if onDelta != nil {

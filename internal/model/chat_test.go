@@ -65,3 +65,34 @@ func TestChatAsksForTheJSONSchema(t *testing.T) {
 		t.Errorf("a call without a schema sent response_format %+v (%v)", got.ResponseFormat, err)
 	}
 }
+
+// A call asking for the first token's odds sends logprobs and
+// top_logprobs and reads the candidates the server gives back; a call
+// without TopLogprobs asks for none.
+func TestChatReadsTheFirstTokensOdds(t *testing.T) {
+	server := testenv.StartModelServer(8)
+	defer server.Close()
+	var got testenv.ChatRequest
+	server.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
+		got = req
+		return testenv.ChatReply{Content: "yes", FirstToken: map[string]float64{"yes": -0.2, "no": -1.7}}
+	}
+	chat := NewChat(ChatConfig{BaseURL: server.BaseURL(), Model: "m"})
+	reply, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "answerable?"}}, nil, Generation{MaxTokens: 1, TopLogprobs: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Logprobs || got.TopLogprobs != 5 {
+		t.Fatalf("request logprobs %v top_logprobs %d, want true 5", got.Logprobs, got.TopLogprobs)
+	}
+	odds := map[string]float64{}
+	for _, c := range reply.FirstToken {
+		odds[c.Token] = c.Logprob
+	}
+	if len(odds) != 2 || odds["yes"] != -0.2 || odds["no"] != -1.7 {
+		t.Fatalf("first token candidates %+v", reply.FirstToken)
+	}
+	if _, err := chat.Stream(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil, Generation{}, nil); err != nil || got.Logprobs {
+		t.Errorf("a call without TopLogprobs asked for logprobs (%v)", err)
+	}
+}

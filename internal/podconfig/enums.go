@@ -48,6 +48,20 @@ const (
 	ModeAgentic Mode = "agentic"
 )
 
+// AnswerabilityCheck is who decides, before the answer, whether the
+// packed fragments answer the question.
+type AnswerabilityCheck string
+
+const (
+	// AnswerabilityOff leaves it to the model's prompt.
+	AnswerabilityOff AnswerabilityCheck = "off"
+	// AnswerabilityCoverage reads the share of the question's content
+	// words the packed fragments hold.
+	AnswerabilityCoverage AnswerabilityCheck = "coverage"
+	// AnswerabilityModel asks the chat model, reading its odds of yes.
+	AnswerabilityModel AnswerabilityCheck = "model"
+)
+
 // AnswerMode says who writes the answer.
 type AnswerMode string
 

@@ -57,8 +57,18 @@ type RouteRef struct {
 // "extractive" (the route quotes the fragments), and how the model's
 // answer is checked.
 type Answer struct {
-	Mode      AnswerMode `json:"mode"`
-	Grounding Grounding  `json:"grounding"`
+	Mode          AnswerMode    `json:"mode"`
+	Grounding     Grounding     `json:"grounding"`
+	Answerability Answerability `json:"answerability"`
+}
+
+// Answerability is the check before the answer: the question's coverage
+// by the packed fragments (not found below MinCoverage), or the chat
+// model asked (below MinProbability).
+type Answerability struct {
+	Check          AnswerabilityCheck `json:"check"`
+	MinCoverage    float64            `json:"minCoverage"`
+	MinProbability float64            `json:"minProbability"`
 }
 
 // Grounding is the answer's grounding check: its policy (annotate, strip
@@ -68,6 +78,20 @@ type Grounding struct {
 	Policy           GroundingPolicy `json:"policy"`
 	SupportThreshold float64         `json:"supportThreshold"`
 	FallbackBelow    float64         `json:"fallbackBelow"`
+}
+
+func (a Answerability) validate(hasModel bool) []error {
+	var errs []error
+	if a.MinProbability < 0 || a.MinProbability > 1 {
+		errs = append(errs, fmt.Errorf("answer.answerability.minProbability %v is outside 0-1", a.MinProbability))
+	}
+	if a.MinCoverage < 0 || a.MinCoverage > 1 {
+		errs = append(errs, fmt.Errorf("answer.answerability.minCoverage %v is outside 0-1", a.MinCoverage))
+	}
+	if a.Check == AnswerabilityModel && !hasModel {
+		errs = append(errs, errors.New("answer.answerability.check model needs a chat model (model.baseURL)"))
+	}
+	return errs
 }
 
 // Server is where the query API listens.
@@ -322,6 +346,7 @@ func (c RouteConfig) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.validateEnums()...)
+	errs = append(errs, c.Answer.Answerability.validate(c.Model.BaseURL != "")...)
 	if (c.Cache.Backend == BackendRedis || c.Turns.Backend == BackendRedis) && c.Redis == nil {
 		errs = append(errs, errors.New("a redis backend needs redis.address"))
 	}
@@ -365,6 +390,7 @@ func (c RouteConfig) validateEnums() []error {
 	add(oneOf("retrieval.flaggedFragments", c.Retrieval.FlaggedFragments, "", FlaggedKeep, FlaggedDrop, FlaggedQuarantine))
 	add(oneOf("answer.mode", c.Answer.Mode, "", AnswerGenerative, AnswerExtractive))
 	add(oneOf("answer.grounding.policy", c.Answer.Grounding.Policy, "", GroundingAnnotate, GroundingStrip, GroundingFallback))
+	add(oneOf("answer.answerability.check", c.Answer.Answerability.Check, "", AnswerabilityOff, AnswerabilityCoverage, AnswerabilityModel))
 	return errs
 }
 

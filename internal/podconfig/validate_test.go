@@ -22,6 +22,15 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		"flagged policy":   {func(c *RouteConfig) { c.Retrieval.FlaggedFragments = "ignore" }, `retrieval.flaggedFragments "ignore": want keep, drop or quarantine`},
 		"answer mode":      {func(c *RouteConfig) { c.Answer.Mode = "summary" }, `answer.mode "summary"`},
 		"grounding policy": {func(c *RouteConfig) { c.Answer.Grounding.Policy = "block" }, `answer.grounding.policy "block"`},
+		"answerability check": {func(c *RouteConfig) { c.Answer.Answerability.Check = "judge" },
+			`answer.answerability.check "judge": want off, coverage or model`},
+		"answerability coverage over 1": {func(c *RouteConfig) { c.Answer.Answerability.MinCoverage = 1.5 },
+			"answer.answerability.minCoverage 1.5 is outside 0-1"},
+		"answerability probability below 0": {func(c *RouteConfig) { c.Answer.Answerability.MinProbability = -0.1 },
+			"answer.answerability.minProbability -0.1 is outside 0-1"},
+		"model answerability without a model": {func(c *RouteConfig) {
+			c.Answer.Answerability.Check, c.Model.BaseURL = AnswerabilityModel, ""
+		}, "answer.answerability.check model needs a chat model (model.baseURL)"},
 		"metrics on the API's port": {func(c *RouteConfig) { c.Server.MetricsPort = c.Server.Port },
 			"server.metricsPort 8080 is server.port"},
 		"metrics port out of range":   {func(c *RouteConfig) { c.Server.MetricsPort = 70000 }, "server.metricsPort 70000 is outside 1-65535"},

@@ -24,6 +24,10 @@ const (
 	// extractive answer that follows replaces it (grounding fallback).
 	EventAnswerReplaced = "answer.replaced"
 
+	// EventAnswerability: the model's odds, before it answered, that the
+	// packed fragments hold the answer (answerable.go).
+	EventAnswerability = "answerability"
+
 	// EventResearch: a search that found nothing was rephrased and run
 	// once more before the not-found answer.
 	EventResearch = "research"
@@ -74,6 +78,22 @@ const (
 	CallAccepted = "accepted"
 	CallRejected = "rejected"
 )
+
+// AnswerabilityReport is the payload of answerability: the check the
+// route ran on what was packed, its score and threshold, and the verdict.
+type AnswerabilityReport struct {
+	// Check is coverage or model.
+	Check string `json:"check"`
+	// Score is the share of the question's content words the packed
+	// fragments hold (coverage), or the model's P(yes), normalised over
+	// yes and no (model).
+	Score     float64 `json:"score"`
+	Threshold float64 `json:"threshold"`
+	// Missing are the question's content words no packed fragment holds
+	// (coverage).
+	Missing    []string `json:"missing,omitempty"`
+	Answerable bool     `json:"answerable"`
+}
 
 // Research is the payload of research: the queries that found nothing,
 // the rephrased one searched once more, and how many fragments it found.

@@ -130,6 +130,8 @@ type chatCall struct {
 	Tools    []model.Tool
 	// JSONSchema is the schema the reply was asked to match, if any.
 	JSONSchema *model.JSONSchema
+	// Gen is the call's generation settings.
+	Gen model.Generation
 }
 
 // scriptedChat is an in-process route.ChatModel: script decides each
@@ -142,7 +144,7 @@ type scriptedChat struct {
 }
 
 func (c *scriptedChat) Stream(_ context.Context, messages []model.Message, tools []model.Tool, gen model.Generation, onDelta func(string) error) (model.Reply, error) {
-	call := chatCall{Messages: append([]model.Message{}, messages...), Tools: append([]model.Tool{}, tools...), JSONSchema: gen.JSONSchema}
+	call := chatCall{Messages: append([]model.Message{}, messages...), Tools: append([]model.Tool{}, tools...), JSONSchema: gen.JSONSchema, Gen: gen}
 	c.mu.Lock()
 	c.calls = append(c.calls, call)
 	c.mu.Unlock()

@@ -63,6 +63,11 @@ type Runner struct {
 	// embedding) and how long annotate waits for it; the zero value checks
 	// with Searcher.Embedder, uncached (checker).
 	Check answer.Checker
+	// Answerability, when set, decides before the answer whether what was
+	// packed answers the question (answerable.go): by the question's
+	// coverage, or by asking the model (generative answers only); nil:
+	// the answer is written from whatever was packed.
+	Answerability *Answerability
 	// AnswerMode is generative (the chat model writes the answer, also
 	// when empty) or extractive (the route quotes the fragments:
 	// route/answer's Quoter).
@@ -167,6 +172,13 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
 	packing Packing, st *turnState) (notFound bool, err error) {
 	question := lastUserMessage(in.Messages)
+	answerable, err := r.answerable(ctx, question, answerMessages(in.Messages, calls, results, packing), packing.Packed, st)
+	if err != nil {
+		return false, err
+	}
+	if !answerable {
+		return true, st.delta(r.Prompt.NotFound)
+	}
 	if r.AnswerMode == podconfig.AnswerExtractive {
 		return r.extract(ctx, question, intent, packing, nil, st)
 	}

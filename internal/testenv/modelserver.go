@@ -1,11 +1,13 @@
 package testenv
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +65,10 @@ type ChatRequest struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
-	MaxTokens   int      `json:"max_tokens"`
+	MaxTokens int `json:"max_tokens"`
+	// Logprobs and TopLogprobs ask for the first token's candidates.
+	Logprobs    bool     `json:"logprobs"`
+	TopLogprobs int      `json:"top_logprobs"`
 	Temperature float64  `json:"temperature"`
 	Stop        []string `json:"stop"`
 	// ResponseFormat is the reply's constraint, when asked for.
@@ -84,6 +89,10 @@ type ChatRequest struct {
 type ChatReply struct {
 	Content   string
 	ToolCalls []ScriptedToolCall
+	// FirstToken are the first token's candidates and their
+	// log-probabilities, sent with the first word when the request asks
+	// for logprobs.
+	FirstToken map[string]float64
 }
 
 // ScriptedToolCall is a tool call the scripted model makes.
@@ -177,9 +186,9 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	reply := script(req)
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
-	send := func(delta map[string]any, finish any) {
+	sendChoice := func(choice map[string]any) {
 		chunk := map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+			"choices": []any{choice}}
 		data, _ := json.Marshal(chunk)
 		fmt.Fprintf(w, "data: %s\n\n", data)
 		if flusher != nil {
@@ -192,6 +201,9 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	send := func(delta map[string]any, finish any) {
+		sendChoice(map[string]any{"index": 0, "delta": delta, "finish_reason": finish})
+	}
 	send(map[string]any{"role": "assistant"}, nil)
 	for i, call := range reply.ToolCalls {
 		// Arguments arrive in two fragments, as real servers split them.
@@ -201,10 +213,18 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 		send(map[string]any{"tool_calls": []any{map[string]any{"index": i,
 			"function": map[string]any{"arguments": call.Arguments[half:]}}}}, nil)
 	}
+	first := true
 	for _, word := range strings.SplitAfter(reply.Content, " ") {
-		if word != "" {
-			send(map[string]any{"content": word}, nil)
+		if word == "" {
+			continue
 		}
+		choice := map[string]any{"index": 0, "delta": map[string]any{"content": word}, "finish_reason": nil}
+		if first && req.Logprobs && reply.FirstToken != nil {
+			// Beside the delta, as OpenAI and llama.cpp send them.
+			choice["logprobs"] = firstTokenLogprobs(word, reply.FirstToken)
+		}
+		first = false
+		sendChoice(choice)
 	}
 	finish := "stop"
 	if len(reply.ToolCalls) > 0 {
@@ -214,6 +234,17 @@ func (m *ModelServer) chat(w http.ResponseWriter, r *http.Request) {
 	usage, _ := json.Marshal(map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": []any{},
 		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": len(strings.Fields(reply.Content)), "total_tokens": 0}})
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usage)
+}
+
+// firstTokenLogprobs is the logprobs object of a first token and its
+// candidates, most likely first.
+func firstTokenLogprobs(token string, candidates map[string]float64) map[string]any {
+	top := make([]map[string]any, 0, len(candidates))
+	for t, lp := range candidates {
+		top = append(top, map[string]any{"token": t, "logprob": lp})
+	}
+	slices.SortFunc(top, func(a, b map[string]any) int { return cmp.Compare(b["logprob"].(float64), a["logprob"].(float64)) })
+	return map[string]any{"content": []any{map[string]any{"token": token, "logprob": candidates[token], "top_logprobs": top}}}
 }
 
 // Seen returns the requests so far, safe to read while the server runs.

@@ -93,9 +93,13 @@ func RunAgentic(ctx context.Context, opts AgenticOptions) (AgenticReport, error)
 	if opts.Chat == nil {
 		return AgenticReport{}, fmt.Errorf("agentic evaluation: a chat model is needed")
 	}
-	questions, err := eval.LoadMultiPart(opts.Questions)
-	if err != nil {
-		return AgenticReport{}, err
+	var questions []eval.MultiQuestion
+	for _, path := range opts.Questions {
+		qs, err := eval.LoadMultiPart(path)
+		if err != nil {
+			return AgenticReport{}, err
+		}
+		questions = append(questions, qs...)
 	}
 	if opts.Limit > 0 && opts.Limit < len(questions) {
 		questions = questions[:opts.Limit]

@@ -57,6 +57,11 @@ type AnswersOptions struct {
 	// Curve also scores the synthetic sentence sets (GroundingCurve);
 	// CurveOnly runs no turns with the chat model.
 	Curve, CurveOnly bool
+	// SupportLabels, a folder of labelled answer sentences
+	// (test/eval/support), also scores the route's support judge against
+	// them; SupportOnly runs no turns.
+	SupportLabels string
+	SupportOnly   bool
 }
 
 // AnswersReport is what an answer-level evaluation found.
@@ -80,6 +85,12 @@ type AnswersReport struct {
 	Curve     *GroundingCurve `json:"grounding_curve,omitempty"`
 	Histogram []ScoreBin      `json:"score_histogram,omitempty"`
 	Ratios    []eval.RatioBin `json:"grounded_ratio_histogram,omitempty"`
+	// Support is the support judges' agreement with the labelled
+	// sentences, when asked for.
+	Support []Agreement `json:"support_judges,omitempty"`
+	// Answerability is the answerability check's curve, when its turns
+	// asked.
+	Answerability *AnswerabilityCurve `json:"answerability,omitempty"`
 	// Turns are the turns one by one, for reading the answers.
 	Turns   []TurnSummary `json:"turns"`
 	Seconds float64       `json:"seconds"`
@@ -99,10 +110,15 @@ type TurnSummary struct {
 	Withheld       int      `json:"withheld_sentences,omitempty"`
 	// Sentences are the route's grounding events: each checked sentence,
 	// its score and support.
-	Sentences   []answer.Grounding `json:"sentences,omitempty"`
-	TTFTMillis  float64            `json:"ttft_ms"`
-	TotalMillis float64            `json:"total_ms"`
-	Error       string             `json:"error,omitempty"`
+	Sentences []answer.Grounding `json:"sentences,omitempty"`
+	// Answerable is the answerability check's score, when it ran.
+	Answerable *float64 `json:"answerability,omitempty"`
+	// Fragments are the packed fragments by marker, as the model read
+	// them (labeling the answer's sentences needs them).
+	Fragments   map[string]eval.Unit `json:"fragments,omitempty"`
+	TTFTMillis  float64              `json:"ttft_ms"`
+	TotalMillis float64              `json:"total_ms"`
+	Error       string               `json:"error,omitempty"`
 }
 
 // RunAnswers ingests the corpus as `make eval` does, runs every question
@@ -158,6 +174,11 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 			break
 		}
 	}
+	for _, mode := range opts.Modes {
+		if report.Answerability = answerabilityCurve(mode, outcomes[mode], r.questions); report.Answerability != nil {
+			break
+		}
+	}
 	if opts.Curve {
 		curve, err := a.groundingCurve(ctx, outcomes)
 		if err != nil {
@@ -165,16 +186,24 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 		}
 		report.Curve = &curve
 	}
+	if opts.SupportLabels != "" {
+		if report.Support, err = a.supportAgreement(ctx); err != nil {
+			return report, err
+		}
+	}
 	report.Seconds = time.Since(began).Seconds()
 	return report, nil
 }
 
 func answersDefaults(opts AnswersOptions) AnswersOptions {
-	if opts.Modes == nil && !opts.CurveOnly {
+	if opts.Modes == nil && !opts.CurveOnly && !opts.SupportOnly {
 		opts.Modes = AnswerModes()
 	}
 	if opts.CurveOnly {
 		opts.Modes, opts.Curve = nil, true
+	}
+	if opts.SupportOnly {
+		opts.Modes, opts.Curve = nil, false
 	}
 	if opts.Turns <= 0 {
 		opts.Turns = 1
@@ -249,13 +278,16 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 // summarize is a turn for the JSON report.
 func summarize(o eval.TurnOutcome, gold eval.Gold) TurnSummary {
 	s := TurnSummary{Question: o.Question.ID, Mode: o.Mode, Answer: o.Shown, Cited: o.Cited, Error: o.Err, Sentences: o.Groundings,
-		UnsupportedURL: eval.UnsupportedURLs(o.Shown, o.Allowed),
-		TTFTMillis:     float64(max(o.TTFT, 0).Microseconds()) / 1000, TotalMillis: float64(o.Total.Microseconds()) / 1000}
+		UnsupportedURL: eval.UnsupportedURLs(o.Shown, o.Allowed), Fragments: o.Units,
+		TTFTMillis: float64(max(o.TTFT, 0).Microseconds()) / 1000, TotalMillis: float64(o.Total.Microseconds()) / 1000}
 	if c := o.Completed; c != nil {
 		s.NotFound, s.GroundedRatio, s.AnswerReplaced, s.Withheld = c.NotFound, c.GroundedRatio, c.AnswerReplaced, c.Withheld
 	}
 	if s.GroundedRatio == nil {
 		s.GroundedRatio = o.Checked
+	}
+	if a := o.Answerability; a != nil {
+		s.Answerable = &a.Score
 	}
 	_, hits := eval.CitedHits(o, gold)
 	s.GoldCited = hits > 0

@@ -16,6 +16,12 @@ func AnswersTable(r AnswersReport) string {
 			r.Questions, r.Answerable, r.Unanswerable, r.Model, r.ContextTokens, r.AnswerReserve, r.Threshold, r.FallbackBelow)
 		b.WriteString(eval.ModesTable(r.Modes))
 	}
+	if len(r.Support) > 0 {
+		b.WriteString(AgreementText(r.Support))
+	}
+	if r.Answerability != nil {
+		b.WriteString(answerabilityText(*r.Answerability))
+	}
 	if r.Curve != nil {
 		b.WriteString(curveText(*r.Curve))
 	}

@@ -22,8 +22,9 @@ import (
 
 // Options say what to evaluate, and with what.
 type Options struct {
-	Corpus    string
-	Questions string
+	Corpus string
+	// Questions are the question files, read in order.
+	Questions []string
 	Client    StoreFactory
 	// Embedder embeds documents; QueryEmbedder (Embedder when nil) embeds
 	// questions, each with the store's input prefix.
@@ -182,7 +183,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 // prepare loads the questions and corpus, ingests both chunk sets and
 // embeds every question once.
 func prepare(ctx context.Context, opts Options) (*run, error) {
-	questions, err := eval.LoadQuestions(opts.Questions)
+	questions, err := eval.LoadQuestions(opts.Questions...)
 	if err != nil {
 		return nil, err
 	}

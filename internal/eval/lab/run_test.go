@@ -85,7 +85,7 @@ func TestEvalOnTheDevSet(t *testing.T) {
 	reranker := httptest.NewServer(lexicalReranker(&rerankRequests))
 	defer reranker.Close()
 	report, err := Run(ctx, Options{
-		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: questions,
+		Corpus: filepath.Join(root, "corpus", "argocd"), Questions: []string{questions},
 		Client:   func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, 64) },
 		Embedder: &testenv.HashEmbedder{Dim: 64}, Fingerprint: "hash-64",
 		Route: sampleRoute(t, reranker.URL), VectorCache: t.TempDir(),

@@ -81,6 +81,8 @@ func Decode(typ string, data []byte) (any, error) {
 		return decodeAs[route.ToolCall](data)
 	case route.EventResearch:
 		return decodeAs[route.Research](data)
+	case route.EventAnswerability:
+		return decodeAs[route.AnswerabilityReport](data)
 	case route.EventRetrieval:
 		return decodeAs[route.RetrievalReport](data)
 	case route.EventDelta:

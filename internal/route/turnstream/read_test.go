@@ -33,6 +33,7 @@ func aTurn() []route.Event {
 		{Type: route.EventMemorySaved, Data: route.MemorySaved{Round: 1, Fragments: []route.SavedFragment{{ID: "F1", Note: "the order"}}, Closed: []string{"order"}, Open: []string{}}},
 		{Type: route.EventFinalizeForced, Data: route.Finalized{Round: 2, Fragments: []string{"F1"}, Reason: "rounds spent"}},
 		{Type: route.EventResearch, Data: route.Research{Queries: []string{"waves"}, Rephrase: "sync wave order", Found: 1}},
+		{Type: route.EventAnswerability, Data: route.AnswerabilityReport{Check: "coverage", Score: 0.25, Threshold: 0.5, Missing: []string{"velero"}}},
 		{Type: route.EventDelta, Data: route.Delta{Text: "Lower waves go first [S1].\nThen"}},
 		{Type: route.EventGrounding, Data: answer.Grounding{Sentence: "Lower waves go first.", Status: "supported", Marker: "S1", Score: 0.9}},
 		{Type: route.EventAnswerReplaced, Data: route.AnswerReplaced{GroundedRatio: 0.2, Reason: "below fallbackBelow"}},

@@ -27,6 +27,10 @@ const (
 	KindScreen Kind = "screen" // a UI screen: its fields, buttons, menus
 )
 
+// MaxDocumentBytes bounds one Markdown file: a source refuses a larger
+// one, naming it, rather than read it into memory.
+const MaxDocumentBytes = 8 << 20
+
 // Document is one Markdown file.
 type Document struct {
 	// Source is the document's path within its source, e.g. user-guide/helm.md.

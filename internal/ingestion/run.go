@@ -131,26 +131,43 @@ func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit,
 		}
 		for _, doc := range read.Documents {
 			doc.Source = path.Join(src.Name, doc.Source)
-			chunks, err := ingest.Chunks(doc, opts)
+			docRows, err := documentRows(doc, opts)
 			if err != nil {
 				summary.Rejected = append(summary.Rejected, err.Error())
 				continue
 			}
 			summary.Files++
-			summary.Chunks += len(chunks)
-			for _, ch := range chunks {
-				row := RowFromChunk(ch)
+			summary.Chunks += len(docRows)
+			for _, row := range docRows {
 				if limit.cuts(row) {
 					summary.Truncated++
 				}
-				rows = append(rows, row)
 			}
+			rows = append(rows, docRows...)
 		}
 	}
 	if summary.Files == 0 {
 		// Every document refused (a mount whose links all lead nowhere)
 		// empties the store no more than no document does.
 		return nil, fmt.Errorf("the sources hold no Markdown documents that could be ingested (%d refused); refusing to empty the store", len(summary.Rejected))
+	}
+	return rows, nil
+}
+
+// documentRows are doc's chunks as rows, or an error naming it when a
+// row breaks the store's schema (65 image URLs in one chunk, a path over
+// 2,048 bytes): found before embedding, it refuses this document alone.
+func documentRows(doc ingest.Document, opts ingest.Options) ([]knowledge.Row, error) {
+	chunks, err := ingest.Chunks(doc, opts)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]knowledge.Row, len(chunks))
+	for i, ch := range chunks {
+		rows[i] = RowFromChunk(ch)
+		if err := rows[i].CheckFields(); err != nil {
+			return nil, fmt.Errorf("%s: refused: %w", doc.Source, err)
+		}
 	}
 	return rows, nil
 }

@@ -54,13 +54,17 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 	enc.SetEscapeHTML(false)
 	failed := 0
 	for _, path := range fs.Args() {
-		docs, err := sources.ReadMarkdown(path, defaults)
+		read, err := sources.ReadMarkdown(path, "", defaults)
 		if err != nil {
 			fmt.Fprintln(stderr, "ragroute chunk:", err)
 			failed++
 			continue
 		}
-		for _, doc := range docs {
+		for _, refused := range read.Refused {
+			fmt.Fprintf(stderr, "ragroute chunk: %s: %v\n", path, refused)
+			failed++
+		}
+		for _, doc := range read.Documents {
 			chunks, err := ingest.Chunks(doc, opts)
 			if err != nil {
 				// One bad file must not hide the others: report it and go on.

@@ -28,10 +28,11 @@ func TestLocalCrossEncoderRanksTheAnsweringSectionFirst(t *testing.T) {
 			t.Skipf("the local cross-encoder is not installed (bin/models/%s): run `hack/models.sh fetch rerank` to test it", f)
 		}
 	}
-	docs, err := sources.ReadMarkdown(filepath.Join(root, "test/eval/corpus/argocd"), []string{"public"})
-	if err != nil {
-		t.Fatal(err)
+	read, err := sources.ReadMarkdown(filepath.Join(root, "test/eval/corpus/argocd"), "", []string{"public"})
+	if err != nil || len(read.Refused) > 0 {
+		t.Fatal(err, read.Refused)
 	}
+	docs := read.Documents
 	section := func(source string, path ...string) retrieval.Fragment {
 		t.Helper()
 		for _, d := range docs {

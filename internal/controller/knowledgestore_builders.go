@@ -90,7 +90,7 @@ func buildIngestPodTemplate(store *v1alpha1.KnowledgeStore, image, runHash strin
 		}
 		volumes = append(volumes, volume)
 		container.WithVolumeMounts(corev1ac.VolumeMount().WithName("src-" + src.Name).
-			WithMountPath(path.Join(sourcesMountPath, src.Name)).WithReadOnly(true))
+			WithMountPath(sourceMount(src)).WithReadOnly(true))
 	}
 	return corev1ac.PodTemplateSpec().
 		WithLabels(storeLabels(store)).

@@ -91,7 +91,7 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 					out.Git.CredentialsDir = path.Join(secretsMountPath, src.Name)
 				}
 			} else {
-				out.Path = sourcePath(src)
+				out.Root, out.Path = sourceMount(src), sourcePath(src)
 			}
 			cfg.Sources = append(cfg.Sources, out)
 		}
@@ -99,9 +99,15 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 	return cfg
 }
 
+// sourceMount is where the Job mounts a source's ConfigMap or claim:
+// the root nothing read from the source may leave.
+func sourceMount(src v1alpha1.IngestionSource) string {
+	return path.Join(sourcesMountPath, src.Name)
+}
+
 // sourcePath is where the Job sees a source's files.
 func sourcePath(src v1alpha1.IngestionSource) string {
-	p := path.Join(sourcesMountPath, src.Name)
+	p := sourceMount(src)
 	if src.PVC != nil && src.PVC.Path != "" {
 		p = path.Join(p, src.PVC.Path)
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -13,12 +14,15 @@ import (
 // source (the route's name for the corpus) in front of its path, so
 // results read as the route's /v1/search reports them.
 func ReadCorpus(dir, source string) ([]ingest.Document, error) {
-	docs, err := sources.ReadMarkdown(dir, []string{"public"})
+	read, err := sources.ReadMarkdown(dir, "", []string{"public"})
+	if err == nil {
+		err = errors.Join(read.Refused...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", dir, err)
 	}
 	var out []ingest.Document
-	for _, d := range docs {
+	for _, d := range read.Documents {
 		if filepath.Base(d.Source) == "SOURCE.md" {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ragroute/ragroute/internal/principal"
 )
@@ -19,10 +20,12 @@ type chunker struct {
 	pieces []piece // split's, kept from draft to draft
 }
 
-// Chunks cuts one document into chunks. It fails only on a front matter
-// that cannot be trusted (invalid YAML, principals or kind) or a source
-// principal that breaks the principal rule: guessing an ACL would risk
-// showing a document to the wrong people.
+// Chunks cuts one document into chunks, each within the store's limits
+// (MaxTitleBytes, MaxHeadingBytes, MaxTextBytes). It fails on a front
+// matter that cannot be trusted (invalid YAML, principals or kind) or a
+// source principal that breaks the principal rule (guessing an ACL would
+// risk showing a document to the wrong people), and on a document that
+// would make more than MaxChunksPerDocument chunks.
 func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -31,8 +34,11 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Source, err)
 	}
+	root, err := parseSections(body, MaxChunksPerDocument)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", doc.Source, err)
+	}
 	c := &chunker{opts: opts, tokens: newLineCounts(opts.Tokens, strings.Count(body, "\n")+1)}
-	root := parseSections(body)
 
 	acl := fm.principals
 	if err := withinSource(acl, doc.Principals); err != nil {
@@ -70,7 +76,9 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	total := 0
 	for i, d := range drafts {
 		cuts[i] = c.cut(d)
-		total += len(cuts[i].parts)
+		if total += len(cuts[i].parts); total > MaxChunksPerDocument {
+			return nil, fmt.Errorf("%s: more than %d chunks, the most one document may make: refused", doc.Source, MaxChunksPerDocument)
+		}
 	}
 	var chunks []Chunk
 	if total > 0 {
@@ -155,17 +163,28 @@ func (c *chunker) finish(chunks []Chunk, meta chunkMeta, d draft, cut cutDraft, 
 }
 
 // documentTitle: the front matter's title, else the first top-level
-// heading, else the file name.
+// heading, else the file name; cut to MaxTitleBytes.
 func documentTitle(fm frontMatter, root *section, source string) string {
 	if fm.title != "" {
-		return fm.title
+		return cutBytes(fm.title, MaxTitleBytes)
 	}
 	for _, s := range root.kids {
 		if s.level == 1 && s.heading != "" {
-			return s.heading
+			return cutBytes(s.heading, MaxTitleBytes)
 		}
 	}
-	return strings.TrimSuffix(path.Base(source), path.Ext(source))
+	return cutBytes(strings.TrimSuffix(path.Base(source), path.Ext(source)), MaxTitleBytes)
+}
+
+// cutBytes is s cut to at most n bytes, between characters.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // stableID derives an id from parts that identify a chunk across runs.

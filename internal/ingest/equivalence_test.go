@@ -230,7 +230,11 @@ func TestSectionsEqualJoinedLines(t *testing.T) {
 		docs = append(docs, Document{Source: "generated-" + strings.Repeat("x", i%3), Content: b.String()})
 	}
 	for _, doc := range docs {
-		compare(doc.Source, parseSections(doc.Content), reference(doc.Content))
+		root, err := parseSections(doc.Content, MaxChunksPerDocument)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compare(doc.Source, root, reference(doc.Content))
 	}
 }
 

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"iter"
 	"regexp"
 	"strings"
@@ -90,21 +91,28 @@ func (f *fence) step(line string) bool {
 
 // parseSections builds the heading tree of a Markdown body. Only ATX
 // headings outside fenced code count, as in the eval set's conventions.
-func parseSections(body string) *section {
+// A body with more than maxHeadings headings is refused as soon as the
+// count is passed, before its tree takes the memory of millions of
+// sections.
+func parseSections(body string, maxHeadings int) (*section, error) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	root := &section{}
 	stack := []*section{root}
 	var f fence
+	headings := 0
 	for start, line := range lineSpans(body) {
 		if !f.step(line) {
 			if level, heading, ok := parseHeading(line); ok {
+				if headings++; headings > maxHeadings {
+					return nil, fmt.Errorf("more than %d headings, the most chunks one document may make: refused", maxHeadings)
+				}
 				stack = openSection(stack, level, strings.TrimSpace(heading), start)
 			}
 		}
 		top := stack[len(stack)-1]
 		top.text = body[top.start : start+len(line)]
 	}
-	return root
+	return root, nil
 }
 
 // openSection adds a section for a heading starting at start in the body
@@ -114,6 +122,7 @@ func openSection(stack []*section, level int, heading string, start int) []*sect
 		stack = stack[:len(stack)-1]
 	}
 	parent := stack[len(stack)-1]
+	heading = cutBytes(heading, MaxHeadingBytes) // the path's; the text keeps the line whole
 	node := &section{level: level, heading: heading, start: start}
 	node.path = append(append([]string{}, parent.path...), heading)
 	parent.kids = append(parent.kids, node)

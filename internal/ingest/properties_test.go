@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // corpusDocuments reads the eval corpus kept in the repo.
@@ -39,6 +40,14 @@ func checkInvariants(t testing.TB, doc Document, opts Options, chunks []Chunk) {
 	for _, ch := range chunks {
 		if ch.Tokens > opts.MaxTokens || opts.Tokens.Count(ch.Text) != ch.Tokens {
 			t.Errorf("%s %v part %d: %d tokens (counted %d), threshold %d", doc.Source, ch.HeadingPath, ch.PartIndex, ch.Tokens, opts.Tokens.Count(ch.Text), opts.MaxTokens)
+		}
+		if len(ch.Text) > MaxTextBytes || len(ch.Title) > MaxTitleBytes || !utf8.ValidString(ch.Title) {
+			t.Errorf("%s %v part %d: text of %d bytes, title of %d: over the store's limits or cut inside a character", doc.Source, ch.HeadingPath, ch.PartIndex, len(ch.Text), len(ch.Title))
+		}
+		for _, h := range ch.HeadingPath {
+			if len(h) > MaxHeadingBytes {
+				t.Errorf("%s: a heading of %d bytes, over %d", doc.Source, len(h), MaxHeadingBytes)
+			}
 		}
 		if ids[ch.ID] {
 			t.Errorf("%s: duplicate id %s", doc.Source, ch.ID)
@@ -79,10 +88,10 @@ func checkNothingLost(t testing.TB, doc Document, opts Options, chunks []Chunk) 
 		if line == "" || strings.Contains(text, line) {
 			continue
 		}
-		if m := headingLine.FindStringSubmatch(line); m != nil && strings.Contains(text, strings.TrimSpace(m[2])) {
+		if m := headingLine.FindStringSubmatch(line); m != nil && strings.Contains(text, cutBytes(strings.TrimSpace(m[2]), MaxHeadingBytes)) {
 			continue
 		}
-		if opts.Tokens.Count(line) <= budget {
+		if opts.Tokens.Count(line) <= budget && len(line) <= partBytes {
 			t.Errorf("%s: line lost: %q", doc.Source, line)
 			continue
 		}

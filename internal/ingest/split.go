@@ -65,11 +65,27 @@ func IsListItem(line string) bool {
 	return len(rest) > marker && strings.IndexByte(regexpSpace, rest[marker]) >= 0
 }
 
+// Bytes of a part: a chunk's text must fit the store's text field
+// (MaxTextBytes) whatever the token count says (BERT counts a word over
+// 100 characters as one token, so a 70 KiB "word" is one token). A part
+// is cut to partBytes, leaving room for an overlap of at most
+// maxOverlapBytes and the blank line after it.
+const (
+	maxOverlapBytes = 4 << 10
+	partBytes       = MaxTextBytes - maxOverlapBytes - len("\n\n")
+)
+
 // splitter is the adaptive pass: it cuts text over the budget into parts.
 type splitter struct {
 	c      *chunker
 	text   string // the text being split
 	budget int    // tokens per part, leaving room for the overlap
+}
+
+// fits reports whether a piece of tokens tokens and size bytes fits a
+// part.
+func (s splitter) fits(tokens, size int) bool {
+	return tokens <= s.budget && size <= partBytes
 }
 
 // part is a chunk's text and its token count.
@@ -79,10 +95,10 @@ type part struct {
 }
 
 // split returns text, which counts tokens, as parts of at most MaxTokens
-// tokens each, with an overlap of at most OverlapTokens repeated from the
-// previous part.
+// tokens and MaxTextBytes bytes each, with an overlap of at most
+// OverlapTokens repeated from the previous part.
 func (c *chunker) split(text string, tokens int) []part {
-	if tokens <= c.opts.MaxTokens {
+	if tokens <= c.opts.MaxTokens && len(text) <= MaxTextBytes {
 		return []part{{text, tokens}}
 	}
 	s := splitter{c: c, text: text, budget: c.opts.MaxTokens - c.opts.OverlapTokens}
@@ -153,7 +169,7 @@ func kindOf(first string) blockKind {
 // one piece, not worth a slice each.)
 func (s splitter) fit(out []piece, b piece) []piece {
 	b.tokens = s.c.tokens.count(b.text)
-	if b.tokens <= s.budget {
+	if s.fits(b.tokens, len(b.text)) {
 		return append(out, b)
 	}
 	switch b.kind {
@@ -183,14 +199,15 @@ func (s splitter) wrapped(out []piece, b piece, head, body, tail []string) []pie
 	if len(tail) > 0 && len(body) > 0 && body[len(body)-1] == tail[0] {
 		body = body[:len(body)-1] // the closing fence, re-added to every part
 	}
-	frame := s.c.tokens.count(strings.Join(append(append([]string{}, head...), tail...), "\n"))
+	frameText := strings.Join(append(append([]string{}, head...), tail...), "\n")
+	frame, frameBytes := s.c.tokens.count(frameText), len(frameText)
 	first := len(out) // the block's first piece, once there is one
 	asLines := func() []piece { return s.fit(out[:first], piece{text: b.text, sep: b.sep, kind: blockText, at: b.at}) }
-	if frame >= s.budget/2 || len(body) == 0 {
+	if frame >= s.budget/2 || frameBytes >= partBytes/2 || len(body) == 0 {
 		return asLines() // the frame alone nearly fills a part: cut as plain lines
 	}
 	var group []string
-	groupTokens := frame
+	groupTokens, groupBytes := frame, frameBytes
 	emit := func() {
 		if len(group) == 0 {
 			return
@@ -201,18 +218,19 @@ func (s splitter) wrapped(out []piece, b piece, head, body, tail []string) []pie
 			p.tokens = s.c.tokens.count(p.text)
 		}
 		out = append(out, p)
-		group, groupTokens = nil, frame
+		group, groupTokens, groupBytes = nil, frame, frameBytes
 	}
 	for _, line := range body {
 		n := s.c.tokens.count(line)
-		if frame+n > s.budget {
+		if !s.fits(frame+n, frameBytes+1+len(line)) {
 			return asLines() // a row or code line too long for any frame
 		}
-		if groupTokens+n > s.budget {
+		if !s.fits(groupTokens+n, groupBytes+1+len(line)) {
 			emit()
 		}
 		group = append(group, line)
 		groupTokens += n
+		groupBytes += 1 + len(line)
 	}
 	emit()
 	out[first].sep = b.sep
@@ -235,7 +253,7 @@ func (s splitter) listItems(out []piece, b piece) []piece {
 	itemStart, sep := 0, b.sep
 	item := func(text string) {
 		p := piece{text: text, sep: sep, kind: blockList, at: within(b.at, itemStart)}
-		if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
+		if p.tokens = s.c.tokens.count(p.text); s.fits(p.tokens, len(p.text)) {
 			out = append(out, p)
 		} else {
 			out = s.fit(out, piece{text: p.text, sep: sep, kind: blockText, at: p.at})
@@ -254,7 +272,7 @@ func (s splitter) listItems(out []piece, b piece) []piece {
 
 // fine cuts one line at sentence ends, then words, then characters.
 func (s splitter) fine(out []piece, p piece) []piece {
-	if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
+	if p.tokens = s.c.tokens.count(p.text); s.fits(p.tokens, len(p.text)) {
 		return append(out, p)
 	}
 	for i, sentence := range cutAfter(p.text, sentenceEnd) {
@@ -263,7 +281,7 @@ func (s splitter) fine(out []piece, p piece) []piece {
 			sep = p.sep
 		}
 		sp := piece{text: sentence, sep: sep, kind: blockText, tokens: s.c.tokens.count(sentence), at: -1}
-		if sp.tokens <= s.budget {
+		if s.fits(sp.tokens, len(sp.text)) {
 			out = append(out, sp)
 			continue
 		}
@@ -279,14 +297,15 @@ func (s splitter) fine(out []piece, p piece) []piece {
 }
 
 // runes cuts a word too long for a part (a key, a URL, base64) by
-// characters, each cut the longest prefix that fits (binary search).
+// characters, each cut the longest prefix that fits (binary search), in
+// tokens and in bytes.
 func (s splitter) runes(out []piece, p piece) []piece {
-	if p.tokens = s.c.tokens.count(p.text); p.tokens <= s.budget {
+	if p.tokens = s.c.tokens.count(p.text); s.fits(p.tokens, len(p.text)) {
 		return append(out, p)
 	}
 	for start := 0; start < len(p.text); {
 		rest := p.text[start:]
-		lo, hi := 0, len(rest) // the fitting prefix length lies in [lo, hi]
+		lo, hi := 0, min(len(rest), partBytes) // the fitting prefix length lies in [lo, hi]
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			for mid < len(rest) && mid > lo && !utf8.RuneStart(rest[mid]) {
@@ -348,7 +367,7 @@ func (s splitter) pack(pieces []piece) []packedPart {
 			if p.sep == "" {
 				next = s.c.tokens.count(s.join(pieces[first:i]) + p.text)
 			}
-			if next <= s.budget {
+			if s.fits(next, size+len(p.sep)+len(p.text)) {
 				size += len(p.sep) + len(p.text)
 				tokens, last = next, p.kind
 				continue
@@ -433,9 +452,9 @@ func (s splitter) withOverlap(packed []packedPart) []part {
 	return parts
 }
 
-// tail is the longest run of trailing words within the overlap budget,
-// cut from text as it stands so a reader can find it again, and its
-// token count.
+// tail is the longest run of trailing words within the overlap budget
+// (and maxOverlapBytes), cut from text as it stands so a reader can find
+// it again, and its token count.
 func (s splitter) tail(text string) (string, int) {
 	best, tokens, rest := "", 0, text // the words of text after rest are taken
 	if s.c.tokens.addsUp {
@@ -444,7 +463,7 @@ func (s splitter) tail(text string) (string, int) {
 		for rest != "" {
 			nl := strings.LastIndexByte(rest, '\n')
 			n := s.c.tokens.line(rest[nl+1:])
-			if tokens+n > s.c.opts.OverlapTokens {
+			if tokens+n > s.c.opts.OverlapTokens || len(text)-max(nl, 0) > maxOverlapBytes {
 				break
 			}
 			tokens += n
@@ -458,6 +477,9 @@ func (s splitter) tail(text string) (string, int) {
 	// Then word by word.
 	for start := range trailingWordStarts(rest) {
 		candidate := strings.TrimRightFunc(text[start:], unicode.IsSpace)
+		if len(candidate) > maxOverlapBytes {
+			break
+		}
 		if s.c.tokens.addsUp {
 			// One word more than the last candidate: add its count.
 			word := candidate

@@ -27,6 +27,26 @@ const (
 	KindScreen Kind = "screen" // a UI screen: its fields, buttons, menus
 )
 
+// MaxDocumentBytes bounds one Markdown file: a source refuses a larger
+// one, naming it, rather than read it into memory.
+const MaxDocumentBytes = 8 << 20
+
+// Limits every chunk holds: the knowledge store's schema refuses a longer
+// title, heading or text, and one refused row would stop a store's whole
+// ingestion. Titles and headings are cut to them (by bytes, between
+// characters), texts split.
+const (
+	MaxTitleBytes   = 1024
+	MaxHeadingBytes = 512
+	MaxTextBytes    = 65535
+)
+
+// MaxChunksPerDocument bounds one document's chunks: a larger document
+// is refused (8 MiB of one-line sections would otherwise make 1.4 M
+// chunks, and their vectors GiBs). It is a document of the largest size
+// cut every 512 bytes; the default 200-token chunks are about 1 KB.
+const MaxChunksPerDocument = MaxDocumentBytes / 512
+
 // Document is one Markdown file.
 type Document struct {
 	// Source is the document's path within its source, e.g. user-guide/helm.md.

@@ -9,11 +9,12 @@
 package ingestion
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
@@ -62,9 +63,13 @@ type Target struct {
 	BatchTimeout BatchTimeout
 }
 
-// Run ingests the configured sources into target. A document whose front
-// matter cannot be trusted is skipped and reported; everything else is
-// still ingested, and the run fails at the end so the problem is seen.
+// Run ingests the configured sources into target. A document that is
+// refused (a front matter that cannot be trusted, a link out of its
+// source or to nothing, a file over the size limit) is skipped and
+// reported in Summary.Rejected; everything else is still ingested and
+// removed documents deleted, and the run fails at the end so the problem
+// is seen. A source that cannot be read at all (a link at its path, a
+// failed clone) fails the run before anything is written.
 func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progress Progress) (Summary, error) {
 	start := time.Now()
 	summary := Summary{Fingerprint: cfg.Embedding.Fingerprint()}
@@ -117,41 +122,75 @@ func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit,
 		if len(principals) == 0 {
 			principals = cfg.DefaultPrincipals
 		}
-		dir := src.Path
-		if src.Git != nil {
-			clone, err := os.MkdirTemp("", "ragroute-git-")
-			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", src.Name, err)
-			}
-			defer os.RemoveAll(clone)
-			if dir, err = sources.Clone(ctx, *src.Git, clone); err != nil {
-				return nil, fmt.Errorf("source %s: %w", src.Name, err)
-			}
-		}
-		docs, err := sources.ReadMarkdown(dir, principals)
+		read, err := readSource(ctx, src, principals)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
-		for _, doc := range docs {
+		for _, refused := range read.Refused {
+			summary.Rejected = append(summary.Rejected, fmt.Sprintf("source %s: %v", src.Name, refused))
+		}
+		for _, doc := range read.Documents {
 			doc.Source = path.Join(src.Name, doc.Source)
-			chunks, err := ingest.Chunks(doc, opts)
+			docRows, err := documentRows(doc, opts)
 			if err != nil {
 				summary.Rejected = append(summary.Rejected, err.Error())
 				continue
 			}
 			summary.Files++
-			summary.Chunks += len(chunks)
-			for _, ch := range chunks {
-				row := RowFromChunk(ch)
+			summary.Chunks += len(docRows)
+			for _, row := range docRows {
 				if limit.cuts(row) {
 					summary.Truncated++
 				}
-				rows = append(rows, row)
 			}
+			rows = append(rows, docRows...)
 		}
 	}
-	if summary.Files == 0 && len(summary.Rejected) == 0 {
-		return nil, errors.New("the sources hold no Markdown documents; refusing to empty the store")
+	if summary.Files == 0 {
+		// Every document refused (a mount whose links all lead nowhere)
+		// empties the store no more than no document does.
+		return nil, fmt.Errorf("the sources hold no Markdown documents that could be ingested (%d refused); refusing to empty the store", len(summary.Rejected))
 	}
 	return rows, nil
+}
+
+// documentRows are doc's chunks as rows, or an error naming it when a
+// row breaks the store's schema (65 image URLs in one chunk, a path over
+// 2,048 bytes): found before embedding, it refuses this document alone.
+func documentRows(doc ingest.Document, opts ingest.Options) ([]knowledge.Row, error) {
+	chunks, err := ingest.Chunks(doc, opts)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]knowledge.Row, len(chunks))
+	for i, ch := range chunks {
+		rows[i] = RowFromChunk(ch)
+		if err := rows[i].CheckFields(); err != nil {
+			return nil, fmt.Errorf("%s: refused: %w", doc.Source, err)
+		}
+	}
+	return rows, nil
+}
+
+// readSource reads one source's Markdown: a folder within its mount, or
+// a folder of a repository cloned into a scratch folder of its own,
+// removed after the read.
+func readSource(ctx context.Context, src podconfig.Source, principals []string) (sources.Read, error) {
+	if src.Git == nil {
+		root := cmp.Or(src.Root, src.Path)
+		dir, err := filepath.Rel(root, src.Path)
+		if err != nil {
+			return sources.Read{}, fmt.Errorf("path %s within %s: %w", src.Path, root, err)
+		}
+		return sources.ReadMarkdown(root, filepath.ToSlash(dir), principals)
+	}
+	clone, err := os.MkdirTemp("", "ragroute-git-")
+	if err != nil {
+		return sources.Read{}, err
+	}
+	defer os.RemoveAll(clone)
+	if err := sources.Clone(ctx, *src.Git, clone); err != nil {
+		return sources.Read{}, err
+	}
+	return sources.ReadMarkdown(clone, src.Git.Path, principals)
 }

@@ -17,10 +17,11 @@ const testDim = 64
 // corpusRows chunks the eval corpus (SOURCE.md is metadata, left out).
 func corpusRows(t testing.TB, edit func(map[string]string)) []Row {
 	t.Helper()
-	docs, err := sources.ReadMarkdown(filepath.Join("..", "..", "test", "eval", "corpus", "argocd"), []string{"group:staff"})
-	if err != nil {
-		t.Fatal(err)
+	read, err := sources.ReadMarkdown(filepath.Join("..", "..", "test", "eval", "corpus", "argocd"), "", []string{"group:staff"})
+	if err != nil || len(read.Refused) > 0 {
+		t.Fatal(err, read.Refused)
 	}
+	docs := read.Documents
 	contents := map[string]string{}
 	for _, d := range docs {
 		if d.Source != "SOURCE.md" {

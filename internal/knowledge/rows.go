@@ -46,9 +46,27 @@ func (r Row) TitlePath() string {
 // question usually names it.
 func (r Row) EmbeddedText() string { return r.TitlePath() + "\n\n" + r.Text }
 
-// check refuses a row the schema would refuse, naming the row and field.
+// CheckFields refuses a row whose fields the schema would refuse, naming
+// the row and field. Ingestion checks every row so before embedding, to
+// refuse its document alone: inside an upsert the error would end the
+// whole sync.
+func (r Row) CheckFields() error {
+	return r.problems(nil)
+}
+
+// check refuses a row the schema would refuse, vectors of dim dimensions
+// included.
 func (r Row) check(dim int) error {
 	var problems []string
+	if len(r.TextVector) != dim || len(r.TitleVector) != dim {
+		problems = append(problems, fmt.Sprintf("vectors have %d and %d dimensions, want %d", len(r.TextVector), len(r.TitleVector), dim))
+	}
+	return r.problems(problems)
+}
+
+// problems adds what is wrong with r's fields to problems and names them
+// with r, if there are any.
+func (r Row) problems(problems []string) error {
 	over := func(field string, got, limit int) {
 		if got > limit {
 			problems = append(problems, fmt.Sprintf("%s is %d long, limit %d", field, got, limit))
@@ -78,9 +96,6 @@ func (r Row) check(dim int) error {
 	}
 	if r.ID == "" {
 		problems = append(problems, "id is empty")
-	}
-	if len(r.TextVector) != dim || len(r.TitleVector) != dim {
-		problems = append(problems, fmt.Sprintf("vectors have %d and %d dimensions, want %d", len(r.TextVector), len(r.TitleVector), dim))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("chunk %s (%s): %s", r.ID, r.Source, strings.Join(problems, "; "))

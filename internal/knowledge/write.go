@@ -45,7 +45,7 @@ func (c *embedClock) stop() {
 
 // writeBatches embeds and upserts rows in batches of opts.BatchSize, with
 // up to opts.Concurrency batches in flight, so the embedder is never idle
-// while Milvus writes. It returns how many rows were written (whole batches
+// while Milvus writes; each batch's vectors are dropped once written. It returns how many rows were written (whole batches
 // only: a failed run resumes from the content hashes) and the time spent
 // embedding.
 func (s *Store) writeBatches(ctx context.Context, collection string, rows []Row, embedder Embedder, opts SyncOptions) (int, time.Duration, error) {
@@ -66,6 +66,11 @@ func (s *Store) writeBatches(ctx context.Context, collection string, rows []Row,
 			}
 			if err := s.Upsert(ctx, collection, batch); err != nil {
 				return err
+			}
+			// Written: the vectors go, so a run holds those of the batches
+			// in flight, not of every row (GiBs for a large store).
+			for i := range batch {
+				batch[i].TextVector, batch[i].TitleVector = nil, nil
 			}
 			mu.Lock()
 			defer mu.Unlock()

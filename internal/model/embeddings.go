@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -66,8 +67,14 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	return e
 }
 
+// ErrNotFinite is the error when a vector holds NaN or an infinity, or
+// is so long that its length overflows float32: a cosine against it is
+// not a number, and stored it would poison every search.
+var ErrNotFinite = errors.New("not a finite vector")
+
 // Embed returns one vector per text, in order, each checked against the
-// configured dimensions: vectors of the wrong size would poison the index.
+// configured dimensions and for finite values: vectors of the wrong size
+// or not finite would poison the index.
 func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
@@ -102,7 +109,28 @@ func (e *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, er
 			return nil, fmt.Errorf("embeddings from %s (model %s): %d dimensions, the KnowledgeStore says %d (%w)",
 				e.cfg.BaseURL, e.cfg.Model, len(d.Embedding), e.cfg.Dimensions, ErrDimensions)
 		}
+		if err := finite(d.Embedding); err != nil {
+			return nil, fmt.Errorf("embeddings from %s (model %s): input %d: %w (%w)", e.cfg.BaseURL, e.cfg.Model, d.Index, err, ErrNotFinite)
+		}
 		out[d.Index] = d.Embedding
 	}
 	return out, nil
+}
+
+// finite says what keeps v from being a finite vector: a component that
+// is NaN or infinite, or a length whose square overflows float32 (what
+// a cosine in float32, as Milvus computes it, would reach).
+func finite(v []float32) error {
+	var squares float64
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("component %d is %v", i, x)
+		}
+		squares += f * f
+	}
+	if squares > math.MaxFloat32 {
+		return fmt.Errorf("its squared length %.3g overflows float32", squares)
+	}
+	return nil
 }

@@ -2,6 +2,11 @@ package model
 
 import (
 	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -79,5 +84,44 @@ func TestEmbeddingsCutCountsOverlongWordsByCharacter(t *testing.T) {
 	want, _ := (&testenv.HashEmbedder{Dim: 16}).Embed(context.Background(), []string{"Known hosts: " + key + " github.com"})
 	if !slices.Equal(got[0], want[0]) {
 		t.Error("the input was not cut before the second key (an upper bound of 512 tokens for any server)")
+	}
+}
+
+// A server can answer vectors that are valid JSON yet no finite vector
+// for a cosine: components near float32's limit, whose squared length is
+// infinite in float32 (NaN or an infinity itself cannot be JSON). Such a
+// vector is refused, naming the endpoint, the model and the input.
+func TestEmbeddingsRefuseVectorsThatAreNotFinite(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[`+
+			`{"object":"embedding","index":0,"embedding":[0.5,0.5,0.5,0.5]},`+
+			`{"object":"embedding","index":1,"embedding":[3e38,3e38,0,0]}],"model":"m"}`)
+	}))
+	defer server.Close()
+	e := NewEmbeddings(EmbeddingsConfig{BaseURL: server.URL + "/v1", Model: "m", Dimensions: 4})
+	vectors, err := e.Embed(context.Background(), []string{"fine", "overflowing"})
+	if !errors.Is(err, ErrNotFinite) || vectors != nil {
+		t.Fatalf("Embed() = %v, %v; want ErrNotFinite and no vectors", vectors, err)
+	}
+	for _, want := range []string{server.URL, "model m", "input 1", "overflows float32"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+func TestFiniteRefusesNaNAndInfinities(t *testing.T) {
+	for _, v := range [][]float32{
+		{0, float32(math.NaN())},
+		{float32(math.Inf(1)), 0},
+		{float32(math.Inf(-1))},
+	} {
+		if err := finite(v); err == nil {
+			t.Errorf("finite(%v) = nil, want an error", v)
+		}
+	}
+	if err := finite([]float32{1e18, -1e18, 0.25}); err != nil {
+		t.Errorf("a large finite vector was refused: %v", err)
 	}
 }

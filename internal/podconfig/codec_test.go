@@ -98,6 +98,8 @@ func TestIngestConfigIsDecodedStrictly(t *testing.T) {
 		"unknown field": {strings.Replace(string(data), `"store"`, `"stroe"`, 1), "unknown field"},
 		"both kinds":    {strings.Replace(string(data), `"name": "handbook",`, `"name": "handbook", "path": "/sources/h",`, 1), "exactly one of path or git"},
 		"no sources":    {strings.Replace(string(data), `"sources": [`, `"sources": [], "x": [`, 1), "unknown field"},
+		"a path outside its root": {strings.Replace(string(data), `"sources": [`,
+			`"sources": [{"name": "wiki", "root": "/sources/wiki", "path": "/sources/wikipedia"},`, 1), `sources[0].path "/sources/wikipedia" is not inside its root`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package podconfig
 import (
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 )
 
 // IngestVersion is the schema version of IngestConfig.
@@ -38,8 +40,13 @@ type Chunking struct {
 // Source is a folder of Markdown (a mounted ConfigMap or PVC path) or a
 // Git repository to clone, and who may read its documents.
 type Source struct {
-	Name       string     `json:"name"`
-	Path       string     `json:"path,omitempty"`
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"`
+	// Root is the mount Path lies in: nothing read leaves it, and neither
+	// Path nor a folder between Root and Path may be a symbolic link (a
+	// PVC writer could otherwise point the source at another mount).
+	// Path itself when empty.
+	Root       string     `json:"root,omitempty"`
 	Git        *GitSource `json:"git,omitempty"`
 	Principals []string   `json:"principals,omitempty"`
 }
@@ -77,6 +84,9 @@ func (c IngestConfig) Validate() error {
 		if s.Name == "" || (s.Path == "") == (s.Git == nil) {
 			errs = append(errs, fmt.Errorf("sources[%d] needs a name and exactly one of path or git", i))
 		}
+		if s.Root != "" && !within(s.Root, s.Path) {
+			errs = append(errs, fmt.Errorf("sources[%d].path %q is not inside its root %q", i, s.Path, s.Root))
+		}
 		if s.Git != nil && s.Git.Timeout < 0 {
 			errs = append(errs, fmt.Errorf("sources[%d].git.timeout must not be negative", i))
 		}
@@ -85,4 +95,10 @@ func (c IngestConfig) Validate() error {
 		return fmt.Errorf("invalid ingest config: %w", err)
 	}
 	return nil
+}
+
+// within reports whether slash-separated p is root or lies under it.
+func within(root, p string) bool {
+	root, p = path.Clean(root), path.Clean(p)
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
 )
 
 // write creates a file under dir, with its folders.
@@ -33,16 +35,18 @@ func TestReadMarkdownFollowsLinksInsideTheSource(t *testing.T) {
 	if err := os.Symlink("..data/faq.md", filepath.Join(root, "faq.md")); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := ReadMarkdown(root, nil)
-	if err != nil || len(docs) != 1 || docs[0].Source != "faq.md" || !strings.Contains(docs[0].Content, "Ask.") {
-		t.Fatalf("documents %+v, %v", docs, err)
+	read, err := ReadMarkdown(root, "", nil)
+	docs := read.Documents
+	if err != nil || len(read.Refused) > 0 || len(docs) != 1 || docs[0].Source != "faq.md" || !strings.Contains(docs[0].Content, "Ask.") {
+		t.Fatalf("documents %+v, %v", read, err)
 	}
 }
 
 // Nothing outside the source is read: a link out of it (to a secret, to
-// /proc/self/environ, to /dev/zero), a FIFO that would hang the run, and a
-// file over the size limit each fail the read, naming the entry; no
-// document holds what lies outside.
+// /proc/self/environ, to /dev/zero) or to nothing, a FIFO that would hang
+// the run, and a file over the size limit are each refused, named, and
+// the source's other documents are still read; no document holds what
+// lies outside.
 func TestReadMarkdownReadsOnlyRegularFilesInsideTheSource(t *testing.T) {
 	outside := write(t, t.TempDir(), "secret.txt", "CANARY token")
 	cases := map[string]struct {
@@ -62,11 +66,14 @@ func TestReadMarkdownReadsOnlyRegularFilesInsideTheSource(t *testing.T) {
 		"link to /dev/zero": {func(root string) {
 			_ = os.Symlink("/dev/zero", filepath.Join(root, "docs", "zero.md"))
 		}, "outside the source"},
+		"a link to nothing": {func(root string) {
+			_ = os.Symlink("gone.md", filepath.Join(root, "docs", "dangling.md"))
+		}, "docs/dangling.md: a link to gone.md, which leads nowhere: refused"},
 		"a FIFO": {func(root string) {
 			_ = syscall.Mkfifo(filepath.Join(root, "docs", "pipe.md"), 0o644)
 		}, "docs/pipe.md is not a regular file"},
 		"a file over the limit": {func(root string) {
-			write(t, root, "docs/huge.md", strings.Repeat("x", maxDocumentBytes+1))
+			write(t, root, "docs/huge.md", strings.Repeat("x", ingest.MaxDocumentBytes+1))
 		}, "docs/huge.md is over"},
 	}
 	for name, tc := range cases {
@@ -75,29 +82,93 @@ func TestReadMarkdownReadsOnlyRegularFilesInsideTheSource(t *testing.T) {
 			write(t, root, "docs/intro.md", "# Intro\n")
 			tc.make(root)
 			done := make(chan struct{})
+			var read Read
 			var err error
 			go func() {
 				defer close(done)
-				var docs []string
-				var read []byte
-				d, e := ReadMarkdown(root, nil)
-				err = e
-				for _, doc := range d {
-					docs = append(docs, doc.Source)
-					read = append(read, doc.Content...)
-				}
-				if strings.Contains(string(read), "CANARY") {
-					t.Errorf("a document holds the secret outside the source: %v", docs)
-				}
+				read, err = ReadMarkdown(root, "", nil)
 			}()
 			select {
 			case <-done:
 			case <-time.After(5 * time.Second):
 				t.Fatal("the read hangs")
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadMarkdown() = %v, want an error saying %q", err, tc.want)
+			if err != nil {
+				t.Fatalf("ReadMarkdown() = %v; want the entry refused and the others read", err)
+			}
+			var docs []string
+			for _, doc := range read.Documents {
+				docs = append(docs, doc.Source)
+				if strings.Contains(doc.Content, "CANARY") {
+					t.Errorf("document %s holds the secret outside the source", doc.Source)
+				}
+			}
+			if strings.Join(docs, ",") != "docs/intro.md" {
+				t.Errorf("documents %v, want docs/intro.md alone", docs)
+			}
+			if len(read.Refused) != 1 || !strings.Contains(read.Refused[0].Error(), tc.want) {
+				t.Errorf("refused %v, want one saying %q", read.Refused, tc.want)
 			}
 		})
+	}
+}
+
+// A source's path (a PVC source's path, or a folder above it) that is a
+// symbolic link would make wherever it leads the source: another
+// source's mount (salaries.md, read with this source's principals), the
+// scratch folder of earlier clones, or /. The read fails, naming the
+// path and the problem, and returns no document; a source's path that is
+// a real folder still reads.
+func TestReadMarkdownRefusesALinkAtOrAboveTheSourcesPath(t *testing.T) {
+	sources := t.TempDir() // as the Job sees /sources: one mount per source
+	write(t, sources, "finance/salaries.md", "# Salaries\n\nCANARY: the CEO earns a lot.\n")
+	cases := map[string]struct {
+		path string
+		make func(mount string)
+		want string
+	}{
+		"the path is a link to another source's mount": {"docs", func(mount string) {
+			_ = os.Symlink(filepath.Join(sources, "finance"), filepath.Join(mount, "docs"))
+		}, "docs is a symbolic link, the source's path: refused"},
+		"the path is a relative link climbing out": {"docs", func(mount string) {
+			_ = os.Symlink("../finance", filepath.Join(mount, "docs"))
+		}, "docs is a symbolic link, the source's path: refused"},
+		"the path is a link to /": {"docs", func(mount string) {
+			_ = os.Symlink("/", filepath.Join(mount, "docs"))
+		}, "docs is a symbolic link"},
+		"a folder above the path is a link": {"team/docs", func(mount string) {
+			_ = os.MkdirAll(filepath.Join(sources, "finance", "docs"), 0o755)
+			write(t, sources, "finance/docs/pay.md", "# Pay\n\nCANARY\n")
+			_ = os.Symlink(filepath.Join(sources, "finance"), filepath.Join(mount, "team"))
+		}, "team is a symbolic link, a folder above the source's path team/docs: refused"},
+		"a link inside the mount to a folder beside the path": {"docs", func(mount string) {
+			write(t, mount, "private/pay.md", "# Pay\n\nCANARY\n")
+			_ = os.Symlink("private", filepath.Join(mount, "docs"))
+		}, "docs is a symbolic link"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mount := filepath.Join(t.TempDir(), "wiki")
+			if err := os.MkdirAll(mount, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.make(mount)
+			read, err := ReadMarkdown(mount, tc.path, []string{"public"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
+				t.Errorf("ReadMarkdown() = %v, want an error saying %q", err, tc.want)
+			}
+			if len(read.Documents) > 0 {
+				t.Errorf("documents read through the link: %+v", read.Documents)
+			}
+		})
+	}
+	mount := t.TempDir()
+	write(t, mount, "team/docs/intro.md", "# Intro\n")
+	read, err := ReadMarkdown(mount, "/team/docs/", nil)
+	if err != nil || len(read.Documents) != 1 || read.Documents[0].Source != "intro.md" {
+		t.Errorf("a real folder as the path: %+v, %v", read, err)
+	}
+	if _, err := ReadMarkdown(mount, "team/../../x", nil); err == nil || !strings.Contains(err.Error(), "leaves its volume or repository") {
+		t.Errorf("a path climbing out: %v", err)
 	}
 }

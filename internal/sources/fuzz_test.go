@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/ingest"
 )
 
 // FuzzReadMarkdown builds a source tree from the fuzzer's bytes (files,
@@ -49,7 +51,7 @@ func FuzzReadMarkdown(f *testing.F) {
 					_ = os.Symlink(made[int(op/8)%len(made)], name)
 				}
 			case 7:
-				_ = os.WriteFile(name, []byte(strings.Repeat("y", maxDocumentBytes+int(op))), 0o644)
+				_ = os.WriteFile(name, []byte(strings.Repeat("y", ingest.MaxDocumentBytes+int(op))), 0o644)
 			}
 			if op%8 == 0 {
 				made = append(made, name)
@@ -58,9 +60,9 @@ func FuzzReadMarkdown(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			docs, _ := ReadMarkdown(root, nil)
-			for _, d := range docs {
-				if strings.Contains(d.Content, "CANARY") || len(d.Content) > maxDocumentBytes {
+			read, _ := ReadMarkdown(root, "", nil)
+			for _, d := range read.Documents {
+				if strings.Contains(d.Content, "CANARY") || len(d.Content) > ingest.MaxDocumentBytes {
 					t.Errorf("document %s holds what the tree does not", d.Source)
 				}
 			}

@@ -30,61 +30,61 @@ var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // CRD's git.timeout default).
 const DefaultCloneTimeout = 10 * time.Minute
 
-// Clone checks out g into dest (a pure-Go client: no git binary needed)
-// and returns the folder to read Markdown from, within g.Timeout: a git
-// host that accepts and never answers would otherwise hold the run. A
-// symbolic link committed under that folder refuses the checkout: what it
-// leads to is not the repository's to give (ReadMarkdown refuses links out
-// of the folder too).
-func Clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
+// Clone checks out g into dest (a pure-Go client: no git binary needed),
+// within g.Timeout: a git host that accepts and never answers would
+// otherwise hold the run. The source's documents are then
+// ReadMarkdown(dest, g.Path, …). A symbolic link committed at g.Path,
+// under it or at a folder above it (team when the path is team/docs)
+// refuses the checkout: what it leads to is not the repository's to give
+// (ReadMarkdown refuses such links on disk too).
+func Clone(ctx context.Context, g podconfig.GitSource, dest string) error {
 	if err := refuseURLCredentials(g.URL); err != nil {
-		return "", err
+		return err
 	}
 	timeout := cmp.Or(g.Timeout.Std(), DefaultCloneTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	dir, err := clone(ctx, g, dest)
+	err := clone(ctx, g, dest)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return "", fmt.Errorf("clone %s: no answer within the git timeout of %s: %w", g.URL, timeout, err)
+		return fmt.Errorf("clone %s: no answer within the git timeout of %s: %w", g.URL, timeout, err)
 	}
-	return dir, err
+	return err
 }
 
 // clone is Clone under its deadline.
-func clone(ctx context.Context, g podconfig.GitSource, dest string) (string, error) {
+func clone(ctx context.Context, g podconfig.GitSource, dest string) error {
 	auth, err := gitAuth(g)
 	if err != nil {
-		return "", err
+		return err
 	}
-	dir := filepath.Join(dest, filepath.FromSlash(g.Path))
-	if rel, err := filepath.Rel(dest, dir); err != nil || strings.HasPrefix(rel, "..") {
-		return "", fmt.Errorf("path %q leaves the repository", g.Path)
+	if _, err := localPath(g.Path); err != nil {
+		return err
 	}
 	var repo *git.Repository
 	var commit plumbing.Hash
 	if commitHash.MatchString(g.Ref) {
 		if repo, err = git.PlainCloneContext(ctx, dest, false, &git.CloneOptions{URL: g.URL, Auth: auth, NoCheckout: true}); err != nil {
-			return "", fmt.Errorf("clone %s: %w", g.URL, err)
+			return fmt.Errorf("clone %s: %w", g.URL, err)
 		}
 		commit = plumbing.NewHash(g.Ref)
 	} else if repo, commit, err = cloneNamed(ctx, g, auth, dest); err != nil {
-		return "", err
+		return err
 	}
 	c, err := commitOf(repo, commit)
 	if err != nil {
-		return "", fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
+		return fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
 	}
 	if err := refuseLinks(c, g.Path); err != nil {
-		return "", fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
+		return fmt.Errorf("%s at %s: %w", g.URL, g.Ref, err)
 	}
 	tree, err := repo.Worktree()
 	if err == nil {
 		err = tree.Checkout(&git.CheckoutOptions{Hash: c.Hash})
 	}
 	if err != nil {
-		return "", fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
+		return fmt.Errorf("check out %s of %s: %w", g.Ref, g.URL, err)
 	}
-	return dir, nil
+	return nil
 }
 
 // refuseURLCredentials refuses a URL with a token or password in it (an
@@ -144,7 +144,8 @@ func commitOf(repo *git.Repository, hash plumbing.Hash) (*object.Commit, error) 
 }
 
 // refuseLinks fails when commit c's tree holds a symbolic link (mode
-// 120000) at or under path.
+// 120000) at or under path, or at a folder above it: a link at team,
+// with path team/docs, would make wherever it leads the source.
 func refuseLinks(c *object.Commit, path string) error {
 	tree, err := c.Tree()
 	if err != nil {
@@ -152,9 +153,14 @@ func refuseLinks(c *object.Commit, path string) error {
 	}
 	prefix := strings.Trim(filepath.ToSlash(path), "/")
 	return tree.Files().ForEach(func(f *object.File) error {
-		under := prefix == "" || f.Name == prefix || strings.HasPrefix(f.Name, prefix+"/")
-		if under && f.Mode == filemode.Symlink {
+		if f.Mode != filemode.Symlink {
+			return nil
+		}
+		if prefix == "" || f.Name == prefix || strings.HasPrefix(f.Name, prefix+"/") {
 			return fmt.Errorf("%s is a symbolic link: refused (a source may hold files only)", f.Name)
+		}
+		if strings.HasPrefix(prefix, f.Name+"/") {
+			return fmt.Errorf("%s is a symbolic link, a folder above the source's path %s: refused (the folders above a source's path must not be links)", f.Name, prefix)
 		}
 		return nil
 	})

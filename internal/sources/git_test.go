@@ -73,16 +73,16 @@ func TestCloneBranchTagAndCommit(t *testing.T) {
 		{first, []string{"install.md"}},
 	}
 	for _, tc := range cases {
-		dir, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: tc.ref, Path: "docs"}, filepath.Join(t.TempDir(), "clone"))
-		if err != nil {
+		dest := filepath.Join(t.TempDir(), "clone")
+		if err := Clone(ctx, podconfig.GitSource{URL: url, Ref: tc.ref, Path: "docs"}, dest); err != nil {
 			t.Fatalf("clone %s: %v", tc.ref, err)
 		}
-		docs, err := ReadMarkdown(dir, nil)
-		if err != nil {
-			t.Fatal(err)
+		read, err := ReadMarkdown(dest, "docs", nil)
+		if err != nil || len(read.Refused) > 0 {
+			t.Fatal(err, read.Refused)
 		}
 		var got []string
-		for _, d := range docs {
+		for _, d := range read.Documents {
 			got = append(got, d.Source)
 		}
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
@@ -94,17 +94,17 @@ func TestCloneBranchTagAndCommit(t *testing.T) {
 func TestCloneNamesWhatIsWrong(t *testing.T) {
 	url, _ := testRepo(t)
 	ctx := context.Background()
-	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "nope"}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), `at "nope"`) {
+	if err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "nope"}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), `at "nope"`) {
 		t.Errorf("unknown ref: %v", err)
 	}
-	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", Path: "../.."}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "leaves the repository") {
+	if err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", Path: "../.."}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "leaves its volume or repository") {
 		t.Errorf("escaping path: %v", err)
 	}
 	creds := t.TempDir()
 	if err := os.WriteFile(filepath.Join(creds, "ssh-privatekey"), []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", CredentialsDir: creds}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "ssh-privatekey") {
+	if err := Clone(ctx, podconfig.GitSource{URL: url, Ref: "main", CredentialsDir: creds}, filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "ssh-privatekey") {
 		t.Errorf("bad key: %v", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestCloneRefusesLinksUnderTheSource(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, ref := range []string{"main", hash.String()} {
-		_, err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: ref, Path: "docs"}, filepath.Join(t.TempDir(), "c"))
+		err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: ref, Path: "docs"}, filepath.Join(t.TempDir(), "c"))
 		if err == nil || !strings.Contains(err.Error(), "docs/env.md is a symbolic link: refused") {
 			t.Errorf("ref %s: Clone() = %v, want the link refused", ref, err)
 		}
@@ -149,8 +149,41 @@ func TestCloneRefusesLinksUnderTheSource(t *testing.T) {
 	if _, err := tree.Commit("no link", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: "main", Path: "docs"}, filepath.Join(t.TempDir(), "c")); err != nil {
+	if err := Clone(ctx, podconfig.GitSource{URL: "file://" + dir, Ref: "main", Path: "docs"}, filepath.Join(t.TempDir(), "c")); err != nil {
 		t.Errorf("a link outside the source's folder: %v", err)
+	}
+}
+
+// A folder above the source's path committed as a symbolic link (team,
+// with path team/docs) would make what it leads to the source: here
+// another team's folder with salaries.md, which would be read with this
+// source's principals. The clone is refused, naming the link and the
+// path, and nothing is checked out to be read.
+func TestCloneRefusesALinkAboveTheSourcesPath(t *testing.T) {
+	dir := t.TempDir()
+	repo := initRepo(t, dir)
+	tree, _ := repo.Worktree()
+	write(t, dir, "finance/docs/salaries.md", "# Salaries\n\nCANARY: the CEO earns a lot.\n")
+	if err := os.Symlink("finance", filepath.Join(dir, "team")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"finance/docs/salaries.md", "team"} {
+		if _, err := tree.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tree.Commit("a team folder that is a link", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "c")
+	err := Clone(context.Background(), podconfig.GitSource{URL: "file://" + dir, Ref: "main", Path: "team/docs"}, dest)
+	if err == nil || !strings.Contains(err.Error(), "team is a symbolic link, a folder above the source's path team/docs: refused") {
+		t.Fatalf("Clone() = %v, want the link above the path refused", err)
+	}
+	// On disk (the repository's own worktree) the link is refused too.
+	read, err := ReadMarkdown(dir, "team/docs", []string{"public"})
+	if err == nil || !strings.Contains(err.Error(), "team is a symbolic link") || len(read.Documents) > 0 {
+		t.Errorf("ReadMarkdown() = %+v, %v; want the link above the path refused", read, err)
 	}
 }
 
@@ -186,7 +219,7 @@ func TestCloneOfAStallingHostEndsAtItsTimeout(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := Clone(context.Background(), podconfig.GitSource{URL: "http://" + ln.Addr().String() + "/acme/docs.git",
+		err := Clone(context.Background(), podconfig.GitSource{URL: "http://" + ln.Addr().String() + "/acme/docs.git",
 			Ref: "main", Timeout: podconfig.Duration(300 * time.Millisecond)}, t.TempDir())
 		done <- err
 	}()
@@ -205,7 +238,7 @@ func TestCloneOfAStallingHostEndsAtItsTimeout(t *testing.T) {
 func TestCloneRefusesCredentialsInTheURL(t *testing.T) {
 	for _, raw := range []string{"https://alice:ghp_token123@git.acme.example/docs.git", "https://ghp_token123@git.acme.example/docs.git",
 		"ssh://git:ghp_token123@git.acme.example/docs.git"} {
-		_, err := Clone(context.Background(), podconfig.GitSource{URL: raw, Ref: "main"}, t.TempDir())
+		err := Clone(context.Background(), podconfig.GitSource{URL: raw, Ref: "main"}, t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), "carries credentials: put them in the source's secretRef") || strings.Contains(err.Error(), "ghp_token123") {
 			t.Errorf("%s: %v", raw, err)
 		}

@@ -129,6 +129,7 @@ func TestACLAdversarial(t *testing.T) {
 	t.Cleanup(models.Close)
 	models.Chat = echo
 	corpus, acl := buildCorpus(*seed)
+	corpus = append(corpus, sourceCorpus(t, len(acl)+1, acl)...)
 	narrowed, narrowedACL := narrow(corpus, *seed)
 	store := ingest(t, models, corpus)
 	rc := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(t).Addr})

@@ -1,7 +1,10 @@
 // Package adversarial is the route's adversarial ACL harness: it ingests a
 // corpus whose ACLs name crafted principals (quotes, backslashes, Milvus
 // expression operators, case variants, prefixes and suffixes of other
-// names, NFC and NFD forms, user: and group: of one name, public), then
+// names, NFC and NFD forms, user: and group: of one name, public) and
+// documents read from files as an ingestion run reads them (a heading
+// over the schema's limit; a public source whose path is a link to
+// another source's mount, which must be refused), then
 // sends many requests to every endpoint of a real route (Milvus Lite, a
 // scripted model that echoes what it retrieved, a memory and a Redis exact
 // cache) under identities built from those names and from tricks on the

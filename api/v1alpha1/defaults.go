@@ -33,6 +33,7 @@ const (
 	DefaultCacheTTL                = 10 * time.Minute
 	DefaultCacheMaxEntries         = 10000
 	DefaultTurnRetention           = 10 * time.Minute
+	DefaultTurnMaxMemoryMiB        = 64
 	DefaultReplicas                = 1
 	DefaultMaxToolCalls            = 4
 	DefaultModelIdleTimeout        = 60 * time.Second

@@ -728,6 +728,21 @@ type TurnSettings struct {
 	// +optional
 	// +kubebuilder:default="10m"
 	Retention *metav1.Duration `json:"retention,omitempty"`
+
+	// MaxMemoryMiB bounds the memory backend's events of all turns on one
+	// replica together, in MiB (about: each event counts as its JSON).
+	// Finished turns give way oldest first, before their retention;
+	// while running turns hold it all, a new turn is refused with 503
+	// overloaded. One turn may hold a sixteenth of it: past that, or when
+	// running turns leave no room, the turn ends with the error code
+	// too_long. The default, 64, is an eighth of the route pod's default
+	// memory limit (512Mi); raise the limit with it
+	// (spec.resources). Ignored by the redis backend.
+	// +optional
+	// +kubebuilder:default=64
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	MaxMemoryMiB int32 `json:"maxMemoryMiB,omitempty"`
 }
 
 // RouteLimits bound the turns of a route, per replica: /v1/turns,

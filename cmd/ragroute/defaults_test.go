@@ -12,6 +12,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/sources"
 )
 
@@ -57,6 +58,7 @@ func TestRuntimeDefaultsMatchTheAPI(t *testing.T) {
 		{"limits.concurrentTurnsPerUser", api.DefaultLimits().ConcurrentTurnsPerUser, v1alpha1.DefaultConcurrentTurnsPerUser},
 		{"limits.turnsPerMinutePerUser", api.DefaultLimits().TurnsPerMinutePerUser, v1alpha1.DefaultTurnsPerMinutePerUser},
 		{"limits.maxInFlightTurns", api.DefaultLimits().MaxInFlightTurns, v1alpha1.DefaultMaxInFlightTurns},
+		{"turns.maxMemoryMiB", turnlog.DefaultMaxBytes >> 20, v1alpha1.DefaultTurnMaxMemoryMiB},
 		{"ingestion.chunking.maxTokens", chunking.MaxTokens, v1alpha1.DefaultChunkMaxTokens},
 		{"ingestion.chunking.overlapTokens", chunking.OverlapTokens, v1alpha1.DefaultChunkOverlapTokens},
 		{"ingestion.chunking.mergeBelowTokens", chunking.MergeBelowTokens, v1alpha1.DefaultChunkMergeBelowTokens},

@@ -255,10 +255,12 @@ func renderCache(c *v1alpha1.CacheSettings) podconfig.Cache {
 }
 
 func renderTurns(t *v1alpha1.TurnSettings) podconfig.Turns {
-	out := podconfig.Turns{Backend: podconfig.BackendMemory, Retention: podconfig.Duration(v1alpha1.DefaultTurnRetention)}
+	out := podconfig.Turns{Backend: podconfig.BackendMemory, Retention: podconfig.Duration(v1alpha1.DefaultTurnRetention),
+		MaxMemoryBytes: v1alpha1.DefaultTurnMaxMemoryMiB << 20}
 	if t != nil {
 		out.Backend = podconfig.Backend(cmp.Or(t.Backend, v1alpha1.BackendMemory))
 		out.Retention = durationOr(t.Retention, out.Retention)
+		out.MaxMemoryBytes = int64(cmp.Or(t.MaxMemoryMiB, v1alpha1.DefaultTurnMaxMemoryMiB)) << 20
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -224,31 +223,36 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 	}
 	defer stream.Close()
 
-	var reply Reply
-	calls := map[int]*ToolCall{}
+	var built replyBuilder
+	var usage Usage
+	// past is a reply that broke its bounds: the stream is closed on
+	// return, which ends the server's sending.
+	past := func(err error) error {
+		return &Error{Kind: ErrInvalidReply, Err: fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, err)}
+	}
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return reply, c.fail(caller, ctx, fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, capErrorEvent(err)))
+			return built.reply(usage), c.fail(caller, ctx, fmt.Errorf("chat stream from %s (model %s): %w", c.cfg.BaseURL, c.cfg.Model, capErrorEvent(err)))
 		}
 		idle.Reset(c.cfg.IdleTimeout)
 		if chunk.Usage != nil {
-			reply.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
+			usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
 		}
 		for _, choice := range chunk.Choices {
-			if lp := choice.Logprobs; lp != nil && len(lp.Content) > 0 && reply.FirstToken == nil && reply.Content == "" {
-				for _, alt := range lp.Content[0].TopLogprobs {
-					reply.FirstToken = append(reply.FirstToken, TokenLogprob{Token: alt.Token, Logprob: alt.Logprob})
-				}
+			if lp := choice.Logprobs; lp != nil && len(lp.Content) > 0 {
+				built.setFirstToken(lp.Content[0].TopLogprobs, gen.TopLogprobs)
 			}
 			if d := choice.Delta.Content; d != "" {
-				reply.Content += d
+				if err := built.addContent(d); err != nil {
+					return built.reply(usage), past(err)
+				}
 				if onDelta != nil {
 					if err := onDelta(d); err != nil {
-						return reply, err
+						return built.reply(usage), err
 					}
 				}
 			}
@@ -257,28 +261,13 @@ func (c *Chat) Stream(ctx context.Context, messages []Message, tools []Tool, gen
 				if tc.Index != nil {
 					index = *tc.Index
 				}
-				call := calls[index]
-				if call == nil {
-					call = &ToolCall{}
-					calls[index] = call
+				if err := built.addToolCall(index, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
+					return built.reply(usage), past(err)
 				}
-				if tc.ID != "" {
-					call.ID = tc.ID
-				}
-				call.Name += tc.Function.Name
-				call.Arguments += tc.Function.Arguments
 			}
 		}
 	}
-	indexes := make([]int, 0, len(calls))
-	for i := range calls {
-		indexes = append(indexes, i)
-	}
-	sort.Ints(indexes)
-	for _, i := range indexes {
-		reply.ToolCalls = append(reply.ToolCalls, *calls[i])
-	}
-	return reply, nil
+	return built.reply(usage), nil
 }
 
 // fail is err, a failed request or stream, as the caller should see it:

@@ -25,6 +25,10 @@ const (
 	// unknown model, a prompt over its context): the route's config or the
 	// request, not an outage.
 	ErrRefused ErrorKind = "refused"
+	// ErrInvalidReply: the server's reply broke the client's bounds (past
+	// MaxReplyBytes, a tool-call index past MaxToolCalls): a server that
+	// ignores max_tokens, not an outage.
+	ErrInvalidReply ErrorKind = "invalid_reply"
 )
 
 // Error is a failed chat call. Err is the full error, endpoint included,

@@ -216,6 +216,9 @@ type Cache struct {
 type Turns struct {
 	Backend   Backend  `json:"backend"`
 	Retention Duration `json:"retention"`
+	// MaxMemoryBytes bounds the memory backend's events of all turns
+	// together; 0 takes the runtime's default (turnlog.DefaultMaxBytes).
+	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
 }
 
 // Limits bound the turns one user, and the replica, may run; a field left
@@ -361,6 +364,9 @@ func (c RouteConfig) Validate() error {
 	}
 	if c.Retrieval.StrictFloorSigmas != nil && c.Rerank.Mode == RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
+	}
+	if c.Turns.MaxMemoryBytes < 0 {
+		errs = append(errs, fmt.Errorf("turns.maxMemoryBytes %d is negative (0 takes the default)", c.Turns.MaxMemoryBytes))
 	}
 	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: a limit is at least 1 (0 takes the default)", l))

@@ -23,7 +23,8 @@ const (
 	// CodeRateLimited: the chat model answered 429.
 	CodeRateLimited = "rate_limited"
 	// CodeModelError: the chat model refused the request (another 4xx: an
-	// API key, a model name, a prompt over its context).
+	// API key, a model name, a prompt over its context), or sent a reply
+	// past the client's bounds (model.MaxReplyBytes, model.MaxToolCalls).
 	CodeModelError = "model_error"
 	// CodeKnowledgeUnavailable: a search the turn ran failed (Milvus, the
 	// embedder, the reranker, the web search endpoint).
@@ -52,7 +53,7 @@ func ErrorMessage(code string) string {
 	case CodeRateLimited:
 		return "The chat model is over its rate limit; try again shortly."
 	case CodeModelError:
-		return "The chat model refused the request."
+		return "The chat model refused the request or sent an invalid reply."
 	case CodeKnowledgeUnavailable:
 		return "The knowledge search is unavailable; try again later."
 	case CodeEmbedderMismatch:
@@ -98,7 +99,7 @@ func ErrorCode(ctx context.Context, err error) string {
 			return CodeModelTimeout
 		case model.ErrRateLimited:
 			return CodeRateLimited
-		case model.ErrRefused:
+		case model.ErrRefused, model.ErrInvalidReply:
 			return CodeModelError
 		default:
 			return CodeModelUnavailable

@@ -110,6 +110,7 @@ func TestUnitModelFailuresHaveTheirCodes(t *testing.T) {
 		{model.ErrTimeout, route.CodeModelTimeout},
 		{model.ErrRateLimited, route.CodeRateLimited},
 		{model.ErrRefused, route.CodeModelError},
+		{model.ErrInvalidReply, route.CodeModelError},
 	}
 	for _, tc := range cases {
 		w := newFastWorld(t, nil)

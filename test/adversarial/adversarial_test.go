@@ -111,7 +111,7 @@ func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, ca
 	limits := api.DefaultLimits()
 	limits.ConcurrentTurnsPerUser, limits.TurnsPerMinutePerUser, limits.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
 	opts := api.Options{
-		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, time.Now),
+		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: userHeader, GroupsHeader: groupsHeader}, Limits: limits,
 		Ready: func(context.Context) error { return nil },
 	}

@@ -23,7 +23,7 @@ func newTurnLog(cfg podconfig.RouteConfig, rdb *redis.Client, sealer *seal.Seale
 		return log, nil
 	}
 	// Room for every turn the replica may run at once: only running turns
-	// can fill the log (finished ones give way).
+	// can fill the log (finished ones give way), within the byte budget.
 	maxTurns := max(10000, int(cfg.Limits.MaxInFlightTurns))
-	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, time.Now), nil
+	return turnlog.NewMemory(cfg.Turns.Retention.Std(), maxTurns, cfg.Turns.MaxMemoryBytes, time.Now), nil
 }

@@ -25,7 +25,7 @@ func TestLinkGuardStripsLinksNotGivenAcrossDeltas(t *testing.T) {
 		"query string is not allowed": {[]string{"https://docs.acme.example/sync?q=secret"}, "[link removed]"},
 		"URL in a link label":         {[]string{"[https://evil.example](https://evil.example)"}, "[link removed]"},
 		"citation markers stay":       {[]string{"Waves [S1", "] and [S2]", "."}, "Waves [S1] and [S2]."},
-		"HTML image":                  {[]string{`<img src="https://evil.example/a.png">`}, `<img src="[link removed]">`},
+		"HTML image":                  {[]string{`<img src="https://evil.example/a.png">`}, "[image removed]"},
 		"no URL":                      {[]string{"No ", "links ", "here!"}, "No links here!"},
 	}
 	for name, tc := range cases {

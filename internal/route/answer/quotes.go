@@ -55,8 +55,8 @@ func (q Quoter) Quote(ctx context.Context, question string, intent retrieval.Int
 		lead += "\n"
 		// The screenshot led; quoting it again would show it twice.
 		units = slices.DeleteFunc(units, func(u unit) bool {
-			m := markdownTarget.FindStringSubmatch(u.text)
-			return strings.HasPrefix(u.text, "![") && m != nil && slices.Contains(best.ImageURLs, m[1])
+			target, ok := firstTarget(u.text)
+			return strings.HasPrefix(u.text, "![") && ok && slices.Contains(best.ImageURLs, target)
 		})
 	}
 	chosen := q.chooseUnits(units, packed, q.Budget-q.Tokens.Count(lead))

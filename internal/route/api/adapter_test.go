@@ -66,7 +66,7 @@ func TestHandlerIsBuiltOnce(t *testing.T) {
 	defer cancel()
 	var checks atomic.Int32
 	s := New(ctx, Options{
-		Log: turnlog.NewMemory(time.Minute, 10, time.Now), Limits: DefaultLimits(),
+		Log: turnlog.NewMemory(time.Minute, 10, 0, time.Now), Limits: DefaultLimits(),
 		Auth:            identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"},
 		Ready:           func(context.Context) error { return nil },
 		ModelHealth:     func(context.Context) error { checks.Add(1); return nil },
@@ -88,7 +88,7 @@ func TestHandlerIsBuiltOnce(t *testing.T) {
 	if n := checks.Load(); n != 1 {
 		t.Errorf("the model was checked %d times at start, want once", n)
 	}
-	if other := New(ctx, Options{Log: turnlog.NewMemory(time.Minute, 10, time.Now)}); other.Handler() == nil {
+	if other := New(ctx, Options{Log: turnlog.NewMemory(time.Minute, 10, 0, time.Now)}); other.Handler() == nil {
 		t.Error("a second server in the process has no handler")
 	}
 }

@@ -61,7 +61,7 @@ func (f idleFigures) add(g idleFigures) idleFigures {
 func idleStreamsOnce(b *testing.B) (open, released idleFigures) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	log := turnlog.NewMemory(time.Minute, idleStreams+1, time.Now)
+	log := turnlog.NewMemory(time.Minute, idleStreams+1, 0, time.Now)
 	opts := Options{Log: log, Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
 		Ready: func(context.Context) error { return nil }}
 	opts.Limits.KeepAlive = time.Second // the streams write keep-alives while measured, as idle ones do

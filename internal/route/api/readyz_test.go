@@ -21,7 +21,7 @@ func probeServer(t *testing.T, opts Options) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	opts.Log = turnlog.NewMemory(time.Minute, 10, time.Now)
+	opts.Log = turnlog.NewMemory(time.Minute, 10, 0, time.Now)
 	opts.Auth = identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}
 	opts.Limits = DefaultLimits()
 	srv := httptest.NewServer(New(ctx, opts).Handler())
@@ -145,7 +145,7 @@ func TestConcurrentProbesShareOneReadinessCheck(t *testing.T) {
 func TestProbesAndMetricsHaveTheirOwnHandler(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	server := New(ctx, Options{Log: turnlog.NewMemory(time.Minute, 10, time.Now), Limits: DefaultLimits(),
+	server := New(ctx, Options{Log: turnlog.NewMemory(time.Minute, 10, 0, time.Now), Limits: DefaultLimits(),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, ModelID: "route",
 		Ready: func(context.Context) error { return nil }})
 	api, probes, both := httptest.NewServer(server.APIHandler()), httptest.NewServer(server.ProbeHandler()), httptest.NewServer(server.Handler())

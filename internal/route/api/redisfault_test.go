@@ -187,7 +187,7 @@ func TestTurnWhoseLogFailsOnceEndsItsStream(t *testing.T) {
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first. ", 30)+"[S1]")
 	w.Models.ChunkDelay = 5 * time.Millisecond
 	srv := serveWith(t, w, func(o *Options) {
-		o.Log = &flakyLog{Log: turnlog.NewMemory(time.Minute, 100, time.Now), failOn: 3}
+		o.Log = &flakyLog{Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now), failOn: 3}
 	})
 	turn := submit(t, srv, "ann", "How are sync waves ordered?")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

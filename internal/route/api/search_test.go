@@ -29,7 +29,7 @@ func serveBare(t *testing.T, set func(*Options)) *httptest.Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	opts := Options{
-		Log: turnlog.NewMemory(time.Minute, 100, time.Now), Limits: DefaultLimits(),
+		Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now), Limits: DefaultLimits(),
 		Auth:  identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"},
 		Ready: func(context.Context) error { return nil },
 	}

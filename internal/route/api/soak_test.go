@@ -46,7 +46,7 @@ func rssMB(b *testing.B) float64 {
 // go test ./internal/route/api -run '^$' -bench 'SoakTurns$' -benchtime 50000x
 func BenchmarkSoakTurns(b *testing.B) {
 	w := routetest.NewWorld(b)
-	log := turnlog.NewMemory(time.Second, 10000, time.Now)
+	log := turnlog.NewMemory(time.Second, 10000, 0, time.Now)
 	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: log}
 	// A start frees the expired turns of the in-memory log.
 	soak(b, w, opts, func() { _ = log.Start(context.Background(), "purge", "nobody") })

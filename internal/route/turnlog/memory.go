@@ -2,6 +2,7 @@ package turnlog
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -18,12 +19,18 @@ type memoryLog struct {
 	retention time.Duration
 	maxTurns  int
 	maxEvents int
-	now       func() time.Time
+	// maxBytes bounds the events of all turns together, bytes what they
+	// hold (eventBytes): a count of turns alone let 10,000 long turns
+	// hold about 290 MiB of a 512 MiB pod.
+	maxBytes int64
+	bytes    int64
+	now      func() time.Time
 }
 
 type memoryTurn struct {
 	owner    string
 	events   []route.Event
+	bytes    int64
 	done     bool
 	finished time.Time
 	changed  chan struct{} // closed and replaced on every append
@@ -36,12 +43,38 @@ type finishedTurn struct {
 	turn *memoryTurn
 }
 
-// NewMemory keeps at most maxTurns turns in this replica's memory; a
+// DefaultMaxBytes is the memory log's byte budget when the route config
+// sets none (QueryRoute spec.turns.maxMemoryMiB): an eighth of the route
+// pod's default 512 MiB memory limit, room for over 2,000 typical turns
+// of about 29 KiB.
+const DefaultMaxBytes = 64 << 20
+
+// turnShare is the part of the byte budget one turn may hold: one turn,
+// or a few, cannot push every other user's finished turns out, nor end
+// their running ones.
+const turnShare = 16
+
+// NewMemory keeps at most maxTurns turns, whose events hold at most about
+// maxBytes, in this replica's memory (maxBytes 0: DefaultMaxBytes). A
 // finished turn is freed retention after it ended, or earlier, oldest
-// first, when a new turn needs its room. Only maxTurns turns all still
-// running refuse a new one.
-func NewMemory(retention time.Duration, maxTurns int, now func() time.Time) Log {
-	return &memoryLog{turns: map[string]*memoryTurn{}, retention: retention, maxTurns: maxTurns, maxEvents: 100000, now: now}
+// first, when a new turn or event needs its room. Only running turns
+// holding all maxTurns, or too much of maxBytes to leave a new turn its
+// share, refuse a new turn. A turn whose
+// events pass a sixteenth of maxBytes, or an event running turns have no
+// room for, ends the turn with a too_long error event.
+func NewMemory(retention time.Duration, maxTurns int, maxBytes int64, now func() time.Time) Log {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	return &memoryLog{turns: map[string]*memoryTurn{}, retention: retention, maxTurns: maxTurns, maxEvents: 100000, maxBytes: maxBytes, now: now}
+}
+
+// eventBytes is about what ev takes in memory: its data as JSON (strings
+// and numbers, about as long in a Go value) and the event itself.
+func eventBytes(ev route.Event) int64 {
+	const eventOverhead = 64 // the Event value, its type, the slice's slack
+	data, _ := json.Marshal(ev.Data)
+	return int64(len(data)+len(ev.Type)) + eventOverhead
 }
 
 // Len is how many turns the log holds, running and finished.
@@ -61,14 +94,28 @@ func (l *memoryLog) Start(_ context.Context, id, owner string) error {
 	// Finished turns kept for reconnects give way to a new turn: counting
 	// them against the cap let one user's burst refuse everyone's turns
 	// until retention ran out.
-	for len(l.turns) >= l.maxTurns && len(l.finished) > 0 {
+	// A new turn needs room for its share of the bytes.
+	full := func() bool { return len(l.turns) >= l.maxTurns || l.bytes+l.maxBytes/turnShare > l.maxBytes }
+	for full() && len(l.finished) > 0 {
 		l.freeOldestFinished()
 	}
-	if len(l.turns) >= l.maxTurns {
+	if full() {
 		return ErrTooManyTurns
+	}
+	if old, ok := l.turns[id]; ok && !old.done {
+		l.bytes -= old.bytes // a running turn replaced; a finished one is freed from the list
 	}
 	l.turns[id] = &memoryTurn{owner: owner, changed: make(chan struct{})}
 	return nil
+}
+
+// makeRoom frees the oldest finished turns until n more bytes fit the
+// budget; false if they do not, running turns holding the rest.
+func (l *memoryLog) makeRoom(n int64) bool {
+	for l.bytes+n > l.maxBytes && len(l.finished) > 0 {
+		l.freeOldestFinished()
+	}
+	return l.bytes+n <= l.maxBytes
 }
 
 // freeOldestFinished drops the front of the finished list, and its turn
@@ -77,6 +124,7 @@ func (l *memoryLog) freeOldestFinished() {
 	f := l.finished[0]
 	l.finished[0] = finishedTurn{} // let the turn's events be collected
 	l.finished = l.finished[1:]
+	l.bytes -= f.turn.bytes
 	if l.turns[f.id] == f.turn {
 		delete(l.turns, f.id)
 	}
@@ -92,11 +140,27 @@ func (l *memoryLog) Append(_ context.Context, id string, ev route.Event) error {
 	if t.done {
 		return nil // nothing follows the last event
 	}
-	if len(t.events) >= l.maxEvents-1 && !ev.Final() {
-		ev = route.Event{Type: route.EventError, Data: route.TurnError{Code: "too_long", Message: "the turn produced too many events"}}
+	size := eventBytes(ev)
+	if !ev.Final() {
+		switch {
+		case len(t.events) >= l.maxEvents-1:
+			ev = tooLong("the turn produced too many events")
+		case t.bytes+size > l.maxBytes/turnShare:
+			ev = tooLong("the turn's events passed its share of the turn log's memory")
+		case !l.makeRoom(size):
+			ev = tooLong("running turns hold all of the turn log's memory")
+		}
+	}
+	if ev.Final() {
+		size = eventBytes(ev)
+		// The last event always fits: older finished turns give way, and
+		// a turn is never freed by its own end.
+		l.makeRoom(size)
 	}
 	ev.ID = int64(len(t.events) + 1)
 	t.events = append(t.events, ev)
+	t.bytes += size
+	l.bytes += size
 	if ev.Final() {
 		t.done, t.finished = true, l.now()
 		l.finished = append(l.finished, finishedTurn{id: id, turn: t})
@@ -145,4 +209,9 @@ func (l *memoryLog) Owner(_ context.Context, id string) (string, error) {
 		return "", ErrTurnNotFound
 	}
 	return t.owner, nil
+}
+
+// tooLong is the error event that ends a turn the log cannot keep going.
+func tooLong(why string) route.Event {
+	return route.Event{Type: route.EventError, Data: route.TurnError{Code: "too_long", Message: why}}
 }

@@ -16,7 +16,7 @@ import (
 // every user out until the retention ran out.)
 func TestFullMemoryLogMakesRoomFromFinishedTurns(t *testing.T) {
 	ctx := context.Background()
-	log := NewMemory(10*time.Minute, 3, time.Now)
+	log := NewMemory(10*time.Minute, 3, 0, time.Now)
 	for i := 0; i < 3; i++ {
 		id := fmt.Sprint("done-", i)
 		if err := log.Start(ctx, id, "ann"); err != nil {

@@ -19,7 +19,7 @@ func TestReadAtTheEndOfAFinishedTurnIsDoneAtOnce(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 	t.Cleanup(func() { _ = client.Close() })
 	logs := map[string]Log{
-		"memory": NewMemory(time.Minute, 10, time.Now),
+		"memory": NewMemory(time.Minute, 10, 0, time.Now),
 		"redis":  NewRedis(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), time.Minute),
 	}
 	for name, log := range logs {

@@ -49,7 +49,7 @@ func serveTurn(t *testing.T, events []route.Event) (url string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	log := turnlog.NewMemory(time.Minute, 10, time.Now)
+	log := turnlog.NewMemory(time.Minute, 10, 0, time.Now)
 	if err := log.Start(ctx, "t1", "ann"); err != nil {
 		t.Fatal(err)
 	}

@@ -39,13 +39,7 @@ func (r *RouteEvaluationReconciler) observeActiveRun(ctx context.Context, s *eva
 	if err := r.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{evalRunLabel: active.Job}); err != nil {
 		return fmt.Errorf("list the pods of evaluation Job %s: %w", key, err)
 	}
-	var pod *corev1.Pod
-	for i := range pods.Items {
-		if evalTerminated(&pods.Items[i]) != nil || pod == nil {
-			pod = &pods.Items[i]
-		}
-	}
-	run, misses, done := finishRun(*active, job, pod, s.now)
+	run, misses, done := finishRun(*active, job, podOfRun(pods.Items, job), s.now)
 	if !done {
 		return nil
 	}

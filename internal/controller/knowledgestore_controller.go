@@ -62,6 +62,10 @@ type KnowledgeStoreReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 

@@ -50,6 +50,10 @@ type QueryRouteReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores;platformprompts,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete

@@ -46,6 +46,10 @@ type RouteEvaluationReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations/finalizers,verbs=update
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes;knowledgestores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch

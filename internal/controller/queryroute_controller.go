@@ -29,7 +29,8 @@ type QueryRouteReconciler struct {
 	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
-	// without the label that would put it there (metadata only).
+	// without the label that would put it there (metadata only), a
+	// ConfigMap a spec references, and a child the cache lacks.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock

@@ -42,7 +42,10 @@ type RouteEvaluationSpec struct {
 
 	// Identity is who the evaluation asks as. The route filters every
 	// search by that identity's ACL: pick one whose groups see what the
-	// question set's users see.
+	// question set's users see. What it is shown (the titles and heading
+	// paths of the sources it got) lands in the results ConfigMap, which
+	// anyone with the namespace's view role can read: pick one that sees
+	// nothing the namespace's viewers may not.
 	// +required
 	Identity EvaluationIdentity `json:"identity"`
 
@@ -282,7 +285,9 @@ type RouteEvaluationStatus struct {
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
 
 	// ResultsConfigMap names the ConfigMap holding the last run's
-	// per-question results, misses first (bounded in size).
+	// per-question results, misses first (bounded in size): the
+	// questions and the sources the identity was shown, readable with the
+	// namespace's view role.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ResultsConfigMap string `json:"resultsConfigMap,omitempty"`

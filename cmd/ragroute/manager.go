@@ -154,6 +154,7 @@ func startManager(ctx context.Context, opts managerOptions) error {
 		MaxConcurrentReconciles: opts.workers,
 		Tracing:                 tracing,
 		Metrics:                 ctrlmetrics.Registry,
+		WatchNamespaces:         opts.namespaces,
 	}); err != nil {
 		return err
 	}

@@ -5,7 +5,11 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -15,9 +19,22 @@ import (
 )
 
 // CacheOptions shape the manager's informer cache, which holds every
-// route's children and so grows with the routes. Cached objects keep only
-// what the reconcilers read:
+// route's children and so grows with the routes. It holds only the
+// operator's own objects and the Secrets and pods it is meant to read, so
+// no one who may create objects in a namespace can make it grow with
+// theirs (a namespace of 1 MiB ConfigMaps once ran it out of memory).
+// Cached objects keep only what the reconcilers read:
 //
+//   - ConfigMaps, Deployments, Services, Jobs, CronJobs, NetworkPolicies,
+//     PodDisruptionBudgets and HorizontalPodAutoscalers are cached only
+//     when labelled app.kubernetes.io/managed-by=ragroute, as every child
+//     the operator applies is: the API server filters the rest out. A
+//     user's ConfigMap a spec references (a prompt's text, a source, a
+//     question set) is read from the API server (APIReader), and watched
+//     through its metadata alone (ReferencedConfigMapsOptions); a child
+//     missing from the cache is looked up there too before one is
+//     applied (childApplier), so a same-named object without the label is
+//     still never taken over;
 //   - no object keeps its managed fields: no reconciler reads them, and on
 //     server-side-applied children they are often larger than the rest;
 //   - a route's Deployment keeps its metadata and status but not its pod
@@ -32,9 +49,6 @@ import (
 //     RouteEvaluation's runs, whose termination message the operator
 //     reads) are cached and watched, never the cluster's other pods.
 //
-// Objects no QueryRoute controls (Prompt and source ConfigMaps, ingestion
-// children, anything else) are cached whole.
-//
 // namespaces, when not empty, are the only namespaces the cache lists and
 // watches (--watch-namespaces): objects elsewhere are never seen, so never
 // reconciled. Empty means every namespace. The ByObject entries leave their
@@ -43,6 +57,43 @@ import (
 // namespaced install still caches only opted-in Secrets.
 func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
+	managed := labels.SelectorFromSet(labels.Set{managedByLabel: managedByValue})
+	own := cache.ByObject{Transform: strip, Label: managed}
+	return cache.Options{
+		DefaultNamespaces: watchedNamespaces(namespaces),
+		DefaultTransform:  strip,
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}:                     {Transform: then(strip, trimRouteDeployment), Label: managed},
+			&corev1.ConfigMap{}:                      {Transform: then(strip, trimRouteConfigMap), Label: managed},
+			&corev1.Service{}:                        own,
+			&batchv1.Job{}:                           own,
+			&batchv1.CronJob{}:                       own,
+			&networkingv1.NetworkPolicy{}:            own,
+			&policyv1.PodDisruptionBudget{}:          own,
+			&autoscalingv2.HorizontalPodAutoscaler{}: own,
+			// Only evaluation runs' pods: the operator reads no others.
+			&corev1.Pod{}: {Transform: strip,
+				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": evalAppName})},
+			&corev1.Secret{}: {Transform: strip,
+				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
+		},
+	}
+}
+
+// ReferencedConfigMapsOptions shape the second, metadata-only cache that
+// watches the ConfigMaps specs reference (which the main cache, holding
+// only the operator's own, never sees): each ConfigMap of the watched
+// namespaces is listed and watched as metadata, so the API server never
+// sends its data, and kept as its name, namespace, UID and resource
+// version alone (keepIdentity): what a watch maps to referrers and a
+// store hashes into its run. Contents are read from the API server.
+func ReferencedConfigMapsOptions(namespaces []string) cache.Options {
+	return cache.Options{DefaultNamespaces: watchedNamespaces(namespaces), DefaultTransform: keepIdentity}
+}
+
+// watchedNamespaces are the caches' DefaultNamespaces for
+// --watch-namespaces: nil (every namespace) when there are none.
+func watchedNamespaces(namespaces []string) map[string]cache.Config {
 	var watched map[string]cache.Config
 	for _, ns := range namespaces {
 		if ns == "" {
@@ -53,19 +104,26 @@ func CacheOptions(namespaces []string) cache.Options {
 		}
 		watched[ns] = cache.Config{}
 	}
-	return cache.Options{
-		DefaultNamespaces: watched,
-		DefaultTransform:  strip,
-		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: {Transform: then(strip, trimRouteDeployment)},
-			&corev1.ConfigMap{}:  {Transform: then(strip, trimRouteConfigMap)},
-			// Only evaluation runs' pods: the operator reads no others.
-			&corev1.Pod{}: {Transform: strip,
-				Label: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": evalAppName})},
-			&corev1.Secret{}: {Transform: strip,
-				Label: labels.SelectorFromSet(labels.Set{secretUseLabel: secretUseValue})},
-		},
+	return watched
+}
+
+// configMapMetadata is the object a metadata-only watch of ConfigMaps
+// lists and gets.
+func configMapMetadata() *metav1.PartialObjectMetadata {
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	return meta
+}
+
+// keepIdentity keeps of an object's metadata only what names and versions
+// it: labels, annotations (up to 256 KiB) and owners are dropped.
+func keepIdentity(obj any) (any, error) {
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+			DeletionTimestamp: m.DeletionTimestamp}}, nil
 	}
+	return obj, nil
 }
 
 // ParseNamespaces splits a comma-separated --watch-namespaces value,

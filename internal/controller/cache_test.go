@@ -1,14 +1,21 @@
 package controller
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -116,7 +123,7 @@ func TestCacheWatchesOnlyTheGivenNamespaces(t *testing.T) {
 			t.Errorf("DefaultNamespaces lacks %s: %v", ns, opts.DefaultNamespaces)
 		}
 	}
-	if opts.DefaultTransform == nil || len(opts.ByObject) != 4 {
+	if opts.DefaultTransform == nil || len(opts.ByObject) != len(CacheOptions(nil).ByObject) {
 		t.Fatalf("namespaces dropped the transforms: %d ByObject entries", len(opts.ByObject))
 	}
 	for obj, by := range opts.ByObject {
@@ -129,6 +136,50 @@ func TestCacheWatchesOnlyTheGivenNamespaces(t *testing.T) {
 		if _, ok := obj.(*corev1.Secret); ok && (by.Label == nil || !by.Label.Matches(labels.Set{secretUseLabel: secretUseValue}) || by.Label.Empty()) {
 			t.Errorf("Secrets lost their label selector: %v", by.Label)
 		}
+	}
+}
+
+// TestCacheHoldsOnlyLabelledChildren: every kind the operator applies is
+// cached only with the label every builder sets, so a user's objects of
+// those kinds never are; the referenced-ConfigMap cache keeps the
+// namespaces and holds names and versions alone.
+func TestCacheHoldsOnlyLabelledChildren(t *testing.T) {
+	opts := CacheOptions([]string{"team-a"})
+	byKind := map[string]cache.ByObject{}
+	for obj, by := range opts.ByObject {
+		byKind[fmt.Sprintf("%T", obj)] = by
+	}
+	own := labels.Set{managedByLabel: managedByValue}
+	for _, kind := range []client.Object{&corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}, &batchv1.Job{},
+		&batchv1.CronJob{}, &networkingv1.NetworkPolicy{}, &policyv1.PodDisruptionBudget{}, &autoscalingv2.HorizontalPodAutoscaler{}} {
+		by, ok := byKind[fmt.Sprintf("%T", kind)]
+		if !ok || by.Label == nil || by.Label.Empty() || !by.Label.Matches(own) || by.Label.Matches(labels.Set{}) {
+			t.Errorf("%T is cached without the %s=%s selector: %v", kind, managedByLabel, managedByValue, by.Label)
+		}
+	}
+	for _, labelsOf := range []map[string]string{storeLabels(&v1alpha1.KnowledgeStore{}), routeLabels(&v1alpha1.QueryRoute{}),
+		evaluationLabels(&v1alpha1.RouteEvaluation{})} {
+		if labelsOf[managedByLabel] != managedByValue {
+			t.Errorf("children labelled %v would not be cached", labelsOf)
+		}
+	}
+
+	referenced := ReferencedConfigMapsOptions([]string{"team-a"})
+	if _, ok := referenced.DefaultNamespaces["team-a"]; !ok || len(referenced.DefaultNamespaces) != 1 {
+		t.Errorf("referenced ConfigMaps watch %v, want team-a", referenced.DefaultNamespaces)
+	}
+	meta := configMapMetadata()
+	meta.ObjectMeta = metav1.ObjectMeta{Name: "prompts", Namespace: "team-a", UID: "u", ResourceVersion: "7",
+		Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"big": strings.Repeat("x", 1000)},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}
+	out, err := referenced.DefaultTransform(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*metav1.PartialObjectMetadata)
+	if got.Name != "prompts" || got.Namespace != "team-a" || got.UID != "u" || got.ResourceVersion != "7" ||
+		got.Labels != nil || got.Annotations != nil || got.ManagedFields != nil || got.Kind != "ConfigMap" {
+		t.Errorf("a referenced ConfigMap is kept as %+v", got)
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -50,7 +52,12 @@ func desiredState[A any, T interface {
 // writes nothing a child already has, and removes what the owner dropped.
 type childApplier struct {
 	client client.Client
-	owner  client.Object
+	// live reads past the cache, which holds only labelled objects: a
+	// wanted child the cache lacks is looked up there (metadata only), so
+	// a same-named object without the label is refused too. nil: the
+	// cache is trusted.
+	live  client.Reader
+	owner client.Object
 	// ownerKind names the owner in a conflict's message ("route", "store").
 	ownerKind string
 }
@@ -98,16 +105,44 @@ func (a childApplier) read(ctx context.Context, c child) (observedChild, error) 
 	if hashed != nil && hashed.name != c.name {
 		return observedChild{}, fmt.Errorf("build %s %s: the builder names it %q", c.kind, c.name, hashed.name)
 	}
-	err = a.client.Get(ctx, client.ObjectKey{Namespace: a.owner.GetNamespace(), Name: c.name}, c.existing)
+	key := client.ObjectKey{Namespace: a.owner.GetNamespace(), Name: c.name}
+	err = a.client.Get(ctx, key, c.existing)
 	if client.IgnoreNotFound(err) != nil {
 		return observedChild{}, fmt.Errorf("get %s %s: %w", c.kind, c.name, err)
 	}
-	if err == nil && hashed != nil && !metav1.IsControlledBy(c.existing, a.owner) {
+	var found metav1.Object
+	if err == nil {
+		found = c.existing
+	} else if hashed != nil && a.live != nil {
+		if found, err = a.readLive(ctx, c, key); err != nil {
+			return observedChild{}, err
+		}
+	}
+	if found != nil && hashed != nil && !metav1.IsControlledBy(found, a.owner) {
 		return observedChild{}, &referenceError{Reason: v1alpha1.ReasonChildConflict,
 			Message: fmt.Sprintf("%s %q exists and is not owned by this %s; rename the %s or remove it",
 				c.kind, c.name, a.ownerKind, a.ownerKind)}
 	}
 	return observedChild{child: c, hashed: hashed}, nil
+}
+
+// readLive reads the metadata of the child the cache lacks from the API
+// server; nil when there is none. One the owner controls (its label
+// removed) is applied again, which labels it.
+func (a childApplier) readLive(ctx context.Context, c child, key client.ObjectKey) (metav1.Object, error) {
+	gvk, err := apiutil.GVKForObject(c.existing, a.client.Scheme())
+	if err != nil {
+		return nil, fmt.Errorf("kind of %s %s: %w", c.kind, c.name, err)
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(gvk)
+	if err := a.live.Get(ctx, key, meta); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get %s %s from the API server: %w", c.kind, c.name, err)
+	}
+	return meta, nil
 }
 
 // write applies or deletes the children of one chain, in order.

@@ -314,7 +314,7 @@ func TestStoreRefusesToAdoptAForeignJob(t *testing.T) {
 		}
 		return nil
 	})
-	r := &KnowledgeStoreReconciler{Client: s.client, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
+	r := &KnowledgeStoreReconciler{Client: s.client, APIReader: s.client, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
 		Probe: knowledge.Probe, ProbeTimeout: 3 * time.Second, RecheckAfter: time.Minute, RetryAfter: time.Second,
 		ReadIndex: knowledge.ReadIndexState, Image: testRouteImage, ImagePullSecrets: []string{testPullSecret}}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(store)}); err != nil {

@@ -30,10 +30,10 @@ func ingestJobName(store *v1alpha1.KnowledgeStore, runHash string) string {
 
 func storeLabels(store *v1alpha1.KnowledgeStore) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/name":       "ragroute-ingest",
-		"app.kubernetes.io/instance":   store.Name,
-		"app.kubernetes.io/managed-by": "ragroute",
-		"ragroute.io/knowledgestore":   store.Name,
+		"app.kubernetes.io/name":     "ragroute-ingest",
+		"app.kubernetes.io/instance": store.Name,
+		managedByLabel:               managedByValue,
+		"ragroute.io/knowledgestore": store.Name,
 	}
 }
 

@@ -28,6 +28,18 @@ type storeFacts struct {
 	fingerprint string                // of the embedder the spec names
 	job         *jobState             // the current ingestion Job, once it exists
 	index       *knowledge.IndexState // what the alias serves, once read
+	taken       bool                  // the alias serves another store's collection (ownIndex)
+}
+
+// ownIndex is f with the index left out when the alias serves a
+// collection another store owns: its rows, generation, embedder and owner
+// are another tenant's and reach neither this store's status nor its
+// messages; only that the collection is taken does (taken).
+func (f storeFacts) ownIndex() storeFacts {
+	if f.index != nil && f.index.Exists && f.index.Generation.Owner != "" && f.index.Generation.Owner != f.owner {
+		f.index, f.taken = &knowledge.IndexState{}, true
+	}
+	return f
 }
 
 // jobState is what the current ingestion Job reports.
@@ -57,6 +69,7 @@ func (f storeFacts) recheckAfter(recheck, retry time.Duration) time.Duration {
 // a later re-ingestion, running or failed, never takes a working index
 // away from routes.
 func storeConditions(f storeFacts) []metav1.Condition {
+	f = f.ownIndex()
 	conditions := []metav1.Condition{connectedCondition(f)}
 	if f.ingestion {
 		conditions = append(conditions, schemaReadyCondition(f), indexedCondition(f))
@@ -78,15 +91,15 @@ func connectedCondition(f storeFacts) metav1.Condition {
 
 func schemaReadyCondition(f storeFacts) metav1.Condition {
 	switch {
+	case f.taken:
+		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonCollectionOwnedByAnotherStore,
+			(&knowledge.OwnerError{Want: f.owner}).Error())
 	case f.index == nil:
 		return metav1.Condition{Type: v1alpha1.ConditionSchemaReady, Status: metav1.ConditionUnknown,
 			Reason: v1alpha1.ReasonMilvusUnreachable, Message: "the index could not be read"}
 	case !f.index.Exists:
 		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonNoIndex,
 			"no index generation serves the alias yet: waiting for the first ingestion")
-	case f.index.Generation.Owner != "" && f.index.Generation.Owner != f.owner:
-		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonCollectionOwnedByAnotherStore, (&knowledge.OwnerError{
-			Collection: f.index.Generation.Collection, Owner: f.index.Generation.Owner, Want: f.owner}).Error())
 	case f.index.SchemaErr != nil:
 		return condition(v1alpha1.ConditionSchemaReady, false, v1alpha1.ReasonSchemaMismatch, f.index.SchemaErr.Error())
 	}
@@ -153,6 +166,11 @@ func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Conditi
 // recordIngestion copies what the index and the Job say into the status.
 // Without them (e.g. Milvus unreachable) the status keeps what it said.
 func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
+	if f = f.ownIndex(); f.taken {
+		// What an earlier status said of that collection goes too.
+		status.Rows, status.IndexGeneration, status.EmbedderFingerprint = 0, 0, ""
+		status.IndexEmbedder, status.Background, status.FlaggedChunks, status.TruncatedChunks = nil, nil, nil, nil
+	}
 	if f.index != nil && f.index.Exists {
 		status.Rows = f.index.Rows
 		status.IndexGeneration = f.index.Generation.Number

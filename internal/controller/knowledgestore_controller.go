@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -39,11 +40,15 @@ type KnowledgeStoreReconciler struct {
 	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
-	// without the label that would put it there (metadata only).
+	// without the label that would put it there (metadata only), a
+	// ConfigMap a spec references, and a child the cache lacks.
 	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
-	Probe     MilvusProbe
+	// ReferencedConfigMaps is the metadata of every ConfigMap, through
+	// which a change to a source ConfigMap reaches the store.
+	ReferencedConfigMaps cache.Cache
+	Recorder             events.EventRecorder
+	Clock                clock.PassiveClock
+	Probe                MilvusProbe
 	// ProbeTimeout bounds one connection check.
 	ProbeTimeout time.Duration
 	// RecheckAfter is how soon a connected store is checked again.
@@ -62,6 +67,10 @@ type KnowledgeStoreReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch;create;update;patch;delete
 
@@ -152,7 +161,7 @@ func (r *KnowledgeStoreReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Owns(&batchv1.CronJob{}).
 		Owns(&corev1.ConfigMap{}).
-		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.KnowledgeStoreList](r.Client, indexStoreBySourceConfigMap)).
+		WatchesRawSource(watchReferencedConfigMaps(r.ReferencedConfigMaps, referrersBy[v1alpha1.KnowledgeStoreList](r.Client, indexStoreBySourceConfigMap))).
 		Watches(&corev1.Secret{}, referrersBy[v1alpha1.KnowledgeStoreList](r.Client, indexStoreBySecret)).
 		Named("knowledgestore").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).

@@ -136,7 +136,7 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 		{"ingest Job", &batchv1.Job{}, ingestJobName(store, hash), desiredState(job)},
 		{"ingest CronJob", &batchv1.CronJob{}, ingestCronJobName(store), desiredState(cron)},
 	}
-	applier := childApplier{client: r.Client, owner: store, ownerKind: "store"}
+	applier := childApplier{client: r.Client, live: r.APIReader, owner: store, ownerKind: "store"}
 	if err := applier.apply(ctx, children); err != nil {
 		if refErr, ok := asReferenceError(err); ok {
 			s.facts.ingestErr = refErr // blocks the ingestion, not the store
@@ -149,14 +149,15 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 }
 
 // hashSources adds each source ConfigMap's version to the run hash: editing
-// a document starts a new run. A missing one is recorded as ingestErr.
+// a document starts a new run. Only its metadata is read, from the API
+// server (the cache holds no ConfigMap a user made). A missing one is recorded as ingestErr.
 func (r *KnowledgeStoreReconciler) hashSources(ctx context.Context, s *storeScope, runHash hash.Hash) error {
 	for _, src := range s.store.Spec.Ingestion.Sources {
 		if src.ConfigMap == nil {
 			continue
 		}
-		cm := &corev1.ConfigMap{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: src.ConfigMap.Name}, cm); err != nil {
+		cm := configMapMetadata()
+		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.store.Namespace, Name: src.ConfigMap.Name}, cm); err != nil {
 			if apierrors.IsNotFound(err) {
 				s.facts.ingestErr = &referenceError{Reason: v1alpha1.ReasonConfigMapNotFound,
 					Message: fmt.Sprintf("ConfigMap %q of source %q not found", src.ConfigMap.Name, src.Name)}

@@ -11,3 +11,10 @@ func truncateName(name string, n int) string {
 	}
 	return name
 }
+
+// managedByLabel=managedByValue is on every object the operator applies;
+// the cache holds only objects so labelled (CacheOptions).
+const (
+	managedByLabel = "app.kubernetes.io/managed-by"
+	managedByValue = "ragroute"
+)

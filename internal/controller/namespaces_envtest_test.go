@@ -89,7 +89,7 @@ func TestWatchNamespacesLeavesOtherNamespacesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(ctx)
-	if err := Setup(mctx, mgr, Options{Clock: clock.RealClock{}, RouteImage: testRouteImage,
+	if err := Setup(mctx, mgr, Options{Clock: clock.RealClock{}, RouteImage: testRouteImage, WatchNamespaces: []string{nsA},
 		MilvusProbeTimeout: time.Second, MilvusRecheck: time.Minute, MilvusRetry: time.Second}); err != nil {
 		cancel()
 		t.Fatal(err)

@@ -163,7 +163,7 @@ func TestUnchangedRouteIsNotWrittenAgain(t *testing.T) {
 	}
 
 	counter := s.countingClient(t)
-	r := &QueryRouteReconciler{Client: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{}, RouteImage: testRouteImage,
+	r := &QueryRouteReconciler{Client: counter, APIReader: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{}, RouteImage: testRouteImage,
 		ImagePullSecrets: []string{testPullSecret}}
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "support"}}
 	for i := 1; i <= 2; i++ {
@@ -263,7 +263,7 @@ func TestUnchangedStoreIsNotWrittenAgain(t *testing.T) {
 func (s *suite) reconcileStoreWritesNothing(t *testing.T, ns, name string) {
 	t.Helper()
 	counter := s.countingClient(t)
-	r := &KnowledgeStoreReconciler{Client: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
+	r := &KnowledgeStoreReconciler{Client: counter, APIReader: counter, Recorder: events.NewFakeRecorder(10), Clock: clock.RealClock{},
 		Probe: knowledge.Probe, ProbeTimeout: 3 * time.Second, RecheckAfter: time.Minute, RetryAfter: time.Second,
 		ReadIndex: knowledge.ReadIndexState, Image: testRouteImage, ImagePullSecrets: []string{testPullSecret}}
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}

@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/trace"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -22,8 +22,13 @@ type PlatformPromptReconciler struct {
 	// Tracing, when set, makes each reconcile a span (tracing.go).
 	Tracing trace.TracerProvider
 	client.Client
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	// APIReader reads a prompt's ConfigMap, which the cache does not hold.
+	APIReader client.Reader
+	// ReferencedConfigMaps is the metadata of every ConfigMap, through
+	// which a change to a prompt's ConfigMap reaches the prompt.
+	ReferencedConfigMaps cache.Cache
+	Recorder             events.EventRecorder
+	Clock                clock.PassiveClock
 	// MaxConcurrentReconciles is how many objects are reconciled at once
 	// (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
@@ -82,7 +87,7 @@ func (r *PlatformPromptReconciler) applyPromptStatus(ctx context.Context, s *pro
 func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.PlatformPrompt{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.PlatformPromptList](r.Client, indexPromptByConfigMap)).
+		WatchesRawSource(watchReferencedConfigMaps(r.ReferencedConfigMaps, referrersBy[v1alpha1.PlatformPromptList](r.Client, indexPromptByConfigMap))).
 		Watches(&v1alpha1.QueryRoute{}, recountPrompts()).
 		Named("platformprompt").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).

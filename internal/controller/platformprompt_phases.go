@@ -28,7 +28,7 @@ func (r *PlatformPromptReconciler) countRoutes(ctx context.Context, s *promptSco
 // resolveContent resolves the prompt's text (following textFrom), checks
 // it and hashes the content.
 func (r *PlatformPromptReconciler) resolveContent(ctx context.Context, s *promptScope) error {
-	content, err := resolvePrompt(ctx, r.Client, s.prompt)
+	content, err := resolvePrompt(ctx, r.APIReader, s.prompt)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func routeSelector(route *v1alpha1.QueryRoute) map[string]string {
 
 func routeLabels(route *v1alpha1.QueryRoute) map[string]string {
 	labels := routeSelector(route)
-	labels["app.kubernetes.io/managed-by"] = "ragroute"
+	labels[managedByLabel] = managedByValue
 	labels["app.kubernetes.io/component"] = "query-route"
 	labels[routeLabel] = route.Name
 	return labels

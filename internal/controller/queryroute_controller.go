@@ -29,7 +29,8 @@ type QueryRouteReconciler struct {
 	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
-	// without the label that would put it there (metadata only).
+	// without the label that would put it there (metadata only), a
+	// ConfigMap a spec references, and a child the cache lacks.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
@@ -50,6 +51,10 @@ type QueryRouteReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=ragroute.io,resources=knowledgestores;platformprompts,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete

@@ -60,7 +60,7 @@ func (r *QueryRouteReconciler) resolveReferences(ctx context.Context, s *routeSc
 		return &referenceError{Reason: v1alpha1.ReasonPlatformPromptNotReady,
 			Message: fmt.Sprintf("PlatformPrompt %q is not Ready%s", prompt.Name, readyDetail(prompt.Status.Conditions))}
 	}
-	content, err := resolvePrompt(ctx, r.Client, prompt)
+	content, err := resolvePrompt(ctx, r.APIReader, prompt)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (r *QueryRouteReconciler) applyChildren(ctx context.Context, s *routeScope)
 		{"PodDisruptionBudget", &policyv1.PodDisruptionBudget{}, route.Name, desiredState(buildRoutePDB(route))},
 		{"HorizontalPodAutoscaler", &autoscalingv2.HorizontalPodAutoscaler{}, route.Name, desiredState(buildRouteHPA(route))},
 	}
-	applier := childApplier{client: r.Client, owner: route, ownerKind: "route"}
+	applier := childApplier{client: r.Client, live: r.APIReader, owner: route, ownerKind: "route"}
 	if err := applier.apply(ctx, ordered, independent); err != nil {
 		return err
 	}

@@ -112,7 +112,9 @@ func (r secretReader) existsUnlabelled(ctx context.Context, namespace, name stri
 	return meta.Labels[secretUseLabel] != secretUseValue, nil
 }
 
-// getConfigMapKey returns the value of the ConfigMap key selected by ref.
+// getConfigMapKey returns the value of the ConfigMap key selected by ref,
+// read with c: the API server's reader, as the cache holds no ConfigMap a
+// user made.
 func getConfigMapKey(ctx context.Context, c client.Reader, namespace, field string, ref v1alpha1.ConfigMapKeyRef) (string, error) {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, cm); err != nil {

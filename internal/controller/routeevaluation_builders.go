@@ -64,10 +64,10 @@ func evaluationJobName(evaluation *v1alpha1.RouteEvaluation, runHash string) str
 
 func evaluationLabels(evaluation *v1alpha1.RouteEvaluation) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/name":       evalAppName,
-		"app.kubernetes.io/instance":   evaluation.Name,
-		"app.kubernetes.io/managed-by": "ragroute",
-		"ragroute.io/routeevaluation":  evaluation.Name,
+		"app.kubernetes.io/name":      evalAppName,
+		"app.kubernetes.io/instance":  evaluation.Name,
+		managedByLabel:                managedByValue,
+		"ragroute.io/routeevaluation": evaluation.Name,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -30,10 +31,14 @@ type RouteEvaluationReconciler struct {
 	Tracing trace.TracerProvider
 	client.Client
 	// APIReader reads past the cache: whether a referenced Secret exists
-	// without the label that would put it there (metadata only).
+	// without the label that would put it there (metadata only), the
+	// question set's ConfigMap, and a child the cache lacks.
 	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
+	// ReferencedConfigMaps is the metadata of every ConfigMap, through
+	// which a change to the question set reaches the evaluation.
+	ReferencedConfigMaps cache.Cache
+	Recorder             events.EventRecorder
+	Clock                clock.PassiveClock
 	// Image runs the evaluation Jobs (the operator's own image).
 	Image string
 	// ImagePullSecrets name the Secrets run pods pull their image with.
@@ -46,6 +51,10 @@ type RouteEvaluationReconciler struct {
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations/status,verbs=get;update;patch
+// Its children's owner references set blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on the owner's finalizers.
+// +kubebuilder:rbac:groups=ragroute.io,resources=routeevaluations/finalizers,verbs=update
 // +kubebuilder:rbac:groups=ragroute.io,resources=queryroutes;knowledgestores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
@@ -127,7 +136,7 @@ func (r *RouteEvaluationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, evaluationOfPod()).
 		Watches(&v1alpha1.QueryRoute{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationByRoute), builder.WithPredicates(evaluatedFactsChanged)).
 		Watches(&v1alpha1.KnowledgeStore{}, evaluationsOfStore(r.Client), builder.WithPredicates(evaluatedFactsChanged)).
-		Watches(&corev1.ConfigMap{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationByConfigMap)).
+		WatchesRawSource(watchReferencedConfigMaps(r.ReferencedConfigMaps, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationByConfigMap))).
 		Watches(&corev1.Secret{}, referrersBy[v1alpha1.RouteEvaluationList](r.Client, indexEvaluationBySecret)).
 		Named("routeevaluation").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).

@@ -86,13 +86,25 @@ func (s *suite) activeRun(t *testing.T, ns, name, skip string) (*v1alpha1.Evalua
 	return e.Status.Active, job
 }
 
-// finishPod plays the kubelet: a pod of job whose eval container ended
-// with exitCode and the termination message.
+// finishPod plays the Job controller and the kubelet: a pod of job (its
+// controlling owner) whose eval container ended with exitCode and the
+// termination message.
 func (s *suite) finishPod(t *testing.T, job *batchv1.Job, exitCode int32, message string) {
 	t.Helper()
+	s.endPod(t, job, job.Name+"-pod", metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job")), exitCode, message)
+}
+
+// endPod creates a pod named name with job's template (labels included)
+// and controller (nil: none) whose eval container ended with exitCode and
+// the termination message.
+func (s *suite) endPod(t *testing.T, job *batchv1.Job, name string, controller *metav1.OwnerReference, exitCode int32, message string) {
+	t.Helper()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: job.Name + "-pod", Labels: job.Spec.Template.Labels},
+		ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: name, Labels: job.Spec.Template.Labels},
 		Spec:       *job.Spec.Template.Spec.DeepCopy(),
+	}
+	if controller != nil {
+		pod.OwnerReferences = []metav1.OwnerReference{*controller}
 	}
 	s.create(t, pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{
@@ -260,6 +272,34 @@ func TestRouteEvaluationRuns(t *testing.T) {
 	e = s.waitPassing(t, ns, "support-eval", metav1.ConditionFalse, v1alpha1.ReasonEvaluationFailed, job4.Name)
 	if !strings.Contains(e.Status.LastRun.Message, "401") {
 		t.Errorf("failed run: %+v", e.Status.LastRun)
+	}
+}
+
+// TestRouteEvaluationIgnoresForgedPods: pods carrying a run's label whose
+// controller is not the run's Job (none, or another object of the Job's
+// name) are not read: their "report" never becomes the run's result, the
+// real pod's does.
+func TestRouteEvaluationIgnoresForgedPods(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	s.evaluationWorld(t, ns, true)
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
+	_, job := s.activeRun(t, ns, "support-eval", "")
+
+	s.endPod(t, job, "forged-unowned", nil, 0, report(1, 1))
+	impostor := metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
+	impostor.UID = "00000000-0000-0000-0000-000000000000"
+	s.endPod(t, job, "forged-other-uid", impostor, 0, report(1, 1))
+	time.Sleep(2 * time.Second)
+	if e := s.getEvaluation(t, ns, "support-eval"); e.Status.Active == nil || e.Status.LastRun != nil {
+		t.Fatalf("a forged pod ended the run: active %+v, lastRun %+v", e.Status.Active, e.Status.LastRun)
+	}
+
+	s.finishPod(t, job, 0, report(0.9, 0.8))
+	e := s.waitPassing(t, ns, "support-eval", metav1.ConditionTrue, v1alpha1.ReasonThresholdsMet, job.Name)
+	if got := *e.Status.LastRun.Figures.RecallAt5; got != 0.9 {
+		t.Errorf("recallAt5 %g, want the Job's pod's 0.9", got)
 	}
 }
 

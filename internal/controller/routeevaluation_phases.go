@@ -39,13 +39,7 @@ func (r *RouteEvaluationReconciler) observeActiveRun(ctx context.Context, s *eva
 	if err := r.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{evalRunLabel: active.Job}); err != nil {
 		return fmt.Errorf("list the pods of evaluation Job %s: %w", key, err)
 	}
-	var pod *corev1.Pod
-	for i := range pods.Items {
-		if evalTerminated(&pods.Items[i]) != nil || pod == nil {
-			pod = &pods.Items[i]
-		}
-	}
-	run, misses, done := finishRun(*active, job, pod, s.now)
+	run, misses, done := finishRun(*active, job, podOfRun(pods.Items, job), s.now)
 	if !done {
 		return nil
 	}
@@ -60,7 +54,7 @@ func (r *RouteEvaluationReconciler) writeResults(ctx context.Context, s *evaluat
 		return nil
 	}
 	cm := buildEvaluationResults(s.evaluation, s.finished, s.misses)
-	applier := childApplier{client: r.Client, owner: s.evaluation, ownerKind: "evaluation"}
+	applier := childApplier{client: r.Client, live: r.APIReader, owner: s.evaluation, ownerKind: "evaluation"}
 	if err := applier.apply(ctx, []child{{"results ConfigMap", &corev1.ConfigMap{}, *cm.Name, desiredState(cm)}}); err != nil {
 		return err
 	}
@@ -106,7 +100,7 @@ func (r *RouteEvaluationReconciler) resolveEvaluation(ctx context.Context, s *ev
 		return fmt.Errorf("get KnowledgeStore %q: %w", route.Spec.KnowledgeStoreRef.Name, err)
 	}
 	s.measured.storeGeneration = store.Status.IndexGeneration // 0 when missing: the route says why
-	questions, err := getConfigMapKey(ctx, r.Client, e.Namespace, "spec.questions", e.Spec.Questions)
+	questions, err := getConfigMapKey(ctx, r.APIReader, e.Namespace, "spec.questions", e.Spec.Questions)
 	if err != nil {
 		return err
 	}
@@ -142,7 +136,7 @@ func (r *RouteEvaluationReconciler) startRun(ctx context.Context, s *evaluationS
 	name := evaluationJobName(e, runHash(e.UID, s.status, d, s.measured))
 	job := buildEvaluationJob(evaluationRun{evaluation: e, route: s.route, image: r.Image, job: name})
 	withPullSecrets(job.Spec.Template.Spec, r.ImagePullSecrets)
-	applier := childApplier{client: r.Client, owner: e, ownerKind: "evaluation"}
+	applier := childApplier{client: r.Client, live: r.APIReader, owner: e, ownerKind: "evaluation"}
 	if err := applier.apply(ctx, []child{{"evaluation Job", &batchv1.Job{}, name, desiredState(job)}}); err != nil {
 		return err
 	}

@@ -157,6 +157,28 @@ func finishRun(active v1alpha1.EvaluationRun, job *batchv1.Job, pod *corev1.Pod,
 	return active, nil, false
 }
 
+// podOfRun is the pod whose report the run's result is: among the pods
+// carrying the run's label, one the run's Job controls (by UID), a
+// finished one first. The label alone is no proof: anyone who may create
+// pods in the namespace can label one with a fake report. nil while none
+// is reported, or when the Job is gone.
+func podOfRun(pods []corev1.Pod, job *batchv1.Job) *corev1.Pod {
+	if job == nil {
+		return nil
+	}
+	var pod *corev1.Pod
+	for i := range pods {
+		owner := metav1.GetControllerOf(&pods[i])
+		if owner == nil || owner.UID != job.UID || owner.Kind != "Job" || owner.APIVersion != batchv1.SchemeGroupVersion.String() {
+			continue
+		}
+		if pod == nil || evalTerminated(&pods[i]) != nil {
+			pod = &pods[i]
+		}
+	}
+	return pod
+}
+
 // evalTerminated is the eval container's terminated state, nil while it runs.
 func evalTerminated(pod *corev1.Pod) *corev1.ContainerStateTerminated {
 	if pod == nil {

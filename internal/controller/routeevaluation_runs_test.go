@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -102,5 +103,40 @@ func TestFinishRun(t *testing.T) {
 	}
 	if run, _, done = finishRun(active, nil, nil, now); !done || run.Result != runFailed {
 		t.Errorf("gone: %+v", run)
+	}
+}
+
+func TestPodOfRunNeedsTheJobAsController(t *testing.T) {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "r1", UID: "job-uid"}}
+	ended := corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "eval",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{}}}}}
+	owned := func(name string, uid types.UID, status corev1.PodStatus) corev1.Pod {
+		ref := metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
+		ref.UID = uid
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: []metav1.OwnerReference{*ref}}, Status: status}
+	}
+	unowned := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "forged"}, Status: ended}
+	otherJob := owned("other-job", "other-uid", ended)
+	running, finished := owned("running", job.UID, corev1.PodStatus{}), owned("finished", job.UID, ended)
+	cases := []struct {
+		name string
+		pods []corev1.Pod
+		job  *batchv1.Job
+		want string
+	}{
+		{"no controller: ignored", []corev1.Pod{unowned}, job, ""},
+		{"another Job's UID: ignored", []corev1.Pod{otherJob}, job, ""},
+		{"the Job's running pod", []corev1.Pod{unowned, running}, job, "running"},
+		{"the Job's finished pod first", []corev1.Pod{finished, running, otherJob}, job, "finished"},
+		{"the Job gone: none", []corev1.Pod{finished}, nil, ""},
+	}
+	for _, tc := range cases {
+		got := ""
+		if pod := podOfRun(tc.pods, tc.job); pod != nil {
+			got = pod.Name
+		}
+		if got != tc.want {
+			t.Errorf("%s: got pod %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -32,7 +32,9 @@ import (
 // operator's manager. It starts once, on first use, so pure unit tests in
 // this package run without it.
 type suite struct {
-	client    client.Client
+	client client.Client
+	// cached reads the manager's cache, as the reconcilers do.
+	cached    client.Reader
 	config    *rest.Config
 	milvusURI string
 }
@@ -162,7 +164,7 @@ func newSuite() (*suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &suite{client: c, config: cfg, milvusURI: milvus.URI}, nil
+	return &suite{client: c, cached: mgr.GetClient(), config: cfg, milvusURI: milvus.URI}, nil
 }
 
 func zapLevel() int8 {

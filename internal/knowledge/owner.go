@@ -21,9 +21,12 @@ type OwnerError struct {
 	Owner, Want string
 }
 
+// Error says the collection is taken, but not by whom nor which
+// generation it is: the message reaches the asking store's status and its
+// ingestion Job, which another tenant may read.
 func (e *OwnerError) Error() string {
-	return fmt.Sprintf("collection %s belongs to KnowledgeStore %s, not %s: two stores cannot share one Milvus collection; "+
-		"give this store another spec.milvus.collection (or database)", e.Collection, e.Owner, e.Want)
+	return fmt.Sprintf("the collection is taken: another KnowledgeStore owns it, not %s; two stores cannot share one Milvus collection: "+
+		"give this store another spec.milvus.collection (or database)", e.Want)
 }
 
 // ErrOwnedByAnother matches an OwnerError with errors.Is.

@@ -203,9 +203,8 @@ type AnswerabilitySettings struct {
 
 	// MinCoverage is coverage's threshold: the share of the question's
 	// content words the packed fragments must hold. Higher turns away
-	// more unanswerable questions and more answerable ones (default
-	// DefaultAnswerabilityMinCoverage, chosen by cross-validation on the
-	// dev questions; docs/eval.md).
+	// more unanswerable questions and more answerable ones (default 0.5,
+	// chosen by cross-validation on the dev questions; docs/eval.md).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1

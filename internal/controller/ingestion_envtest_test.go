@@ -73,7 +73,7 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 				t.Fatal(err)
 			}
 		}
-		cfg.Sources[i].Path = dir
+		cfg.Sources[i].Root, cfg.Sources[i].Path = dir, dir
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -15,6 +15,10 @@ import (
 // the whole cause.
 func milvusProblem(err error, uri, database string) string {
 	at := redactedURI(uri)
+	if _, _, err := knowledge.DialAddress(uri); err != nil {
+		// The store's own URI is at fault, and nothing was dialed.
+		return fmt.Sprintf("spec.milvus.uri %s: %v", at, err)
+	}
 	switch knowledge.ClassifyError(err) {
 	case knowledge.ErrorUnauthorized:
 		return fmt.Sprintf("Milvus at %s refused the credentials (spec.milvus.tokenSecretRef)", at)

@@ -43,3 +43,12 @@ func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 		t.Errorf("the URI's password reaches the status: %q", got)
 	}
 }
+
+// A URI the Milvus client would dial no port for is the store's own
+// mistake, and the status says so rather than that Milvus did not answer.
+func TestStatusNamesAMilvusURIWithoutAPort(t *testing.T) {
+	got := milvusProblem(errors.New("milvus uri: http:// without a port"), "http://milvus.db.svc", "")
+	if want := "spec.milvus.uri http://milvus.db.svc: http:// without a port"; !strings.HasPrefix(got, want) {
+		t.Errorf("%q, want it to start %q", got, want)
+	}
+}

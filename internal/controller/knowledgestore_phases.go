@@ -65,7 +65,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 			if err != nil {
 				return knowledge.Connection{}, err
 			}
-			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL}
+			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL, hostPort}
 			if refusal := secretHostRefusal(secret, field, to); refusal != nil {
 				return knowledge.Connection{}, refusal
 			}

@@ -15,7 +15,8 @@ import (
 
 // Connection says how to reach one Milvus database.
 type Connection struct {
-	// URI is http://host:port, https://host:port or tcp://host:port.
+	// URI is http://host:port, https://host[:port] or tcp://host:port
+	// (DialAddress).
 	URI      string
 	Database string
 	// Token is "user:password" or an API key; empty for no auth.
@@ -36,13 +37,16 @@ func Connect(ctx context.Context, conn Connection) (*milvusclient.Client, error)
 	if conn.URI == "" {
 		return nil, errors.New("milvus uri is empty")
 	}
+	address, err := clientAddress(conn.URI)
+	if err != nil {
+		return nil, fmt.Errorf("milvus uri: %w", err)
+	}
 	cfg := &milvusclient.ClientConfig{
-		// The client understands http(s):// and bare host:port only.
-		Address: strings.TrimPrefix(conn.URI, "tcp://"),
+		Address: address,
 		DBName:  conn.Database,
 		APIKey:  conn.Token,
 	}
-	if strings.HasPrefix(conn.URI, "https://") && (conn.TLSServerName != "" || conn.TLSInsecureSkipVerify) {
+	if strings.HasPrefix(address, "https://") && (conn.TLSServerName != "" || conn.TLSInsecureSkipVerify) {
 		tlsConfig := &tls.Config{
 			ServerName:         conn.TLSServerName,
 			InsecureSkipVerify: conn.TLSInsecureSkipVerify, //nolint:gosec // opt-in, documented as test-only

@@ -24,10 +24,10 @@ func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), "Milvus unreachable at " + uri},
+		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), "Milvus at " + uri + " did not answer"},
 		{fmt.Errorf("get server version: %w", status.Error(codes.Unauthenticated, leak)), "Milvus at " + uri + " refused the credentials"},
 		{&knowledge.NoDatabaseError{URI: uri, Database: "docs", Have: []string{"default", "payroll_secret"}}, `Milvus at ` + uri + ` has no database "docs"`},
-		{errors.New("unexpected HTTP status code received from server: 418 " + leak), "Milvus error at " + uri},
+		{errors.New("unexpected HTTP status code received from server: 418 " + leak), "Milvus at " + uri + " did not answer"},
 	} {
 		got := milvusProblem(tc.err, uri, "docs")
 		if !strings.Contains(got, tc.want) {

@@ -41,19 +41,24 @@ func Connect(ctx context.Context, conn Connection) (*milvusclient.Client, error)
 	if err != nil {
 		return nil, fmt.Errorf("milvus uri: %w", err)
 	}
-	cfg := &milvusclient.ClientConfig{
-		Address: address,
-		DBName:  conn.Database,
-		APIKey:  conn.Token,
-	}
+	// The client dials until ctx ends; without WithReturnConnectionError
+	// its error says only that the deadline passed, not why (refused, no
+	// such host, TLS), and the logs need the why. The Milvus client dials
+	// with grpc.DialContext, which supports the option throughout gRPC 1.x.
+	dialOptions := append(slices.Clone(milvusclient.DefaultGrpcOpts), grpc.WithReturnConnectionError()) //nolint:staticcheck // see above
 	if strings.HasPrefix(address, "https://") && (conn.TLSServerName != "" || conn.TLSInsecureSkipVerify) {
 		tlsConfig := &tls.Config{
 			ServerName:         conn.TLSServerName,
 			InsecureSkipVerify: conn.TLSInsecureSkipVerify, //nolint:gosec // opt-in, documented as test-only
 			MinVersion:         tls.VersionTLS12,
 		}
-		cfg.DialOptions = append(slices.Clone(milvusclient.DefaultGrpcOpts),
-			grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+		dialOptions = append(dialOptions, grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+	}
+	cfg := &milvusclient.ClientConfig{
+		Address:     address,
+		DBName:      conn.Database,
+		APIKey:      conn.Token,
+		DialOptions: dialOptions,
 	}
 	client, err := milvusclient.New(ctx, cfg)
 	if err != nil {

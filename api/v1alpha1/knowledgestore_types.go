@@ -33,6 +33,9 @@ type KnowledgeStoreSpec struct {
 // MilvusConnection says how to reach Milvus.
 type MilvusConnection struct {
 	// URI of the Milvus server, e.g. http://milvus.milvus.svc:19530.
+	// http:// and tcp:// need a port (the Milvus client would dial none);
+	// https:// without one is port 443. A token's allowed hosts are
+	// checked against this host and port, which every component dials.
 	// +required
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^(https?|tcp)://[^\s]+$`

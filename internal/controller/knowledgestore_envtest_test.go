@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -65,8 +66,9 @@ func TestStoreNamesWhatIsUnreachableOrMissing(t *testing.T) {
 	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, deadURI) {
 		t.Errorf("Ready = %+v, want False naming %s", c, deadURI)
 	}
-	// The class, not the client's error text (addresses, gRPC details).
-	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); c.Message != "Milvus unreachable at "+deadURI {
+	// One sentence for every network failure, not the client's error text
+	// (addresses, gRPC details).
+	if c := meta.FindStatusCondition(store.Status.Conditions, v1alpha1.ConditionConnected); c.Message != milvusProblem(errors.New("refused"), deadURI, "") {
 		t.Errorf("Connected message %q, want only the class and the URI", c.Message)
 	}
 

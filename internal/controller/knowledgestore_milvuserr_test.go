@@ -24,10 +24,10 @@ func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), "Milvus unreachable at " + uri},
+		{fmt.Errorf("connect: %w", status.Error(codes.Unavailable, "dial tcp "+leak)), "Milvus at " + uri + " did not answer"},
 		{fmt.Errorf("get server version: %w", status.Error(codes.Unauthenticated, leak)), "Milvus at " + uri + " refused the credentials"},
 		{&knowledge.NoDatabaseError{URI: uri, Database: "docs", Have: []string{"default", "payroll_secret"}}, `Milvus at ` + uri + ` has no database "docs"`},
-		{errors.New("unexpected HTTP status code received from server: 418 " + leak), "Milvus error at " + uri},
+		{errors.New("unexpected HTTP status code received from server: 418 " + leak), "Milvus at " + uri + " did not answer"},
 	} {
 		got := milvusProblem(tc.err, uri, "docs")
 		if !strings.Contains(got, tc.want) {
@@ -41,5 +41,14 @@ func TestMilvusErrorsAreClassesInTheStatus(t *testing.T) {
 	}
 	if got := milvusProblem(syscall.ECONNREFUSED, "https://root:hunter2@milvus.db.svc:443", ""); strings.Contains(got, "hunter2") {
 		t.Errorf("the URI's password reaches the status: %q", got)
+	}
+}
+
+// A URI the Milvus client would dial no port for is the store's own
+// mistake, and the status says so rather than that Milvus did not answer.
+func TestStatusNamesAMilvusURIWithoutAPort(t *testing.T) {
+	got := milvusProblem(errors.New("milvus uri: http:// without a port"), "http://milvus.db.svc", "")
+	if want := "spec.milvus.uri http://milvus.db.svc: http:// without a port"; !strings.HasPrefix(got, want) {
+		t.Errorf("%q, want it to start %q", got, want)
 	}
 }

@@ -65,7 +65,7 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 			if err != nil {
 				return knowledge.Connection{}, err
 			}
-			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL}
+			to := destination{"spec.ingestion.sources[" + source.Name + "].git.url", source.Git.URL, hostPort}
 			if refusal := secretHostRefusal(secret, field, to); refusal != nil {
 				return knowledge.Connection{}, refusal
 			}
@@ -75,12 +75,19 @@ func (r *KnowledgeStoreReconciler) connection(ctx context.Context, store *v1alph
 }
 
 // probeMilvus asks Milvus for its version (and whether the database
-// exists) within ProbeTimeout.
+// exists) within ProbeTimeout. A probe that Milvus did not answer ends at
+// the deadline whatever the failure: a closed port or a missing host
+// already does (the client retries until then), while another server
+// answers at once, and when the status changes would tell the two apart
+// (milvusProblem keeps the words alike).
 func (r *KnowledgeStoreReconciler) probeMilvus(ctx context.Context, s *storeScope) error {
 	ctx, cancel := context.WithTimeout(ctx, r.ProbeTimeout)
 	defer cancel()
 	info, err := r.Probe(ctx, s.conn)
 	s.facts.version, s.facts.probeErr = info.Version, err
+	if err != nil && !milvusAnswered(err) && uriDialable(s.conn.URI) {
+		<-ctx.Done()
+	}
 	return nil
 }
 

@@ -23,18 +23,22 @@ import (
 // case and a trailing dot; there are no wildcards.
 const allowedHostsAnnotation = "ragroute.io/allowed-hosts"
 
-// defaultPorts are the ports of the schemes a destination URL may have
-// when it names none; a "tcp://" URL without a port has no known port, so
-// only an entry without a port admits it.
+// defaultPorts are the ports HTTP and git clients dial for a URL of these
+// schemes that names none; a "tcp://" URL without a port has no known
+// port, so only an entry without a port admits it. The Milvus client
+// has its own (knowledge.DialAddress).
 var defaultPorts = map[string]string{"http": "80", "https": "443", "ssh": "22"}
 
 // destination is where a Secret's value is sent: the spec field holding
-// the URL or host:port address, and its value. A zero destination is a
-// Secret compared inbound only (the trusted proxy's), which needs no
-// binding.
+// the URL or host:port address, its value, and how the client that sends
+// it finds the host and port it dials there (hostPort, or
+// knowledge.DialAddress for Milvus), so that the port checked is the port
+// dialed. A zero destination is a Secret compared inbound only (the
+// trusted proxy's), which needs no binding.
 type destination struct {
 	field   string
 	address string
+	dialed  func(address string) (host, port string, err error)
 }
 
 // secretHostRefusal is the reason secret, referenced by field, may not be
@@ -44,7 +48,7 @@ func secretHostRefusal(secret *corev1.Secret, field string, to destination) *ref
 	if to.field == "" {
 		return nil
 	}
-	host, port, err := hostPort(to.address)
+	host, port, err := to.dialed(to.address)
 	if err != nil {
 		return &referenceError{Reason: v1alpha1.ReasonSecretNotAllowedForHost,
 			Message: fmt.Sprintf("Secret %q referenced by %s is not sent to %s %q: %v", secret.Name, field, to.field, to.address, err)}
@@ -66,8 +70,9 @@ func secretHostRefusal(secret *corev1.Secret, field string, to destination) *ref
 			secret.Name, field, shown, to.field, now, host, allowedHostsAnnotation)}
 }
 
-// hostPort splits a destination, a URL or a bare host:port (Redis), into
-// its host and port, the scheme's default port when it names none.
+// hostPort splits a destination of an HTTP or git client, a URL, or a bare
+// host:port (Redis), into its host and port, the scheme's default port
+// when it names none.
 func hostPort(address string) (host, port string, err error) {
 	if !strings.Contains(address, "://") {
 		host, port, err = net.SplitHostPort(address)

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +42,7 @@ func TestSecretAllowedHosts(t *testing.T) {
 	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "key",
 			Annotations: map[string]string{allowedHostsAnnotation: tc.list}}}
-		refusal := secretHostRefusal(secret, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", tc.address})
+		refusal := secretHostRefusal(secret, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", tc.address, hostPort})
 		if (refusal == nil) != tc.allowed {
 			t.Errorf("%q to %q: refusal %v, want allowed=%v", tc.list, tc.address, refusal, tc.allowed)
 		}
@@ -52,10 +53,44 @@ func TestSecretAllowedHosts(t *testing.T) {
 	// Without the annotation nothing is sendable; an inbound-only use
 	// (the proxy secret) needs none.
 	bare := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy"}}
-	if secretHostRefusal(bare, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", "http://llm/v1"}) == nil {
+	if secretHostRefusal(bare, "spec.model.apiKeySecretRef", destination{"spec.model.baseURL", "http://llm/v1", hostPort}) == nil {
 		t.Error("a Secret without the annotation was sendable")
 	}
 	if r := secretHostRefusal(bare, "spec.auth.trustedProxy.secretRef", destination{}); r != nil {
 		t.Errorf("an inbound use was refused: %v", r)
+	}
+}
+
+// A store's Milvus token is checked against the port the Milvus client
+// dials, not the one an HTTP client would: "http://host" is no port 80
+// to it (it dials none, or 443 through a proxy), so an allowed host that
+// names port 80 does not admit it, and "https://host" is 443.
+func TestMilvusTokenIsCheckedAgainstThePortTheClientDials(t *testing.T) {
+	for _, tc := range []struct {
+		list, uri string
+		allowed   bool
+		problem   string
+	}{
+		{"milvus.db.svc:80", "http://milvus.db.svc", false, "without a port"},
+		{"milvus.db.svc", "http://milvus.db.svc", false, "without a port"},
+		{"milvus.db.svc:19530", "tcp://milvus.db.svc", false, "without a port"},
+		{"milvus.db.svc:19530", "http://milvus.db.svc:19530", true, ""},
+		{"milvus.db.svc:19530", "tcp://milvus.db.svc:19530", true, ""},
+		{"milvus.example:443", "https://milvus.example", true, ""},
+		{"milvus.example:19530", "https://milvus.example", false, "does not list"},
+		{"milvus.example:80", "https://milvus.example", false, "does not list"},
+	} {
+		store := &v1alpha1.KnowledgeStoreSpec{Milvus: v1alpha1.MilvusConnection{URI: tc.uri,
+			TokenSecretRef: &v1alpha1.SecretKeyRef{Name: "milvus", Key: "token"}}}
+		use := storeSecretKeys(store)[0]
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "milvus",
+			Annotations: map[string]string{allowedHostsAnnotation: tc.list}}}
+		refusal := secretHostRefusal(secret, use.field, use.to)
+		if (refusal == nil) != tc.allowed {
+			t.Errorf("%q to %q: refusal %v, want allowed=%v", tc.list, tc.uri, refusal, tc.allowed)
+		}
+		if refusal != nil && !strings.Contains(refusal.Message, tc.problem) {
+			t.Errorf("%q to %q: %q does not say %q", tc.list, tc.uri, refusal.Message, tc.problem)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -21,11 +22,11 @@ func storeSecretKeys(spec *v1alpha1.KnowledgeStoreSpec) []secretUse {
 	var uses []secretUse
 	if ref := spec.Milvus.TokenSecretRef; ref != nil {
 		uses = append(uses, secretUse{"spec.milvus.tokenSecretRef", *ref, podconfig.EnvMilvusToken,
-			destination{"spec.milvus.uri", spec.Milvus.URI}})
+			destination{"spec.milvus.uri", spec.Milvus.URI, knowledge.DialAddress}})
 	}
 	if ref := spec.Embedding.APIKeySecretRef; ref != nil {
 		uses = append(uses, secretUse{"spec.embedding.apiKeySecretRef", *ref, podconfig.EnvEmbeddingAPIKey,
-			destination{"spec.embedding.baseURL", spec.Embedding.BaseURL}})
+			destination{"spec.embedding.baseURL", spec.Embedding.BaseURL, hostPort}})
 	}
 	return uses
 }
@@ -53,16 +54,16 @@ func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 	var uses []secretUse
 	if spec.Model != nil && spec.Model.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey,
-			destination{"spec.model.baseURL", spec.Model.BaseURL}})
+			destination{"spec.model.baseURL", spec.Model.BaseURL, hostPort}})
 	}
 	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey,
-			destination{"spec.webSearch.baseURL", spec.WebSearch.BaseURL}})
+			destination{"spec.webSearch.baseURL", spec.WebSearch.BaseURL, hostPort}})
 	}
 	// The cross-encoder's key only matters when it is the rerank mode in use.
 	if r := spec.Rerank; r != nil && r.Mode == v1alpha1.RerankCrossEncoder && r.CrossEncoder != nil && r.CrossEncoder.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.rerank.crossEncoder.apiKeySecretRef", *spec.Rerank.CrossEncoder.APIKeySecretRef, podconfig.EnvRerankAPIKey,
-			destination{"spec.rerank.crossEncoder.baseURL", spec.Rerank.CrossEncoder.BaseURL}})
+			destination{"spec.rerank.crossEncoder.baseURL", spec.Rerank.CrossEncoder.BaseURL, hostPort}})
 	}
 	if p := spec.Auth.TrustedProxy; p != nil && p.SecretRef != nil {
 		uses = append(uses, secretUse{"spec.auth.trustedProxy.secretRef", *p.SecretRef, podconfig.EnvProxySecret, destination{}})
@@ -79,7 +80,7 @@ func redisSecretKeys(r *v1alpha1.RedisConnection) []secretUse {
 	uses := []secretUse{{"spec.redis.sealKeySecretRef", r.SealKeySecretRef, podconfig.EnvRedisSealKey, destination{}}}
 	if r.PasswordSecretRef != nil {
 		uses = append(uses, secretUse{"spec.redis.passwordSecretRef", *r.PasswordSecretRef, podconfig.EnvRedisPassword,
-			destination{"spec.redis.address", r.Address}})
+			destination{"spec.redis.address", r.Address, hostPort}})
 	}
 	if r.TLS != nil && r.TLS.CASecretRef != nil {
 		uses = append(uses, secretUse{"spec.redis.tls.caSecretRef", *r.TLS.CASecretRef, podconfig.EnvRedisCA, destination{}})

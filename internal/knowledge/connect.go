@@ -15,7 +15,8 @@ import (
 
 // Connection says how to reach one Milvus database.
 type Connection struct {
-	// URI is http://host:port, https://host:port or tcp://host:port.
+	// URI is http://host:port, https://host[:port] or tcp://host:port
+	// (DialAddress).
 	URI      string
 	Database string
 	// Token is "user:password" or an API key; empty for no auth.
@@ -36,20 +37,28 @@ func Connect(ctx context.Context, conn Connection) (*milvusclient.Client, error)
 	if conn.URI == "" {
 		return nil, errors.New("milvus uri is empty")
 	}
-	cfg := &milvusclient.ClientConfig{
-		// The client understands http(s):// and bare host:port only.
-		Address: strings.TrimPrefix(conn.URI, "tcp://"),
-		DBName:  conn.Database,
-		APIKey:  conn.Token,
+	address, err := clientAddress(conn.URI)
+	if err != nil {
+		return nil, fmt.Errorf("milvus uri: %w", err)
 	}
-	if strings.HasPrefix(conn.URI, "https://") && (conn.TLSServerName != "" || conn.TLSInsecureSkipVerify) {
+	// The client dials until ctx ends; without WithReturnConnectionError
+	// its error says only that the deadline passed, not why (refused, no
+	// such host, TLS), and the logs need the why. The Milvus client dials
+	// with grpc.DialContext, which supports the option throughout gRPC 1.x.
+	dialOptions := append(slices.Clone(milvusclient.DefaultGrpcOpts), grpc.WithReturnConnectionError()) //nolint:staticcheck // see above
+	if strings.HasPrefix(address, "https://") && (conn.TLSServerName != "" || conn.TLSInsecureSkipVerify) {
 		tlsConfig := &tls.Config{
 			ServerName:         conn.TLSServerName,
 			InsecureSkipVerify: conn.TLSInsecureSkipVerify, //nolint:gosec // opt-in, documented as test-only
 			MinVersion:         tls.VersionTLS12,
 		}
-		cfg.DialOptions = append(slices.Clone(milvusclient.DefaultGrpcOpts),
-			grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+		dialOptions = append(dialOptions, grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+	}
+	cfg := &milvusclient.ClientConfig{
+		Address:     address,
+		DBName:      conn.Database,
+		APIKey:      conn.Token,
+		DialOptions: dialOptions,
 	}
 	client, err := milvusclient.New(ctx, cfg)
 	if err != nil {

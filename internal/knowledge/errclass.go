@@ -74,14 +74,18 @@ func ClassifyError(err error) ErrorClass {
 	}
 	text := strings.ToLower(err.Error())
 	var netErr net.Error
+	// No answer is judged first: a failed dial's text may read like a
+	// refusal of credentials ("authentication handshake failed" of TLS,
+	// "connect: permission denied" of a firewall), and must not pass for
+	// Milvus refusing them.
 	switch {
-	case code == codes.Unauthenticated || code == codes.PermissionDenied ||
-		containsAny(text, "authenticat", "permission denied", "privilege", "invalid token", "password"):
-		return ErrorUnauthorized
 	case code == codes.Unavailable || code == codes.DeadlineExceeded ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr) ||
 		containsAny(text, "connection refused", "deadline exceeded", "no such host", "unavailable", "i/o timeout"):
 		return ErrorUnreachable
+	case code == codes.Unauthenticated || code == codes.PermissionDenied ||
+		containsAny(text, "authenticat", "permission denied", "privilege", "invalid token", "password"):
+		return ErrorUnauthorized
 	}
 	return ErrorOther
 }

@@ -29,6 +29,10 @@ func TestClassifyError(t *testing.T) {
 		// name reads like an auth failure does not make one.
 		{fmt.Errorf("probe: %w", &NoDatabaseError{URI: "http://milvus:19530", Database: "docs", Have: []string{"default", "passwords"}}), ErrorNoDatabase},
 		{errors.New("unexpected HTTP status code received from server: 418 " + leak), ErrorOther},
+		// A failed dial whose words read like a refusal of credentials is
+		// no answer: TLS against another protocol, a firewall's EACCES.
+		{fmt.Errorf("connect to milvus at https://10.0.3.7:22: %w", errors.New(`context deadline exceeded: connection error: desc = "transport: authentication handshake failed: tls: first record does not look like a TLS handshake"`)), ErrorUnreachable},
+		{status.Error(codes.Unavailable, `connection error: desc = "transport: Error while dialing: dial tcp 10.0.3.7:19530: connect: permission denied"`), ErrorUnreachable},
 	} {
 		if got := ClassifyError(tc.err); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.err, got, tc.want)

@@ -455,6 +455,15 @@ type KnowledgeStoreStatus struct {
 	// ingestion.chunking.maxTokens or shorter headings bring it to 0.
 	// +optional
 	TruncatedChunks *int64 `json:"truncatedChunks,omitempty"`
+
+	// RefusedDocuments counts the documents of the sources the last
+	// ingestion refused and did not ingest (a link out of its source or to
+	// nothing, a file over 8 MiB, more chunks than a document may have, a
+	// row the schema would refuse); the rest was ingested and removed
+	// documents deleted. Above 0 the Indexed condition says so and the
+	// ingest Job's log names each document and why (docs/ingestion.md).
+	// +optional
+	RefusedDocuments *int64 `json:"refusedDocuments,omitempty"`
 }
 
 // IndexEmbedder is the embedder an index generation was built with.

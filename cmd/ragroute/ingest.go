@@ -45,6 +45,9 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 	for _, rejected := range summary.Rejected {
 		fmt.Fprintln(stderr, "ragroute ingest: refused:", rejected)
 	}
+	if n := len(summary.Rejected); n > 0 && err == nil {
+		fmt.Fprintf(stderr, "ragroute ingest: %d documents refused and not ingested; the rest is ingested and the count recorded on the generation (the store's status.refusedDocuments)\n", n)
+	}
 	r := summary.Result
 	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks (%d embedded cut to the embedder's input); %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; %s (embedding %s, %.0f%%)\n",
 		cfg.Store, summary.Files, summary.Chunks, summary.Truncated, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,

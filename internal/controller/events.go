@@ -57,3 +57,12 @@ func recordTruncation(recorder events.EventRecorder, obj runtime.Object, before,
 	}
 	recorder.Eventf(obj, nil, corev1.EventTypeWarning, "ChunksTruncated", "Reconcile", "%s", truncatedProblem(*after))
 }
+
+// recordRefusal emits a Warning when the ingestion's count of refused
+// documents changes to a number above 0.
+func recordRefusal(recorder events.EventRecorder, obj runtime.Object, before, after *int64) {
+	if recorder == nil || after == nil || *after == 0 || (before != nil && *before == *after) {
+		return
+	}
+	recorder.Eventf(obj, nil, corev1.EventTypeWarning, "DocumentsRefused", "Reconcile", "%s", refusedProblem(*after))
+}

@@ -136,6 +136,9 @@ func indexedCondition(f storeFacts) metav1.Condition {
 	if n := f.index.Generation.Truncated; n != nil && *n > 0 {
 		message += "; " + truncatedProblem(*n)
 	}
+	if n := f.index.Generation.Refused; n != nil && *n > 0 {
+		message += "; " + refusedProblem(*n)
+	}
 	return condition(v1alpha1.ConditionIndexed, true, v1alpha1.ReasonIndexed, message)
 }
 
@@ -143,6 +146,13 @@ func indexedCondition(f storeFacts) metav1.Condition {
 func truncatedProblem(n int64) string {
 	return fmt.Sprintf("%d chunks were over embedding.maxInputTokens (less its %d%% margin) with their title path and were embedded cut "+
 		"(status.truncatedChunks): lower ingestion.chunking.maxTokens or shorten their headings", n, tokenize.InputMarginPercent)
+}
+
+// refusedProblem says that n documents were refused, and where to read
+// which.
+func refusedProblem(n int64) string {
+	return fmt.Sprintf("%d documents of the sources were refused and not ingested (status.refusedDocuments): "+
+		"the ingest Job's log names each and why", n)
 }
 
 func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Condition {
@@ -170,6 +180,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		// What an earlier status said of that collection goes too.
 		status.Rows, status.IndexGeneration, status.EmbedderFingerprint = 0, 0, ""
 		status.IndexEmbedder, status.Background, status.FlaggedChunks, status.TruncatedChunks = nil, nil, nil, nil
+		status.RefusedDocuments = nil
 	}
 	if f.index != nil && f.index.Exists {
 		status.Rows = f.index.Rows
@@ -184,6 +195,10 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.TruncatedChunks = nil
 		if n := f.index.Generation.Truncated; n != nil {
 			status.TruncatedChunks = ptr.To(*n)
+		}
+		status.RefusedDocuments = nil
+		if n := f.index.Generation.Refused; n != nil {
+			status.RefusedDocuments = ptr.To(*n)
 		}
 	}
 	if j := f.job; j != nil {

@@ -141,6 +141,7 @@ func (r *KnowledgeStoreReconciler) applyStoreStatus(ctx context.Context, s *stor
 		}
 	}
 	recordTruncation(r.Recorder, store, store.Status.TruncatedChunks, status.TruncatedChunks)
+	recordRefusal(r.Recorder, store, store.Status.RefusedDocuments, status.RefusedDocuments)
 	return publishStatus(ctx, r.Client, r.Recorder, store, store.Status.Conditions, status.Conditions, status)
 }
 

@@ -67,8 +67,8 @@ type Target struct {
 // refused (a front matter that cannot be trusted, a link out of its
 // source or to nothing, a file over the size limit) is skipped and
 // reported in Summary.Rejected; everything else is still ingested and
-// removed documents deleted, and the run fails at the end so the problem
-// is seen. A source that cannot be read at all (a link at its path, a
+// removed documents deleted, and the count is recorded on the generation,
+// where the store's status shows it. A source that cannot be read at all (a link at its path, a
 // failed clone) fails the run before anything is written.
 func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progress Progress) (Summary, error) {
 	start := time.Now()
@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
 		Truncated:     int64(summary.Truncated),
+		Refused:       int64(len(summary.Rejected)),
 		QueryEmbedder: target.QueryEmbedder,
 		Embedder: &knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions),
 			QueryPrefix: cfg.Embedding.QueryPrefix, DocumentPrefix: cfg.Embedding.DocumentPrefix},
@@ -94,9 +95,6 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	summary.Duration = time.Since(start)
 	if err != nil {
 		return summary, fmt.Errorf("ingest into %s: %w", cfg.Milvus.Collection, err)
-	}
-	if len(summary.Rejected) > 0 {
-		return summary, fmt.Errorf("%d documents were refused and not ingested", len(summary.Rejected))
 	}
 	return summary, nil
 }

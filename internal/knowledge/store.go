@@ -58,6 +58,9 @@ type Generation struct {
 	// the embedder's limit, as the last ingestion counted them; nil when
 	// none is recorded.
 	Truncated *int64
+	// Refused is how many documents of the sources the last ingestion
+	// refused; nil when none is recorded.
+	Refused *int64
 	// Owner is the KnowledgeStore (namespace/name) recorded as its owner;
 	// empty for a collection made before owners were recorded.
 	Owner string
@@ -90,7 +93,8 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		EmbedderInfo: parseEmbedderInfo(coll.Properties[embedderInfoProperty]),
 		Background:   parseBackground(coll.Properties[backgroundProperty]),
 		Flagged:      parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
-		Owner: coll.Properties[ownerProperty]}, true, nil
+		Refused: parseCount(coll.Properties[refusedProperty]),
+		Owner:   coll.Properties[ownerProperty]}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

@@ -30,6 +30,9 @@ type SyncOptions struct {
 	// differs from what is recorded), before the alias moves; Sync
 	// ignores it.
 	Truncated int64
+	// Refused is how many documents of the sources were refused; Ingest
+	// records it as Truncated.
+	Refused int64
 	// QueryEmbedder, if set, embeds as routes embed questions (the query
 	// prefix; the embedder passed to Ingest embeds documents). Ingest then
 	// measures the generation's background similarity and records it
@@ -205,11 +208,17 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 			target.Background = background
 		}
 	}
-	if target.Truncated == nil || *target.Truncated != opts.Truncated {
-		if err := s.recordTruncated(ctx, target.Collection, opts.Truncated); err != nil {
-			return IngestResult{SyncResult: synced, Generation: target}, err
+	for _, c := range []struct {
+		property string
+		recorded **int64
+		n        int64
+	}{{truncatedProperty, &target.Truncated, opts.Truncated}, {refusedProperty, &target.Refused, opts.Refused}} {
+		if *c.recorded == nil || **c.recorded != c.n {
+			if err := s.recordCount(ctx, target.Collection, c.property, c.n); err != nil {
+				return IngestResult{SyncResult: synced, Generation: target}, err
+			}
+			*c.recorded = &c.n
 		}
-		target.Truncated = &opts.Truncated
 	}
 	if fresh || synced.Written+synced.Deleted > 0 || target.Flagged == nil {
 		// Before the alias moves, as the background: the count always

@@ -49,3 +49,43 @@ func TestStoreStatusReportsTruncatedChunks(t *testing.T) {
 		t.Errorf("event %q", e)
 	}
 }
+
+// The ingestion's count of refused documents reaches the status, the
+// Indexed condition says so while it is above 0 (the store stays
+// Indexed: the rest was ingested), and a Warning event is emitted once
+// per new count.
+func TestStoreStatusReportsRefusedDocuments(t *testing.T) {
+	facts := func(refused *int64) storeFacts {
+		return storeFacts{ingestion: true, job: &jobState{name: "docs-ingest-1"}, index: &knowledge.IndexState{Exists: true, Rows: 9,
+			Generation: knowledge.Generation{Number: 2, Refused: refused}}}
+	}
+	status := &v1alpha1.KnowledgeStoreStatus{}
+	recordIngestion(status, facts(ptr.To[int64](3)))
+	if status.RefusedDocuments == nil || *status.RefusedDocuments != 3 {
+		t.Fatalf("refusedDocuments %v, want 3", status.RefusedDocuments)
+	}
+	c := indexedCondition(facts(ptr.To[int64](3)))
+	if c.Status != "True" || !strings.Contains(c.Message, "3 documents of the sources were refused and not ingested") ||
+		!strings.Contains(c.Message, "the ingest Job's log names each and why") {
+		t.Errorf("Indexed does not report the refusal: %+v", c)
+	}
+	if msg := indexedCondition(facts(ptr.To[int64](0))).Message; strings.Contains(msg, "refused") {
+		t.Errorf("Indexed reports 0 refused documents: %q", msg)
+	}
+	recordIngestion(status, facts(nil))
+	if status.RefusedDocuments != nil {
+		t.Errorf("a generation that never counted shows %v", *status.RefusedDocuments)
+	}
+
+	recorder := events.NewFakeRecorder(10)
+	store := &v1alpha1.KnowledgeStore{}
+	recordRefusal(recorder, store, nil, ptr.To[int64](3))
+	recordRefusal(recorder, store, ptr.To[int64](3), ptr.To[int64](3))
+	recordRefusal(recorder, store, ptr.To[int64](3), ptr.To[int64](0))
+	if len(recorder.Events) != 1 {
+		t.Fatalf("%d events, want 1 (for the new count only)", len(recorder.Events))
+	}
+	if e := <-recorder.Events; !strings.HasPrefix(e, "Warning DocumentsRefused") || !strings.Contains(e, "3 documents") {
+		t.Errorf("event %q", e)
+	}
+}

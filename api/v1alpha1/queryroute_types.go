@@ -177,9 +177,9 @@ const (
 	// AnswerabilityOff: the answer is written from whatever was packed
 	// (the prompt's not-found rule is all that stops the model).
 	AnswerabilityOff AnswerabilityCheck = "off"
-	// AnswerabilityCoverage: not found when the packed fragments hold
-	// less than minCoverage of the question's content words (singular
-	// and plural alike). Costs nothing (no call); catches on-topic
+	// AnswerabilityCoverage: not found when no packed fragment holds
+	// minCoverage of the question's content words (singular and plural
+	// alike). Costs nothing (no call); catches on-topic
 	// questions about something the documents never name; also applies
 	// to extractive answers.
 	AnswerabilityCoverage AnswerabilityCheck = "coverage"
@@ -202,7 +202,7 @@ type AnswerabilitySettings struct {
 	Check AnswerabilityCheck `json:"check,omitempty"`
 
 	// MinCoverage is coverage's threshold: the share of the question's
-	// content words the packed fragments must hold. Higher turns away
+	// content words one packed fragment must hold. Higher turns away
 	// more unanswerable questions and more answerable ones (default 0.5,
 	// chosen by cross-validation on the dev questions; docs/eval.md).
 	// +optional

@@ -56,7 +56,7 @@ const (
 	// AnswerabilityOff leaves it to the model's prompt.
 	AnswerabilityOff AnswerabilityCheck = "off"
 	// AnswerabilityCoverage reads the share of the question's content
-	// words the packed fragments hold.
+	// words the best-covering packed fragment holds.
 	AnswerabilityCoverage AnswerabilityCheck = "coverage"
 	// AnswerabilityModel asks the chat model, reading its odds of yes.
 	AnswerabilityModel AnswerabilityCheck = "model"

@@ -20,10 +20,14 @@ import (
 // writes plausible steps from the neighboring section the search found
 // instead; the check decides in code (docs/route.md, "Honest not found").
 //
-//   - coverage: the share of the question's content words that the packed
-//     fragments hold (in any inflection). An on-topic question
-//     about something the documents never describe names it (Velero, a
-//     sparse checkout), and the closest section does not. Free: no call.
+//   - coverage: the share of the question's content words that one packed
+//     fragment holds (in any inflection), the best one. An on-topic
+//     question about something the documents never describe names it
+//     (Velero, a sparse checkout), and the closest section does not; one
+//     that joins two things the documents describe apart (draft pull
+//     requests, where the docs have pull requests and drafts of
+//     something else) finds each in another fragment, never both in one,
+//     and an answer lives in one section. Free: no call.
 //   - model: the chat model is asked, after the answering call's own
 //     messages, whether the fragments hold the answer, one token read as
 //     odds (a server with a prompt cache reads only the question). Only
@@ -104,29 +108,34 @@ func yesProbability(candidates []model.TokenLogprob) float64 {
 }
 
 // QuestionCoverage is the share of the question's content words that the
-// fragments (text, title, heading path, source) hold, and those they do
-// not. A word counts when the fragments hold it in any inflection
-// (stem); a question without content words is covered.
+// best-covering fragment (its text, title, heading path and source)
+// holds, and the words it lacks. A word counts when the fragment holds it
+// in any inflection (stem); a question without content words is covered,
+// one with no fragment is not.
 func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64, []string) {
 	words := retrieval.ContentWords(question)
 	if len(words) == 0 {
 		return 1, nil
 	}
-	held := map[string]bool{}
+	fewest := words // no fragment: nothing is covered
 	for _, f := range fragments {
+		held := map[string]bool{}
 		for _, text := range append([]string{f.Text, f.Title, f.SourceURI}, f.HeadingPath...) {
 			for _, w := range retrieval.ContentWords(text) {
 				held[stem(w)] = true
 			}
 		}
-	}
-	var missing []string
-	for _, w := range words {
-		if !held[stem(w)] {
-			missing = append(missing, w)
+		var missing []string
+		for _, w := range words {
+			if !held[stem(w)] {
+				missing = append(missing, w)
+			}
+		}
+		if len(missing) < len(fewest) {
+			fewest = missing
 		}
 	}
-	return 1 - float64(len(missing))/float64(len(words)), missing
+	return 1 - float64(len(fewest))/float64(len(words)), fewest
 }
 
 // stem folds an English word's inflections onto one form, coarsely:

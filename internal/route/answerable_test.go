@@ -178,3 +178,20 @@ func TestQuestionCoverageFoldsPluralsAndIgnoresCommonWords(t *testing.T) {
 		t.Errorf("a question of common words only: coverage %v, want 1", score)
 	}
 }
+
+// A question that joins two things the documents describe apart finds
+// each in another fragment, never both in one: coverage is the best
+// single fragment's, and its missing words are reported.
+func TestQuestionCoverageIsOneFragments(t *testing.T) {
+	fragments := []retrieval.Fragment{
+		{Text: "The pull request generator filters pull requests by branch and label.", HeadingPath: []string{"Generators", "Pull Request"}},
+		{Text: "A draft of the release notes is published first.", HeadingPath: []string{"Releases"}},
+	}
+	score, missing := route.QuestionCoverage("How do I filter draft pull requests in the generator?", fragments)
+	if score != 0.8 || !slices.Equal(missing, []string{"draft"}) {
+		t.Errorf("coverage %v, missing %v; want 0.8 (the generator's fragment) and [draft]", score, missing)
+	}
+	if score, missing := route.QuestionCoverage("How do I skip draft pull requests?", nil); score != 0 || len(missing) != 4 {
+		t.Errorf("no fragment: coverage %v, missing %v; want 0 and every word", score, missing)
+	}
+}

@@ -84,13 +84,13 @@ const (
 type AnswerabilityReport struct {
 	// Check is coverage or model.
 	Check string `json:"check"`
-	// Score is the share of the question's content words the packed
-	// fragments hold (coverage), or the model's P(yes), normalised over
+	// Score is the share of the question's content words the
+	// best-covering packed fragment holds (coverage), or the model's P(yes), normalised over
 	// yes and no (model).
 	Score     float64 `json:"score"`
 	Threshold float64 `json:"threshold"`
-	// Missing are the question's content words no packed fragment holds
-	// (coverage).
+	// Missing are the question's content words the best-covering packed
+	// fragment lacks (coverage).
 	Missing    []string `json:"missing,omitempty"`
 	Answerable bool     `json:"answerable"`
 }

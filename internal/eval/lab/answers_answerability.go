@@ -131,5 +131,9 @@ func answerabilityText(c AnswerabilityCurve) string {
 	fmt.Fprintf(&b, "chosen (answerable refused ≤ %.2f): whole set %s: NF un %.2f, NF ans %.2f; held-out halves (%s / %s): NF un %.2f, NF ans %.2f\n",
 		maxAnswerableDropped, h.Whole, h.WholeRates.NotFound, h.WholeRates.AnswerableDropped, h.Fits[0], h.Fits[1],
 		h.HeldRates.NotFound, h.HeldRates.AnswerableDropped)
+	if h.WholeRates.AnswerableDropped > maxAnswerableDropped+1e-9 {
+		fmt.Fprintf(&b, "no threshold keeps the answerable refused within %.2f: the model itself said not found for %.2f of them\n",
+			maxAnswerableDropped, h.WholeRates.AnswerableDropped)
+	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/eval"
@@ -47,5 +48,21 @@ func TestAnswerabilityCurveReadsEachThresholdOffOneRun(t *testing.T) {
 	}
 	if answerabilityCurve("generative", []eval.TurnOutcome{{Completed: &route.TurnCompleted{}}}, questions[:1]) != nil {
 		t.Error("a run where no turn ran the check has a curve")
+	}
+}
+
+// When the model alone refuses more answerable questions than the bound,
+// the text says no threshold meets it rather than offering one.
+func TestAnswerabilityTextSaysWhenNoThresholdMeetsTheBound(t *testing.T) {
+	gold := "a.md"
+	answerable := eval.Question{ID: "a", GoldFile: &gold, GoldHeading: []string{"A"}}
+	turn := func(score float64, modelNotFound bool) eval.TurnOutcome {
+		return eval.TurnOutcome{Answerability: &route.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: true},
+			Completed: &route.TurnCompleted{NotFound: modelNotFound}}
+	}
+	c := answerabilityCurve("generative", []eval.TurnOutcome{turn(0.9, true), turn(0.9, false), turn(0.6, false)},
+		[]eval.Question{answerable, answerable, {ID: "u"}})
+	if text := answerabilityText(*c); !strings.Contains(text, "no threshold keeps the answerable refused within 0.05: the model itself said not found for 0.50 of them") {
+		t.Errorf("text:\n%s", text)
 	}
 }

@@ -50,7 +50,9 @@ const answerabilityCandidates = 10
 
 // answerable runs the route's check on what was packed, reporting it; a
 // route without one, and the model check on an extractive answer, pass.
-func (r *Runner) answerable(ctx context.Context, question string, messages []model.Message, packed []retrieval.Fragment, st *turnState) (bool, error) {
+// The model is asked after the answer call's own messages.
+func (r *Runner) answerable(ctx context.Context, in TurnInput, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing,
+	st *turnState) (bool, error) {
 	a := r.Answerability
 	if a == nil {
 		return true, nil
@@ -58,10 +60,10 @@ func (r *Runner) answerable(ctx context.Context, question string, messages []mod
 	report := AnswerabilityReport{Check: string(a.Check)}
 	switch {
 	case a.Check == podconfig.AnswerabilityCoverage:
-		report.Score, report.Missing = QuestionCoverage(question, packed)
+		report.Score, report.Missing = QuestionCoverage(lastUserMessage(in.Messages), packing.Packed)
 		report.Threshold = a.MinCoverage
 	case a.Check == podconfig.AnswerabilityModel && r.AnswerMode != podconfig.AnswerExtractive:
-		p, err := r.answerableOdds(ctx, messages, st)
+		p, err := r.answerableOdds(ctx, answerMessages(in.Messages, calls, results, packing), st)
 		if err != nil {
 			return false, err
 		}

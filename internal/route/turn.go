@@ -172,7 +172,7 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
 	packing Packing, st *turnState) (notFound bool, err error) {
 	question := lastUserMessage(in.Messages)
-	answerable, err := r.answerable(ctx, question, answerMessages(in.Messages, calls, results, packing), packing.Packed, st)
+	answerable, err := r.answerable(ctx, in, calls, results, packing, st)
 	if err != nil {
 		return false, err
 	}

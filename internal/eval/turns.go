@@ -41,7 +41,7 @@ type TurnOutcome struct {
 	// Completed is turn.completed's payload; nil when the turn failed.
 	Completed  *route.TurnCompleted
 	Groundings []answer.Grounding
-	// Answerability is the check's odds before the answer; nil when the
+	// Answerability is the check's verdict before the answer; nil when the
 	// route did not ask.
 	Answerability *route.AnswerabilityReport
 	Err           string

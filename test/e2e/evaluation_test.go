@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,15 @@ func (w *world) evaluate(ctx context.Context, t *testing.T) {
 	if w.evaluation == nil {
 		t.Fatal("config/samples holds no RouteEvaluation")
 	}
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		route := &v1alpha1.QueryRoute{}
+		_ = w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, route)
+		logs := strings.Split(w.operatorLogs(ctx), "\n")
+		t.Logf("the route's status: %+v\noperator logs, last lines:\n%s", route.Status, strings.Join(logs[max(0, len(logs)-80):], "\n"))
+	}()
 	sample := w.evaluation.DeepCopy()
 	set(t, sample, map[string]any{"minNotFound": int64(1)}, "spec", "thresholds")
 	if err := w.c.Create(ctx, sample); err != nil {

@@ -1,11 +1,9 @@
 package lab
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,7 +59,7 @@ type SupportLabels struct {
 // error naming the line.
 func LoadSupportLabels(dir string) (SupportLabels, error) {
 	out := SupportLabels{Turns: map[string]LabelledTurn{}}
-	err := readJSONLines(filepath.Join(dir, "answers.jsonl"), func(line int, raw []byte) error {
+	err := eval.ReadJSONLines(filepath.Join(dir, "answers.jsonl"), func(line int, raw []byte) error {
 		var t struct {
 			LabelledTurn
 			Fragments []struct {
@@ -83,7 +81,7 @@ func LoadSupportLabels(dir string) (SupportLabels, error) {
 	if err != nil {
 		return out, err
 	}
-	err = readJSONLines(filepath.Join(dir, "labels.jsonl"), func(line int, raw []byte) error {
+	err = eval.ReadJSONLines(filepath.Join(dir, "labels.jsonl"), func(line int, raw []byte) error {
 		var s LabelledSentence
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return err
@@ -98,25 +96,6 @@ func LoadSupportLabels(dir string) (SupportLabels, error) {
 		return nil
 	})
 	return out, err
-}
-
-func readJSONLines(path string, each func(line int, raw []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; scanner.Scan(); n++ {
-		if strings.TrimSpace(scanner.Text()) == "" {
-			continue
-		}
-		if err := each(n, scanner.Bytes()); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-	}
-	return scanner.Err()
 }
 
 // fragments are a labelled turn's packed fragments as the route's
@@ -242,17 +221,26 @@ func AgreementText(judges []Agreement) string {
 	return b.String()
 }
 
-// supportAgreement scores the labelled sentences with today's
-// similarity scorer and with the route's own judge.
+// supportAgreement scores the labelled sentences with the route's
+// similarity check at the route's threshold.
 func (a *answersRun) supportAgreement(ctx context.Context) ([]Agreement, error) {
 	labels, err := LoadSupportLabels(a.opts.SupportLabels)
 	if err != nil {
 		return nil, fmt.Errorf("support labels: %w", err)
 	}
+	// The route's own threshold decides, as its check would.
+	threshold := a.opts.Route.Answer.Grounding.SupportThreshold
 	similarity := func(ctx context.Context, sentences []string, fragments []retrieval.Fragment) ([]answer.Grounding, error) {
-		return answer.ScoreSupport(ctx, a.query, sentences, fragments)
+		scores, err := answer.ScoreSupport(ctx, a.query, sentences, fragments)
+		for i := range scores {
+			scores[i].Status = answer.Unsupported
+			if passes(scores[i], threshold) {
+				scores[i].Status = answer.Supported
+			}
+		}
+		return scores, err
 	}
-	today, err := JudgeAgreement(ctx, fmt.Sprintf("similarity ≥ %.2f", answer.DefaultGroundingThreshold), similarity, labels)
+	today, err := JudgeAgreement(ctx, fmt.Sprintf("similarity ≥ %.2f", threshold), similarity, labels)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,10 @@
 # asked the same questions through each one's OpenAI-compatible streaming
 # endpoint: one turn at a time, then PERF_STREAMS (64) streams for
 # PERF_DURATION (30s). hack/perf does the rest and prints the table and the
-# ratios of docs/performance.md; BENCH_JSON=path writes them as JSON.
+# goals of docs/performance.md; BENCH_JSON=path writes both as JSON.
 # PERF_SYSTEMS picks the systems (llamaindex-dense, llamaindex-hybrid,
-# ragroute, ragroute-cached); RAGROUTE_BIN replaces the binary built here.
+# ragroute, ragroute-dense: the same route searching the text's dense
+# vectors only, ragroute-cached); RAGROUTE_BIN replaces the binary built here.
 # Everything started here is stopped by its PID on exit.
 #
 # The embedder runs one thread (MODEL_THREADS, default 1 here): on a 2-core

@@ -67,7 +67,7 @@ func main() {
 	flag.IntVar(&o.maxInputTokens, "max-input-tokens", 256, "the embedder's input limit, as both systems cut inputs")
 	flag.IntVar(&o.streams, "streams", 64, "concurrent streams of the concurrent phase")
 	flag.DurationVar(&o.duration, "duration", 30*time.Second, "length of the concurrent phase")
-	flag.StringVar(&o.systems, "systems", "llamaindex-dense,llamaindex-hybrid,ragroute,ragroute-cached", "the systems to measure, in order")
+	flag.StringVar(&o.systems, "systems", "llamaindex-dense,llamaindex-hybrid,ragroute,ragroute-dense,ragroute-cached", "the systems to measure, in order")
 	flag.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	flag.StringVar(&o.dataDir, "data", "", "scratch folder (configs, logs); a temporary one when empty")
 	flag.IntVar(&o.topK, "top-k", 6, "LlamaIndex's similarity_top_k: the route's maxFragments, so both answer from as many fragments")
@@ -113,7 +113,7 @@ func run(ctx context.Context, o options) error {
 	}
 	systems := strings.Split(o.systems, ",")
 	if slices.ContainsFunc(systems, func(name string) bool { return strings.HasPrefix(name, "ragroute") }) {
-		if err := ingest(ctx, o, procs); err != nil { // both ragroute systems serve one collection
+		if err := ingest(ctx, o, procs); err != nil { // the ragroute systems serve one collection
 			return err
 		}
 	}
@@ -137,9 +137,13 @@ func run(ctx context.Context, o options) error {
 		}
 		procs.stop(sys.pid) // an idle system still costs memory and a core's scheduling
 	}
-	printRatios(os.Stdout, results)
+	measured := goals(results)
+	printGoals(os.Stdout, measured)
 	if o.jsonOut != "" {
-		data, _ := json.MarshalIndent(results, "", "  ")
+		data, _ := json.MarshalIndent(struct {
+			Results []result `json:"results"`
+			Goals   []goal   `json:"goals"`
+		}{results, measured}, "", "  ")
 		if err := os.WriteFile(o.jsonOut, append(data, '\n'), 0o644); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -66,4 +67,31 @@ func TestTreeCPUReadsThisProcess(t *testing.T) {
 	if rss, peak := memory(os.Getpid()); rss <= 0 || peak < rss {
 		t.Errorf("RSS %.1f MiB, peak %.1f", rss, peak)
 	}
+}
+
+// The goals are read from the systems measured, each against its own
+// baseline; a goal whose systems did not run is not claimed either way.
+func TestGoalsCompareLikeForLike(t *testing.T) {
+	results := []result{
+		{System: "llamaindex-hybrid", Phase: "64 streams", summary: summary{TurnsPerSecond: 4, Turns: 120}},
+		{System: "llamaindex-hybrid", Phase: "sequential", summary: summary{TTFTp50: 100}},
+		{System: "ragroute", Phase: "64 streams", summary: summary{TurnsPerSecond: 13, Turns: 390, Unchecked: 2, TrailP95: 150}},
+		{System: "ragroute", Phase: "sequential", summary: summary{TTFTp50: 60}},
+	}
+	byGoal := map[string]goal{}
+	for _, g := range goals(results) {
+		byGoal[g.Goal] = g
+	}
+	check := func(name string, measured, met bool, value float64) {
+		t.Helper()
+		g, ok := byGoal[name]
+		if !ok || g.Measured != measured || g.Met != met || (measured && math.Abs(g.Value-value) > 1e-9) {
+			t.Errorf("%s: got %+v, want measured %v met %v value %g", name, g, measured, met, value)
+		}
+	}
+	check("uncached turns/s, streams: ragroute / LlamaIndex hybrid", true, true, 13.0/4)
+	check("TTFT p50, sequential: ragroute / LlamaIndex hybrid", true, false, 0.6)
+	check("uncached turns/s, streams: ragroute-dense / LlamaIndex dense", false, false, 0)
+	check("ragroute: turns the grounding check cut, streams (%)", true, true, 100*2.0/390)
+	check("ragroute: stream end after the last token, p95, streams (ms)", true, false, 150)
 }

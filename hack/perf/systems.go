@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/routemanifest"
 )
@@ -113,8 +114,8 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 	var c *child
 	sys := &system{name: name, client: client{http: &http.Client{}, url: base + "/v1/chat/completions"}}
 	switch name {
-	case "ragroute", "ragroute-cached":
-		cfg, cfgErr := routeConfig(o, port, modelURL, embedderURL, name == "ragroute-cached")
+	case "ragroute", "ragroute-cached", "ragroute-dense":
+		cfg, cfgErr := routeConfig(o, port, modelURL, embedderURL, name)
 		if cfgErr != nil {
 			return nil, cfgErr
 		}
@@ -138,7 +139,7 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 		log.Printf("%s: LlamaIndex ingests the corpus (a minute or two)", name)
 		err = waitReady(ctx, base+"/health", c, logPath, 15*time.Minute)
 	default:
-		return nil, fmt.Errorf("unknown system %q: want ragroute, ragroute-cached, llamaindex-dense or llamaindex-hybrid", name)
+		return nil, fmt.Errorf("unknown system %q: want ragroute, ragroute-cached, ragroute-dense, llamaindex-dense or llamaindex-hybrid", name)
 	}
 	if err != nil {
 		return nil, err
@@ -189,10 +190,12 @@ func embedding(o options, baseURL string) podconfig.Embedding {
 
 // routeConfig is the route of o.route (route.yaml: a QueryRoute with the
 // operator's defaults) as the operator renders it, pointed at the
-// harness' servers; cached: the exact cache is on (else off, so every
-// turn searches). Every setting changed from the rendered route is
-// printed.
-func routeConfig(o options, port int, modelURL, embedderURL string, cached bool) (podconfig.RouteConfig, error) {
+// harness' servers. System ragroute-cached keeps the exact cache on (the
+// others turn it off, so every turn searches); ragroute-dense searches
+// the text's dense vectors only (spec.search.weights: textDense alone),
+// the like for like of LlamaIndex's dense pipeline. Every setting changed
+// from the rendered route is printed.
+func routeConfig(o options, port int, modelURL, embedderURL, system string) (podconfig.RouteConfig, error) {
 	shipped, err := routemanifest.Load(o.route)
 	if err != nil {
 		return podconfig.RouteConfig{}, err
@@ -202,8 +205,13 @@ func routeConfig(o options, port int, modelURL, embedderURL string, cached bool)
 	cfg.Store.Milvus.URI = o.milvusURI
 	cfg.Store.Embedding = embedding(o, embedderURL)
 	cfg.Model.BaseURL = modelURL
-	if !cached {
+	if system != "ragroute-cached" {
 		cfg.Cache.MaxEntries = 0
+	}
+	if system == "ragroute-dense" {
+		cfg.Store.Search.Weights = map[string]float64{
+			string(knowledge.TextDense): 1, string(knowledge.TextSparse): 0, string(knowledge.TitleDense): 0, string(knowledge.TitleSparse): 0,
+		}
 	}
 	// One user asks on every stream: the per-user limits are the load's,
 	// not the route's, to measure.

@@ -10,13 +10,19 @@ import (
 // The grounding check's share of the embedder. It is background work
 // beside the turns' query embeddings, which it must never hold up: it has
 // a client of its own, at most checkInFlight calls of at most checkBatch
-// texts at once, and the fragments' units are embedded once and kept
+// texts at once, shared by all the turns being checked (model.Throttled),
+// and the fragments' units are embedded once and kept
 // (vectorCacheBytes per replica in memory, or in the vector cache the
-// caller gives, such as the route's Redis).
+// caller gives, such as the route's Redis). The answers' sentences are
+// kept too, in sentenceCacheBytes of the replica's memory apart from the
+// units, which they must not evict: they repeat only where answers do
+// (the same question over the same fragments, as the exact cache serves
+// it again to a model that writes the same answer).
 const (
-	checkInFlight    = 2
-	checkBatch       = 16
-	vectorCacheBytes = 32 << 20
+	checkInFlight      = 2
+	checkBatch         = 16
+	vectorCacheBytes   = 32 << 20
+	sentenceCacheBytes = 8 << 20
 )
 
 // Checker is the grounding check's embedders for a route config,
@@ -27,6 +33,8 @@ func Checker(cfg podconfig.RouteConfig, secrets Secrets, vectors vectorcache.Cac
 	if vectors == nil {
 		vectors = vectorcache.NewMemory(vectorCacheBytes)
 	}
-	units := vectorcache.Embedder{Embedder: embedder, Cache: vectors, Identity: "query " + cfg.Store.Embedding.Fingerprint()}
-	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}, embedder
+	identity := "query " + cfg.Store.Embedding.Fingerprint()
+	units := vectorcache.Embedder{Embedder: embedder, Cache: vectors, Identity: identity}
+	sentences := vectorcache.Embedder{Embedder: embedder, Cache: vectorcache.NewMemory(sentenceCacheBytes), Identity: identity}
+	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: sentences}}, embedder
 }

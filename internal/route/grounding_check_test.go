@@ -17,9 +17,11 @@ import (
 	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
-// The grounding check's clients as cmd/ragroute wires them: the
-// fragments' units through a vector cache, the answer's sentences
-// straight to the embedder.
+// The grounding check's clients with the fragments' units through a
+// vector cache, as the assembly wires them, and the answer's sentences
+// straight to the embedder (the assembly keeps those too, apart:
+// assembly.TestCheckerKeepsUnitAndSentenceVectors), so that a test sees
+// each turn's sentences sent.
 func cachedChecker(embedder knowledge.Embedder) answer.Checker {
 	units := vectorcache.Embedder{Embedder: embedder, Cache: vectorcache.NewMemory(1 << 20), Identity: "test"}
 	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: embedder}}

@@ -27,6 +27,10 @@ const (
 	// ms-marco cross-encoder alone reorders the top 20 to nDCG@10 0.81; fused
 	// with the first stage's order at weight 1, 0.86 (make eval).
 	DefaultCrossEncoderFirstStageWeight = 1.0
+	// DefaultCrossEncoderMaxDocumentTokens: how much of each fragment's
+	// text the cross-encoder reads by default (0: all of it); make eval's
+	// rows per length, docs/eval.md.
+	DefaultCrossEncoderMaxDocumentTokens = 0
 	// DefaultCrossEncoderStrictFloor is the strict floor on relevance with
 	// rerank.mode crossEncoder and no retrieval.strictFloor.
 	DefaultCrossEncoderStrictFloor = 0.01

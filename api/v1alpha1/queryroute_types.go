@@ -676,6 +676,16 @@ type CrossEncoder struct {
 	// +kubebuilder:validation:Maximum=10
 	FirstStageWeight *float64 `json:"firstStageWeight,omitempty"`
 
+	// MaxDocumentTokens is how many tokens of each fragment's text the
+	// cross-encoder reads, after the fragment's title path; 0 reads the
+	// whole fragment. A cross-encoder's time grows with what it reads
+	// (on 2 CPU cores it is most of the wait before the model starts),
+	// and a section's opening says most of what it is about.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4096
+	MaxDocumentTokens *int32 `json:"maxDocumentTokens,omitempty"`
+
 	// APIKeySecretRef selects the endpoint's API key, if it needs one.
 	// +optional
 	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`

@@ -240,6 +240,11 @@ func (in *CrossEncoder) DeepCopyInto(out *CrossEncoder) {
 		*out = new(float64)
 		**out = **in
 	}
+	if in.MaxDocumentTokens != nil {
+		in, out := &in.MaxDocumentTokens, &out.MaxDocumentTokens
+		*out = new(int32)
+		**out = **in
+	}
 	if in.APIKeySecretRef != nil {
 		in, out := &in.APIKeySecretRef, &out.APIKeySecretRef
 		*out = new(SecretKeyRef)

@@ -7,6 +7,7 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // rerankHTTPTimeout bounds one call of the cross-encoder's client; the
@@ -57,7 +58,8 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 			client = &http.Client{Timeout: rerankHTTPTimeout}
 		}
 		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: p.Secrets.Get(ce.APIKeyEnv),
-			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: client}
+			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: client,
+			MaxDocumentTokens: int(ce.MaxDocumentTokens), Tokens: tokenize.NewBERTUncased()}
 	}
 	return searcher
 }

@@ -230,11 +230,12 @@ func renderRerank(r *v1alpha1.RerankSettings) podconfig.Rerank {
 	// The cross-encoder endpoint only matters when it is the mode in use.
 	if ce := r.CrossEncoder; ce != nil && out.Mode == podconfig.RerankCrossEncoder {
 		out.CrossEncoder = &podconfig.CrossEncoder{
-			BaseURL:          ce.BaseURL,
-			Model:            ce.Model,
-			TopN:             cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
-			FirstStageWeight: orDefault(ce.FirstStageWeight, v1alpha1.DefaultCrossEncoderFirstStageWeight),
-			APIKeyEnv:        envFor(ce.APIKeySecretRef, podconfig.EnvRerankAPIKey),
+			BaseURL:           ce.BaseURL,
+			Model:             ce.Model,
+			TopN:              cmp.Or(ce.TopN, v1alpha1.DefaultCrossEncoderTopN),
+			FirstStageWeight:  orDefault(ce.FirstStageWeight, v1alpha1.DefaultCrossEncoderFirstStageWeight),
+			MaxDocumentTokens: orDefault(ce.MaxDocumentTokens, v1alpha1.DefaultCrossEncoderMaxDocumentTokens),
+			APIKeyEnv:         envFor(ce.APIKeySecretRef, podconfig.EnvRerankAPIKey),
 		}
 	}
 	return out

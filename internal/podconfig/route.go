@@ -202,7 +202,10 @@ type CrossEncoder struct {
 	TopN    int32  `json:"topN"`
 	// FirstStageWeight weighs the fused order beside the relevance.
 	FirstStageWeight float64 `json:"firstStageWeight"`
-	APIKeyEnv        string  `json:"apiKeyEnv,omitempty"`
+	// MaxDocumentTokens cuts each fragment's text to its first N tokens
+	// for the cross-encoder; 0 sends it whole.
+	MaxDocumentTokens int32  `json:"maxDocumentTokens,omitempty"`
+	APIKeyEnv         string `json:"apiKeyEnv,omitempty"`
 }
 
 // Cache configures the exact cache.
@@ -361,6 +364,9 @@ func (c RouteConfig) Validate() error {
 	}
 	if ce := c.Rerank.CrossEncoder; ce != nil && (ce.FirstStageWeight < 0 || ce.FirstStageWeight > 10) {
 		errs = append(errs, fmt.Errorf("rerank.crossEncoder.firstStageWeight %g is outside [0, 10]", ce.FirstStageWeight))
+	}
+	if ce := c.Rerank.CrossEncoder; ce != nil && (ce.MaxDocumentTokens < 0 || ce.MaxDocumentTokens > 4096) {
+		errs = append(errs, fmt.Errorf("rerank.crossEncoder.maxDocumentTokens %d is outside [0, 4096] (0: the whole fragment)", ce.MaxDocumentTokens))
 	}
 	if c.Retrieval.StrictFloorSigmas != nil && c.Rerank.Mode == RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/eval"
@@ -72,8 +73,7 @@ type option struct {
 // the whole set and on each half, and scores each half's pick on the other.
 // It also returns the index of the whole set's pick.
 func (r *run) crossValidateRanking(choice string, options []option) (HeldOut, int) {
-	all := r.every()
-	pick := func(idx []int) int {
+	return r.crossValidatePick(choice, options, func(idx []int) int {
 		best, bestM := -1, eval.Metrics{}
 		for k, o := range options {
 			m := r.scoreAt(idx, o.outcomes)
@@ -82,7 +82,29 @@ func (r *run) crossValidateRanking(choice string, options []option) (HeldOut, in
 			}
 		}
 		return best
-	}
+	})
+}
+
+// crossValidateCheapest picks the first option (list the cheapest first)
+// whose nDCG@10 is within tolerance of the best option's, on the whole
+// set and on each half, and scores each half's pick on the other: a
+// cost cut that keeps the ranking.
+func (r *run) crossValidateCheapest(choice string, options []option, tolerance float64) (HeldOut, int) {
+	return r.crossValidatePick(choice, options, func(idx []int) int {
+		scores := make([]float64, len(options))
+		for k, o := range options {
+			scores[k] = r.scoreAt(idx, o.outcomes).NDCG10
+		}
+		best := slices.Max(scores)
+		return slices.IndexFunc(scores, func(s float64) bool { return s >= best-tolerance-1e-9 })
+	})
+}
+
+// crossValidatePick runs a choice made by pick (the index of the option
+// chosen on the questions at idx) on the whole set and by 2-fold
+// cross-validation.
+func (r *run) crossValidatePick(choice string, options []option, pick func(idx []int) int) (HeldOut, int) {
+	all := r.every()
 	h := HeldOut{Choice: choice}
 	whole := pick(all)
 	h.Whole = options[whole].label

@@ -32,19 +32,39 @@ var rerankDepths = []int{10, 20, 30}
 // cross-validated at each depth, 0 (relevance alone) first.
 var firstStageWeights = []float64{0, 0.5, 1, 1.5, 2}
 
+// documentTokens are the rerank.crossEncoder.maxDocumentTokens tried at
+// the samples' depth, cheapest first (0, the whole fragment, last): what
+// the cross-encoder reads of each fragment after its title path.
+var documentTokens = []int32{48, 64, 96, 128, 0}
+
+// documentTokensDepth is the depth the lengths are tried at: the
+// samples' topN.
+const documentTokensDepth = 20
+
+// documentTokensTolerance is the nDCG@10 a shorter read may lose to the
+// whole fragment's and still be chosen.
+const documentTokensTolerance = 0.005
+
 // crossEncoderName names the row that rescores the top depth candidates.
 func crossEncoderName(depth int) string { return fmt.Sprintf("route+cross-encoder@%d", depth) }
+
+// truncatedName names the row that rescores the top depth candidates,
+// reading tokens of each.
+func truncatedName(depth int, tokens int32) string {
+	return fmt.Sprintf("route+cross-encoder@%d, %d tokens", depth, tokens)
+}
 
 // crossEncoderConfig is the route body with the top depth candidates
 // rescored by the cross-encoder, and no strict floor: the row shows what
 // the reranker does to the ranking; the floor on its relevance has its
 // own curve and cross-validated threshold.
-func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float64) config {
+func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float64, documentTokens int32) config {
 	cfg := r.opts.Route
 	cfg.Retrieval.MaxFragments, cfg.Retrieval.StrictFloor, cfg.Retrieval.StrictFloorSigmas = eval.TopK, 0, nil
 	cfg.Store.Search.Candidates = min(cfg.Store.Search.Candidates, searchDepth)
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankCrossEncoder, CrossEncoder: &podconfig.CrossEncoder{
-		BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: int32(depth), FirstStageWeight: firstStageWeight}}
+		BaseURL: r.opts.Rerank.BaseURL, Model: r.opts.Rerank.Model, TopN: int32(depth), FirstStageWeight: firstStageWeight,
+		MaxDocumentTokens: documentTokens}}
 	s := assembly.NewSearcher(cfg, r.parts(r.index, staticEmbedder(r.vectors), noCache{}))
 	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
@@ -65,7 +85,10 @@ func (r *run) crossEncoderConfig(name string, depth int, firstStageWeight float6
 func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map[string][]eval.Outcome) ([]config, error) {
 	var rows []config
 	for _, depth := range rerankDepths {
-		rows = append(rows, r.crossEncoderConfig(crossEncoderName(depth), depth, r.opts.Rerank.FirstStageWeight))
+		rows = append(rows, r.crossEncoderConfig(crossEncoderName(depth), depth, r.opts.Rerank.FirstStageWeight, 0))
+	}
+	for _, tokens := range documentTokens[:len(documentTokens)-1] {
+		rows = append(rows, r.crossEncoderConfig(truncatedName(documentTokensDepth, tokens), documentTokensDepth, r.opts.Rerank.FirstStageWeight, tokens))
 	}
 	more, err := r.searchAllAt(ctx, rows, 1)
 	if err != nil {
@@ -76,7 +99,7 @@ func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map
 		outcomes[crossEncoderName(depth)] = row
 		var options []option
 		for _, w := range firstStageWeights {
-			c := r.crossEncoderConfig("sweep", depth, w)
+			c := r.crossEncoderConfig("sweep", depth, w, 0)
 			swept, err := r.searchAll(ctx, []config{c})
 			if err != nil {
 				return nil, err
@@ -90,6 +113,18 @@ func (r *run) crossEncoderRows(ctx context.Context, report *Report, outcomes map
 		report.HeldOut = append(report.HeldOut, weight,
 			r.crossValidateFloor(fmt.Sprintf("strictFloor on relevance, top %d rescored", depth), relevance, r.hitAt5(row)))
 	}
+	var lengths []option
+	for _, tokens := range documentTokens {
+		name := truncatedName(documentTokensDepth, tokens)
+		if tokens == 0 {
+			name = crossEncoderName(documentTokensDepth)
+		}
+		outcomes[name] = more[name]
+		lengths = append(lengths, option{label: fmt.Sprint(tokens), outcomes: more[name]})
+	}
+	chosen, _ := r.crossValidateCheapest(fmt.Sprintf("maxDocumentTokens, top %d rescored (within %g nDCG@10 of the whole fragment's best)",
+		documentTokensDepth, documentTokensTolerance), lengths, documentTokensTolerance)
+	report.HeldOut = append(report.HeldOut, chosen)
 	return rows, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // Reranker orders candidates that passed the similarity floor. The v1
@@ -43,7 +44,13 @@ type CrossEncoder struct {
 	// overturn what the store's own search is sure of. 0 orders by
 	// relevance alone.
 	FirstStageWeight float64
-	HTTP             *http.Client
+	// MaxDocumentTokens cuts each fragment's text to its first N tokens
+	// (counted by Tokens, at a word boundary) under its label: a
+	// cross-encoder's time grows with what it reads, and a section's
+	// opening says most of what it is about. 0 sends the text whole.
+	MaxDocumentTokens int
+	Tokens            tokenize.Counter
+	HTTP              *http.Client
 	// Retry says how a 429, a 503 or a refused or reset connection is
 	// retried within the call's 30s; the zero value is
 	// model.DefaultRetryPolicy.
@@ -75,7 +82,11 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 	}
 	docs := make([]string, n)
 	for i := range docs {
-		docs[i] = fragments[i].Label() + "\n\n" + fragments[i].Text
+		text := fragments[i].Text
+		if c.MaxDocumentTokens > 0 {
+			text = tokenize.Truncate(c.Tokens, text, c.MaxDocumentTokens)
+		}
+		docs[i] = fragments[i].Label() + "\n\n" + text
 	}
 	var out struct {
 		Results []struct {

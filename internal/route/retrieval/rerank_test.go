@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 func TestCrossEncoderReordersTheTopN(t *testing.T) {
@@ -44,6 +45,32 @@ func TestCrossEncoderReordersTheTopN(t *testing.T) {
 	// as cosines (diversity margin, researchBelow).
 	if out[0].Similarity != 0.4 {
 		t.Errorf("b's similarity %g after the rerank, want its cosine 0.4", out[0].Similarity)
+	}
+}
+
+// With maxDocumentTokens the cross-encoder reads each fragment's label
+// and the first N tokens of its text, cut at a word; the label is never
+// cut, and a shorter text goes whole.
+func TestCrossEncoderReadsTheFirstTokensUnderTheLabel(t *testing.T) {
+	var got []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Documents []string `json:"documents"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		got = req.Documents
+		_, _ = w.Write([]byte(`{"results":[{"index":0,"relevance_score":0.9},{"index":1,"relevance_score":0.1}]}`))
+	}))
+	defer server.Close()
+	ce := &CrossEncoder{BaseURL: server.URL, Model: "m", TopN: 2, HTTP: server.Client(), MaxDocumentTokens: 4, Tokens: tokenize.NewBERTUncased()}
+	long := Fragment{ID: "a", Title: "Sync waves and hooks", HeadingPath: []string{"Sync waves and hooks"}, Text: "Resources apply in waves, lowest first, then hooks run."}
+	short := Fragment{ID: "b", Title: "Guide", Text: "Set up."}
+	if _, err := ce.Rerank(context.Background(), "q", []Fragment{long, short}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Sync waves and hooks\n\nResources apply in", "Guide\n\nSet up."}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("documents sent %q, want %q", got, want)
 	}
 }
 

@@ -24,8 +24,8 @@ export class FeedbackView {
     this.root.setAttribute('role', 'group');
     this.root.setAttribute('aria-label', `Rate answer ${n}`);
     this.root.append(el('span', 'feedback-ask', 'Was this answer helpful?'));
-    this.up = this.thumb('up', '👍', 'Helpful');
-    this.down = this.thumb('down', '👎', 'Not helpful');
+    this.up = this.thumb('up', 'Helpful');
+    this.down = this.thumb('down', 'Not helpful');
 
     this.more = el('form', 'feedback-more');
     this.more.hidden = true;
@@ -61,8 +61,11 @@ export class FeedbackView {
     this.root.append(this.more, this.state);
   }
 
-  thumb(rating, icon, label) {
-    const b = el('button', 'thumb ' + rating, icon);
+  thumb(rating, label) {
+    const b = el('button', 'thumb ' + rating);
+    const icon = el('span', 'thumb-icon');
+    icon.setAttribute('aria-hidden', 'true');
+    b.append(icon);
     b.type = 'button';
     b.setAttribute('aria-label', label);
     b.title = label;

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/routetest"
@@ -198,5 +200,52 @@ func TestFacadeClientsRateByTheTurnHeader(t *testing.T) {
 	verdicts, _ := store.Verdicts(context.Background())
 	if len(verdicts) != 2 || !verdicts[0].Verdict.Invented || verdicts[1].Turn.Answer != "Lower waves go first [S1]." {
 		t.Errorf("verdicts %+v", verdicts)
+	}
+}
+
+// A verdict joins the turn's trace: a ragroute.feedback span in the
+// turn's trace with a turn.rated event naming the rating, never the
+// comment.
+func TestAVerdictJoinsTheTurnsTrace(t *testing.T) {
+	w := routetest.NewWorld(t)
+	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
+	recorder := tracetest.NewSpanRecorder()
+	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	store := turnlog.NewMemoryFeedback(time.Minute, time.Hour, 0, time.Now)
+	srv := serveWith(t, w, func(o *Options) { o.Feedback = store; o.Tracing = provider })
+	turn := answerTurn(t, srv, "ann", "How are sync waves ordered?")
+	if status, body := postVerdict(t, srv, turn, "ann", `{"rating":"down","comment":"private words"}`); status != http.StatusNoContent {
+		t.Fatalf("rate: %d %s", status, body)
+	}
+	var turnTrace, verdictTrace string
+	var event sdktrace.Event
+	for _, s := range recorder.Started() { // the turn's span may end after its last event is read
+		if s.Name() == "ragroute.turn" {
+			turnTrace = s.SpanContext().TraceID().String()
+		}
+	}
+	for _, s := range recorder.Ended() {
+		if s.Name() == "ragroute.feedback" {
+			verdictTrace = s.SpanContext().TraceID().String()
+			if len(s.Events()) == 1 {
+				event = s.Events()[0]
+			}
+		}
+	}
+	if turnTrace == "" || verdictTrace != turnTrace {
+		t.Fatalf("the verdict's span is in trace %q, the turn's in %q", verdictTrace, turnTrace)
+	}
+	attrs := map[string]string{}
+	for _, a := range event.Attributes {
+		attrs[string(a.Key)] = a.Value.Emit()
+	}
+	if event.Name != "turn.rated" || attrs["rating"] != "down" || attrs["comment_bytes"] != "13" {
+		t.Errorf("event %s %v, want turn.rated with rating down and the comment's size", event.Name, attrs)
+	}
+	for _, v := range attrs {
+		if strings.Contains(v, "private") {
+			t.Errorf("the trace carries the comment: %v", attrs)
+		}
 	}
 }

@@ -105,8 +105,9 @@ type exportedVerdict struct {
 }
 
 // feedbackQuestion is one down-rated turn as a question: the gold is the
-// user's expected source (its heading path from the turn's fragments when
-// one of them is that source); an answer the user called invented with
+// user's expected source, named as the route names sources or relative to
+// source (its heading path from the turn's fragments when one of them is
+// that source); an answer the user called invented with
 // no expected source is unanswerable; otherwise the gold is left for the
 // admin.
 func feedbackQuestion(r turnlog.RatedTurn, source string) exportedQuestion {
@@ -124,7 +125,7 @@ func feedbackQuestion(r turnlog.RatedTurn, source string) exportedQuestion {
 		gold := relativeTo(source, v.ExpectedSource)
 		q.GoldFile, q.GoldHeading = &gold, []string{}
 		for _, f := range t.Fragments {
-			if f.SourceURI == v.ExpectedSource && len(f.HeadingPath) > 0 {
+			if relativeTo(source, f.SourceURI) == gold && len(f.HeadingPath) > 0 {
 				q.GoldHeading = f.HeadingPath
 				break
 			}

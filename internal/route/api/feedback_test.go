@@ -238,7 +238,7 @@ func TestAVerdictJoinsTheTurnsTrace(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range event.Attributes {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if event.Name != "turn.rated" || attrs["rating"] != "down" || attrs["comment_bytes"] != "13" {
 		t.Errorf("event %s %v, want turn.rated with rating down and the comment's size", event.Name, attrs)

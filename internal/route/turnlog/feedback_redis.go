@@ -88,7 +88,7 @@ const verdictBatch = 500
 
 func (f *redisFeedback) Verdicts(ctx context.Context) ([]RatedTurn, error) {
 	since := strconv.FormatInt(f.now().Add(-f.retention).UnixMilli(), 10)
-	ids, err := f.client.ZRangeByScore(ctx, f.indexKey(), &redis.ZRangeBy{Min: since, Max: "+inf"}).Result()
+	ids, err := f.client.ZRangeArgs(ctx, redis.ZRangeArgs{Key: f.indexKey(), Start: since, Stop: "+inf", ByScore: true}).Result()
 	if err != nil {
 		return nil, fmt.Errorf("list verdicts: %w", err)
 	}

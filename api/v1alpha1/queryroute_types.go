@@ -93,6 +93,11 @@ type QueryRouteSpec struct {
 	// +optional
 	UI *RouteUI `json:"ui,omitempty"`
 
+	// Feedback is the users' thumbs up or down on answers, kept for
+	// evaluation (RouteFeedback). On unless feedback.enabled is false.
+	// +optional
+	Feedback *RouteFeedback `json:"feedback,omitempty"`
+
 	// Auth says how a request's identity is established. Requests without
 	// an identity are refused; there is no unfiltered search.
 	// +required

@@ -92,6 +92,7 @@ func pageRoute(ctx context.Context, t *testing.T, imageBase string, chunkDelay t
 		Limits:    podconfig.Limits{ConcurrentTurnsPerUser: 8, TurnsPerMinutePerUser: 600},
 		Mode:      "singleRound",
 		UI:        podconfig.UI{Enabled: true},
+		Feedback:  podconfig.Feedback{Enabled: true, Retention: podconfig.Duration(720 * time.Hour)},
 		Auth: podconfig.Auth{TrustedProxy: &podconfig.TrustedProxy{UserHeader: "X-User", GroupsHeader: "X-Groups",
 			SecretHeader: "X-Proxy-Secret", SecretEnv: "TEST_PROXY_SECRET"}},
 	}, models

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +50,8 @@ func TestBrowserPage(t *testing.T) {
 	cutter := &streamCutter{routeURL: route, user: proxyUser{"alice", "staff"}, cutAfter: 3}
 	aliceCut := signInProxy(t, route, always(cutter.user), cutter.wrap)
 	demo := signInProxy(t, route, demoUser, demoIdentities)
+	verdicts := &verdictRecorder{}
+	aliceRates := signInProxy(t, route, always(proxyUser{"alice", "staff"}), verdicts.wrap)
 	browser := startBrowser(t)
 	t.Logf("set-up (Milvus Lite, ingestion, serve, Chromium): %.1f s", time.Since(started).Seconds())
 
@@ -173,6 +178,43 @@ func TestBrowserPage(t *testing.T) {
 		}
 		screenshot(tb, filepath.Join(out, "ui-answer-375.png"))
 		tb.do("widen the viewport", 5*time.Second, chromedp.EmulateViewport(1280, 900))
+		tb.noConsoleErrors(nil)
+	})
+
+	t.Run("thumbs under an answer rate it, with a comment", func(t *testing.T) {
+		tb := newTab(browser, t)
+		tb.load(aliceRates)
+		tb.ask("How do I calibrate a widget?")
+		tb.wantDone(1, 20*time.Second)
+		tb.waitFor("the thumbs appear under the answer", `!!document.querySelector("#turn-1 .feedback .thumb.down")`, 5*time.Second)
+		// One key press rates.
+		tb.do("rate the answer down", 5*time.Second, chromedp.Focus(chromedp.CSS("#turn-1 .thumb.down")), chromedp.KeyEvent("\r"))
+		tb.waitFor("the rating is sent", `document.querySelector("#turn-1 .feedback-state").textContent.startsWith("Thanks for rating")`, 5*time.Second)
+		if pressed := evalJS[[]string](tb, `[...document.querySelectorAll("#turn-1 .thumb")].map((b) => b.getAttribute("aria-pressed"))`); !slices.Equal(pressed, []string{"false", "true"}) {
+			t.Errorf("thumbs pressed %q, want down only", pressed)
+		}
+		// Then a comment, the expected source and "made up" go with it.
+		tb.do("comment", 10*time.Second,
+			chromedp.Focus(chromedp.ID("fb-1-comment")), chromedp.KeyEvent("The steps are for gadgets."),
+			chromedp.Focus(chromedp.ID("fb-1-source")), chromedp.KeyEvent("staff/widgets.md"),
+			chromedp.Focus(chromedp.ID("fb-1-invented")), chromedp.KeyEvent(" "),
+			chromedp.Focus(chromedp.CSS("#turn-1 .feedback-more button")), chromedp.KeyEvent("\r"))
+		tb.waitFor("the comment is sent", `document.querySelector("#turn-1 .feedback-state").textContent.startsWith("Thanks: your comment")`, 5*time.Second)
+		evalJS[chromedp.Void](tb, `document.activeElement.blur()`)
+		screenshot(tb, filepath.Join(outputDir(t), "ui-feedback.png"))
+		want := []string{`{"rating":"down"}`, `{"rating":"down","comment":"The steps are for gadgets.","expected_source":"staff/widgets.md","invented":true}`}
+		if got := verdicts.bodies(); !slices.Equal(got, want) {
+			t.Errorf("the page sent %q, want %q", got, want)
+		}
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(route + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(metrics), `ragroute_feedback_total{rating="down",route="support"} 2`) {
+			t.Errorf("the route did not count both verdicts: %s", grepLines(string(metrics), "ragroute_feedback_total"))
+		}
 		tb.noConsoleErrors(nil)
 	})
 
@@ -403,6 +445,43 @@ var markdownCases = []struct{ in, want string }{
 	{"> From **Widgets** [S1]:\n> quoted", `<blockquote><p>From <strong>Widgets</strong> <a class="cite">S1</a>: quoted</p></blockquote>`},
 	{"snake_case_name stays", "<p>snake_case_name stays</p>"},
 	{"# Title", "<h3>Title</h3>"},
+}
+
+// verdictRecorder keeps the bodies of the feedback the page posts
+// through a sign-in proxy.
+type verdictRecorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (v *verdictRecorder) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/feedback") {
+			body, _ := io.ReadAll(r.Body)
+			v.mu.Lock()
+			v.seen = append(v.seen, string(body))
+			v.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (v *verdictRecorder) bodies() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.seen)
+}
+
+// grepLines are the lines of text that contain s.
+func grepLines(text, s string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
 
 // eventID reads an SSE event id; -1 when s is none.

@@ -8,6 +8,7 @@
 //	eval-answers  score whole answers: grounding, citations, not-found, latency
 //	eval-agentic  compare single-round and agentic turns on multi-part questions
 //	eval-route    score a deployed route over HTTP, as an identity it trusts
+//	feedback export  the route's down-rated answers as RouteEvaluation questions
 package main
 
 import (
@@ -45,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runEvalAgentic(args[1:], stdout, stderr)
 	case "eval-route":
 		return runEvalRoute(args[1:], stdout, stderr)
+	case "feedback":
+		return runFeedback(args[1:], stdout, stderr, os.Getenv)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version)
 		return 0
@@ -70,6 +73,8 @@ Commands:
   eval-answers  run the questions through the route's turn with a chat model and score the answers (make eval-answers)
   eval-agentic  run multi-part questions in single-round and agentic mode and score both (make eval-agentic)
   eval-route    score a deployed route over HTTP: retrieval, answers or both, with thresholds (exit 3)
+  feedback export  write the route's down-rated answers as RouteEvaluation questions (JSONL), read from
+                the route's Redis with its own credentials (--config route.json)
   version   print the version
 
 Run 'ragroute <command> -h' for a command's flags.

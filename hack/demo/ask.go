@@ -45,29 +45,35 @@ func (d *demo) askQuestions(ctx context.Context) error {
 	if d.cfg.mode == "agentic" {
 		asked = append(slices.Clip(questions), researchQuestion)
 	}
-	for _, q := range asked {
+	for i, q := range asked {
 		fmt.Printf("\n  %s (groups: %s) asks: %s\n", q.user, q.groups, q.text)
-		if err := d.ask(ctx, q); err != nil {
+		turn, err := d.ask(ctx, q)
+		if err != nil {
 			return fmt.Errorf("%s's question: %w", q.user, err)
+		}
+		if i == 0 {
+			d.rated.q, d.rated.turn = q, turn // rated in the next step
 		}
 	}
 	return nil
 }
 
-// ask submits a turn and prints its event stream as it arrives.
-func (d *demo) ask(ctx context.Context, q question) error {
+// ask submits a turn and prints its event stream as it arrives; it
+// returns the turn's id.
+func (d *demo) ask(ctx context.Context, q question) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": q.text}}})
 	var submitted struct {
+		TurnID    string `json:"turn_id"`
 		StreamURL string `json:"stream_url"`
 	}
 	if err := d.call(ctx, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
 		return json.NewDecoder(resp.Body).Decode(&submitted)
 	}); err != nil {
-		return err
+		return "", err
 	}
-	return d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
+	return submitted.TurnID, d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
 		return printEvents(os.Stdout, resp.Body)
 	})
 }

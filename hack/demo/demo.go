@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/ragroute/ragroute/hack/demo/localrun"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -25,8 +26,16 @@ type demo struct {
 	env       *envtest.Environment
 	admin     client.Client
 
-	chatURL, embedURL, rerankURL, milvusURI, routeURL string
-	applied                                           samples
+	chatURL, embedURL, rerankURL, milvusURI, routeURL, redisAddr string
+	applied                                                      samples
+	// routeCmd is the route's container as run here (its config, its
+	// environment), for the feedback export.
+	routeCmd localrun.Command
+	// rated is the answered turn alice rates (feedback.go).
+	rated struct {
+		q    question
+		turn string
+	}
 	// pageURL is the route's page behind the demo's sign-in proxy (page.go).
 	pageURL string
 }
@@ -48,12 +57,14 @@ func (d *demo) run(ctx context.Context) error {
 	steps := []step{
 		{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime)", d.startModels},
 		{"Milvus Lite", d.startMilvus},
+		{"Redis, the route's turn log and its users' verdicts", d.startRedis},
 		{"local control plane: etcd + kube-apiserver (no nodes), ragroute's CRDs", d.startControlPlane},
 		{"the operator (ragroute manager), with the ClusterRole of config/rbac", d.startOperator},
 		{"kubectl apply -k config/samples, endpoints pointed at this machine", d.applySamples},
 		{"the ingestion Job the operator created, run here as a process", d.runIngestion},
 		{"the route Deployment the operator rendered, run here as a process", d.runRoute},
 		{"questions, asked as two users", d.askQuestions},
+		{"a user's verdict: alice rates an answer down; `ragroute feedback export` turns it into an evaluation question", d.rateAndExport},
 		{"the sample RouteEvaluation's first run: the Job the operator started, run here as a process", d.runEvaluation},
 		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}

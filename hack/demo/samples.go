@@ -24,8 +24,10 @@ import (
 // samples are the names of what applySamples created.
 type samples struct {
 	store, route string
-	// evaluation is the sample RouteEvaluation, "" when there is none.
+	// evaluation is the sample RouteEvaluation, "" when there is none;
+	// evalSource its spec.source.
 	evaluation   string
+	evalSource   string
 	userHeader   string
 	groupsHeader string
 	// proxy is the shared secret the demo sends as the route's proxy.
@@ -75,6 +77,9 @@ func (d *demo) applySamples(ctx context.Context) error {
 			if err := d.createProxySecret(ctx); err != nil {
 				return err
 			}
+			if err := d.createRedisSecret(ctx); err != nil {
+				return err
+			}
 		}
 		if err := d.admin.Create(ctx, obj); err != nil {
 			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
@@ -98,6 +103,7 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 		return replace(obj, d.embedURL, "spec", "embedding", "baseURL")
 	case "RouteEvaluation":
 		d.applied.evaluation = obj.GetName()
+		d.applied.evalSource, _, _ = unstructured.NestedString(obj.Object, "spec", "source")
 	case "QueryRoute":
 		d.applied.route = obj.GetName()
 		d.applied.userHeader, _, _ = unstructured.NestedString(obj.Object, "spec", "auth", "trustedProxy", "userHeader")
@@ -140,6 +146,9 @@ func (d *demo) localise(obj *unstructured.Unstructured) error {
 			if err := replace(obj, o.value, o.field...); err != nil {
 				return err
 			}
+		}
+		if err := d.useRedis(obj); err != nil {
+			return err
 		}
 		return replace(obj, d.chatURL, "spec", "model", "baseURL")
 	}

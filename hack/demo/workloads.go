@@ -141,6 +141,7 @@ func (d *demo) runRoute(ctx context.Context) error {
 		return err
 	}
 	d.routeURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	d.routeCmd = cmd
 	if err := waitHTTP(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), time.Minute); err != nil {
 		return err
 	}

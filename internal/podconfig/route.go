@@ -40,6 +40,8 @@ type RouteConfig struct {
 	Auth   Auth   `json:"auth"`
 	// UI is the route's own web page at GET /.
 	UI UI `json:"ui"`
+	// Feedback is the users' verdicts on answers; absent: off.
+	Feedback Feedback `json:"feedback,omitzero"`
 }
 
 // UI switches the route's web page.
@@ -371,6 +373,7 @@ func (c RouteConfig) Validate() error {
 	if c.Retrieval.StrictFloorSigmas != nil && c.Rerank.Mode == RerankCrossEncoder {
 		errs = append(errs, errors.New("retrieval.strictFloorSigmas needs rerank.mode rrf: a cross-encoder's relevance is not a cosine"))
 	}
+	errs = append(errs, c.Feedback.validate()...)
 	if c.Turns.MaxMemoryBytes < 0 {
 		errs = append(errs, fmt.Errorf("turns.maxMemoryBytes %d is negative (0 takes the default)", c.Turns.MaxMemoryBytes))
 	}

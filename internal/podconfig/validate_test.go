@@ -35,6 +35,7 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 			"server.metricsPort 8080 is server.port"},
 		"metrics port out of range":   {func(c *RouteConfig) { c.Server.MetricsPort = 70000 }, "server.metricsPort 70000 is outside 1-65535"},
 		"redis backend without redis": {func(c *RouteConfig) { c.Turns.Backend = BackendRedis }, "a redis backend needs redis.address"},
+		"feedback without retention":  {func(c *RouteConfig) { c.Feedback = Feedback{Enabled: true} }, "feedback.retention 0s must be positive"},
 		"redis without address":       {func(c *RouteConfig) { c.Redis = &Redis{} }, "redis.address is required"},
 		"redis without seal key":      {func(c *RouteConfig) { c.Redis = &Redis{Address: "r:6379"} }, "redis.sealKeyEnv is required"},
 		"redis user without password": {func(c *RouteConfig) { c.Redis = &Redis{Address: "r:6379", SealKeyEnv: "K", Username: "route"} },

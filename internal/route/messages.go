@@ -18,3 +18,6 @@ func lastUserMessage(messages []model.Message) string {
 	}
 	return ""
 }
+
+// Question is the turn's question: its conversation's last user message.
+func (in TurnInput) Question() string { return lastUserMessage(in.Messages) }

@@ -93,6 +93,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		Runner:             runner,
 		Searcher:           searcher,
 		Log:                turns,
+		Feedback:           newFeedback(cfg, rdb, sealer),
 		Auth:               auth,
 		Limits:             routeLimits(cfg.Limits),
 		Logger:             logger,
@@ -106,7 +107,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		rt.API.RedisRejected = sealer.Rejected
 	}
 	if cfg.UI.Enabled {
-		rt.API.Page = ui.Handler()
+		rt.API.Page = ui.Handler(cfg.Feedback.Enabled)
 	}
 	return rt, nil
 }

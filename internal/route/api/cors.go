@@ -25,7 +25,7 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Access-Control-Allow-Origin", origin)
-		w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id, X-Ragroute-Turn-Id, Retry-After")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
 			if headers := r.Header.Get("Access-Control-Request-Headers"); headers != "" {

@@ -15,6 +15,11 @@ import (
 // stays on top: system messages from the client are ignored. Citations and
 // sources travel in the extension field "ragroute".
 
+// turnIDHeader names the turn a facade response answers, on every
+// response of a completion that started one, streamed or not: a client
+// rates the answer with POST /v1/turns/{id}/feedback.
+const turnIDHeader = "X-Ragroute-Turn-Id"
+
 // extension is what a route adds to an OpenAI response.
 type extension struct {
 	TurnID    string                  `json:"turn_id"`
@@ -105,6 +110,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Limits.TurnTimeout)
 	defer cancel()
 	turnID := requestID(w)
+	w.Header().Set(turnIDHeader, turnID)
 	c := completionTurn{
 		turn:    route.TurnInput{ID: turnID, Messages: req.messages, Principals: in.identity.Principals(), Generation: req.generation},
 		user:    in.identity.User,

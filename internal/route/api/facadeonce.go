@@ -12,7 +12,7 @@ import (
 // chat.completion; a failed turn answers with its code's status and
 // advice on retrying.
 func (s *Server) completeOnce(ctx context.Context, w http.ResponseWriter, c completionTurn) error {
-	observer := s.observeTurn(c.turn.ID, c.user, "completions")
+	observer := s.observeTurn(ctx, c.turn, c.user, "completions")
 	collected := newCollector(c.turn.ID)
 	s.opts.Runner.Run(ctx, c.turn, func(ev route.Event) { observer.event(ev); collected.add(ev) })
 	c.release() // before the answer, which a client may follow with its next turn

@@ -33,7 +33,7 @@ func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c co
 		defer close(events)
 		s.opts.Runner.Run(ctx, c.turn, func(ev route.Event) { events <- ev })
 	}()
-	observer := s.observeTurn(c.turn.ID, c.user, "completions")
+	observer := s.observeTurn(ctx, c.turn, c.user, "completions")
 	collected := newCollector(c.turn.ID)
 	keepAlive := newIdleTicker(s.opts.Limits.KeepAlive)
 	defer keepAlive.stop()

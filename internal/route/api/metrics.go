@@ -27,6 +27,8 @@ type metrics struct {
 	firstToken prometheus.Histogram
 	// errors counts failed turns by code.
 	errors *prometheus.CounterVec
+	// feedback counts users' verdicts by route and rating.
+	feedback *prometheus.CounterVec
 	// requests, inFlight and durations instrument the HTTP handlers.
 	requests  *prometheus.CounterVec
 	inFlight  prometheus.Gauge
@@ -73,6 +75,9 @@ func newMetrics(inFlight func() int, retries map[string]func() int64, cache, log
 	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ragroute_turn_errors_total", Help: "Failed turns by error code (knowledge_unavailable, model_timeout, …).",
 	}, []string{"code"})
+	m.feedback = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ragroute_feedback_total", Help: "Users' verdicts on answers by route and rating (up, down); the last verdict on a turn counts again.",
+	}, []string{"route", "rating"})
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ragroute_http_requests_total", Help: "HTTP requests by handler, method and status code.",
 	}, []string{"handler", "method", "code"})
@@ -87,7 +92,7 @@ func newMetrics(inFlight func() int, retries map[string]func() int64, cache, log
 		Name: "ragroute_turns_in_flight", Help: "Turns and searches running on this replica now.",
 	}, func() float64 { return float64(inFlight()) })
 	m.collectors = []prometheus.Collector{m.stage, m.turns, m.cache, m.tokens, m.modelUp, m.refused, inFlightGauge,
-		m.firstToken, m.errors, m.requests, m.inFlight, m.durations,
+		m.firstToken, m.errors, m.feedback, m.requests, m.inFlight, m.durations,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
 	for upstream, read := range retries {
 		m.collectors = append(m.collectors, prometheus.NewCounterFunc(prometheus.CounterOpts{

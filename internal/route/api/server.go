@@ -26,6 +26,10 @@ type Options struct {
 	Runner   *route.Runner
 	Searcher *retrieval.Searcher
 	Log      turnlog.Log
+	// Feedback keeps answered turns ratable and their users' verdicts
+	// (POST /v1/turns/{id}/feedback, feedback.go); nil: the route takes
+	// no feedback.
+	Feedback turnlog.Feedback
 	Auth     identity.Authenticator
 	Limits   Limits
 	// Ready checks what this replica needs to serve (the Milvus collection
@@ -151,6 +155,7 @@ func (s *Server) routes() (api, probes http.Handler) {
 		_, path, _ := strings.Cut(pattern, " ")
 		mux.Handle(pattern, s.metrics.instrument(path, handler))
 	}
+	mux.Handle("POST /v1/turns/{id}/feedback", s.metrics.instrument("/v1/turns/{id}/feedback", s.endpoint(s.feedback)))
 	if s.opts.Page != nil {
 		mux.Handle("GET /{$}", s.metrics.instrument("/", s.opts.Page))
 		mux.Handle("GET /ui/", s.metrics.instrument("/ui/", s.opts.Page))

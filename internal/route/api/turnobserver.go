@@ -1,19 +1,26 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/ragroute/ragroute/internal/route"
 )
 
 // turnObserver watches one turn's events for the metrics and, at its end,
-// writes the turn's one log line.
+// writes the turn's one log line and keeps the answer for its user to
+// rate (feedback.go).
 type turnObserver struct {
 	s        *Server
 	turnID   string
+	turn     route.TurnInput
+	span     trace.SpanContext
+	answer   *collector // nil when the route takes no feedback
 	user     string
 	endpoint string
 	start    time.Time
@@ -21,9 +28,14 @@ type turnObserver struct {
 	first    bool // the first delta was seen
 }
 
-// observeTurn starts watching a turn submitted to endpoint by user.
-func (s *Server) observeTurn(turnID, user, endpoint string) *turnObserver {
-	return &turnObserver{s: s, turnID: turnID, user: user, endpoint: endpoint, start: time.Now()}
+// observeTurn starts watching turn, submitted to endpoint by user in the
+// request of ctx (whose span the turn's trace hangs from).
+func (s *Server) observeTurn(ctx context.Context, turn route.TurnInput, user, endpoint string) *turnObserver {
+	o := &turnObserver{s: s, turnID: turn.ID, turn: turn, span: trace.SpanContextFromContext(ctx), user: user, endpoint: endpoint, start: time.Now()}
+	if s.opts.Feedback != nil {
+		o.answer = newCollector(turn.ID)
+	}
+	return o
 }
 
 // event records ev: the time to the first answer text, the metrics of
@@ -40,6 +52,12 @@ func (o *turnObserver) event(ev route.Event) {
 	}
 	if ev.Final() || ev.Type == route.EventRetrieval {
 		o.s.metrics.observe(ev)
+	}
+	if o.answer != nil {
+		o.answer.add(ev)
+		if _, ok := ev.Data.(route.TurnCompleted); ok {
+			o.s.keepAnswered(answeredTurn(o.turn, o.user, o.span, o.answer))
+		}
 	}
 	if ev.Final() {
 		o.log(ev)

@@ -75,7 +75,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	}
 	turn := route.TurnInput{ID: turnID, ConversationID: req.ConversationID, Messages: req.Messages, Principals: in.identity.Principals()}
 	// The turn outlives the request; its spans join the request's trace.
-	go s.play(turn, in.release, s.observeTurn(turnID, in.identity.User, "turns"), trace.SpanFromContext(r.Context()))
+	go s.play(turn, in.release, s.observeTurn(r.Context(), turn, in.identity.User, "turns"), trace.SpanFromContext(r.Context()))
 	writeJSON(w, http.StatusAccepted, map[string]string{"turn_id": turnID, "stream_url": "/v1/turns/" + turnID + "/events"})
 	return nil
 }

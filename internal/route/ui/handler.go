@@ -41,11 +41,16 @@ type asset struct {
 }
 
 // Handler serves the page at / and its assets under /ui/; anything else
-// it is given answers 404.
-func Handler() http.Handler {
+// it is given answers 404. With feedback, each answer has thumbs up and
+// down (POST /v1/turns/{id}/feedback); without, the page is marked
+// data-feedback="off" and shows none.
+func Handler(feedback bool) http.Handler {
 	assets, err := load(files)
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time; TestEmbeddedPage reads it
+	}
+	if !feedback {
+		assets["index.html"] = withoutFeedback(assets["index.html"])
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -75,6 +80,14 @@ func Handler() http.Handler {
 		h.Set("ETag", a.etag)
 		http.ServeContent(w, r, a.name, time.Time{}, bytes.NewReader(a.body))
 	})
+}
+
+// withoutFeedback is the page marked to show no thumbs.
+func withoutFeedback(a asset) asset {
+	a.body = bytes.Replace(a.body, []byte("<body>"), []byte(`<body data-feedback="off">`), 1)
+	sum := sha256.Sum256(a.body)
+	a.etag = `"` + hex.EncodeToString(sum[:8]) + `"`
+	return a
 }
 
 // load reads the page's files, keyed by their name under page/.

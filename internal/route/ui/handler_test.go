@@ -28,7 +28,7 @@ func get(t *testing.T, h http.Handler, path string, header ...string) *httptest.
 // their content type and the strict policy; the policy admits no inline
 // script or style and no HTML sinks.
 func TestPageAndAssetsUnderStrictCSP(t *testing.T) {
-	h := Handler()
+	h := Handler(true)
 	for path, contentType := range map[string]string{
 		"/":               "text/html; charset=utf-8",
 		"/ui/page.js":     "text/javascript; charset=utf-8",
@@ -63,7 +63,7 @@ func TestPageAndAssetsUnderStrictCSP(t *testing.T) {
 // for the page, no directory listing, no demo identities (only the
 // demo's proxy offers those), no escape from the page folder.
 func TestOnlyThePageIsServed(t *testing.T) {
-	h := Handler()
+	h := Handler(true)
 	for _, path := range []string{"/ui/", "/ui/index.html", "/ui/nope.js", "/ui/demo-identities.json", "/ui/../handler.go",
 		"/ui/page", "/favicon.ico", "/handler.go"} {
 		if rec := get(t, h, path); rec.Code != http.StatusNotFound {
@@ -74,7 +74,7 @@ func TestOnlyThePageIsServed(t *testing.T) {
 
 // TestAssetsRevalidate: a browser's revalidation costs no body.
 func TestAssetsRevalidate(t *testing.T) {
-	h := Handler()
+	h := Handler(true)
 	first := get(t, h, "/ui/page.js")
 	etag := first.Header().Get("ETag")
 	if etag == "" || first.Header().Get("Cache-Control") != "no-cache" {
@@ -139,5 +139,21 @@ func TestEmbeddedPage(t *testing.T) {
 		if _, ok := assets[ref[1]]; !ok {
 			t.Errorf("the page loads %s, which is not embedded", ref[1])
 		}
+	}
+}
+
+// TestFeedbackOffMarksThePage: a route that takes no feedback serves the
+// page marked data-feedback="off" (the script then shows no thumbs), under
+// an ETag of its own; one that does serves it unmarked.
+func TestFeedbackOffMarksThePage(t *testing.T) {
+	on, off := get(t, Handler(true), "/"), get(t, Handler(false), "/")
+	if strings.Contains(on.Body.String(), "data-feedback") {
+		t.Errorf("feedback on: the page is marked")
+	}
+	if !strings.Contains(off.Body.String(), `<body data-feedback="off">`) {
+		t.Errorf("feedback off: the page is not marked")
+	}
+	if on.Header().Get("ETag") == off.Header().Get("ETag") {
+		t.Errorf("both pages have ETag %s", on.Header().Get("ETag"))
 	}
 }

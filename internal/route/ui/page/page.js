@@ -5,6 +5,7 @@
 
 import { Identity } from './identity.js';
 import { APIError, readAPIError, streamEvents } from './sse.js';
+import { FeedbackView } from './feedback.js';
 import { TurnView } from './turn.js';
 
 // The route accepts at most 64 messages a turn (docs/route.md).
@@ -152,6 +153,9 @@ class Page {
         onReconnect: (lastId, attempt) => view.status(`Connection lost; resuming after event ${lastId} (attempt ${attempt})…`),
       });
       this.status.textContent = completed ? 'Answered.' : 'The turn failed.';
+      if (completed && document.body.dataset.feedback !== 'off') {
+        view.footer.before(new FeedbackView(n, (body) => this.rate(turn.turn_id, body)).root);
+      }
     } catch (e) {
       if (controller.signal.aborted) {
         view.stopped();
@@ -198,6 +202,23 @@ class Page {
       throw new APIError(resp.status, 'bad_response', 'The route answered without a turn to stream.');
     }
     return turn;
+  }
+
+  // rate posts a verdict on the turn; it rejects with an APIError when
+  // the route refuses it or cannot be reached.
+  async rate(turnID, verdict) {
+    let resp;
+    try {
+      resp = await fetch(api(`v1/turns/${encodeURIComponent(turnID)}/feedback`), {
+        method: 'POST',
+        headers: this.identity.headers({ 'Content-Type': 'application/json' }),
+        body: JSON.stringify(verdict),
+        credentials: 'same-origin',
+      });
+    } catch {
+      throw new APIError(0, 'network', 'The route could not be reached.');
+    }
+    if (!resp.ok) throw await readAPIError(resp);
   }
 
   refused(view, e) {

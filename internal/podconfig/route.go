@@ -40,6 +40,13 @@ type RouteConfig struct {
 	Auth   Auth   `json:"auth"`
 	// UI is the route's own web page at GET /.
 	UI UI `json:"ui"`
+	// MCP is the route's Model Context Protocol endpoint at /mcp.
+	MCP MCP `json:"mcp"`
+}
+
+// MCP switches the route's Model Context Protocol endpoint.
+type MCP struct {
+	Enabled bool `json:"enabled"`
 }
 
 // UI switches the route's web page.

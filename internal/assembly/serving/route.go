@@ -108,5 +108,8 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	if cfg.UI.Enabled {
 		rt.API.Page = ui.Handler()
 	}
+	if cfg.MCP.Enabled {
+		rt.API.MCP = mcpOptions(cfg)
+	}
 	return rt, nil
 }

@@ -99,6 +99,7 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
 	  go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
 	  go test ./internal/route/api -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
+	  go test ./internal/route/api -run '^$$' -bench 'SearchMCPBesideHTTP' -benchtime 300x && \
 	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 50000x -timeout 30m; \
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 

@@ -68,9 +68,11 @@ func (s *Server) mcpHandlers() map[string]http.Handler {
 		MaxRequestBodyBytes: s.opts.Limits.BodyBytes,
 		// A client that goes away cancels its call (and its turn).
 		PropagateRequestCancellation: true,
-		// The route runs behind a Service and, for a JWT route, checks a
-		// bearer token on every request; a trusted-proxy route is reached
-		// through its proxy, never by a browser on the pod's loopback.
+		// The SDK would refuse a request that arrives on loopback with
+		// another Host: a sign-in proxy in the route's pod sends exactly
+		// that. The protection is for servers on a user's machine that
+		// trust loopback (DNS rebinding); the route trusts no address and
+		// authenticates every request.
 		DisableLocalhostProtection: true,
 	})
 	endpoint := s.endpoint(func(w http.ResponseWriter, r *http.Request) error { return s.serveMCP(w, r, transport) })

@@ -66,7 +66,7 @@ var (
 
 // addMCPTools registers the route's tools on server.
 func (s *Server) addMCPTools(server *mcp.Server) {
-	readOnly := false
+	closedWorld := false // the route's own documents, nothing outside
 	server.AddTool(&mcp.Tool{
 		Name:  toolSearchKnowledge,
 		Title: "Search the documentation",
@@ -75,7 +75,7 @@ func (s *Server) addMCPTools(server *mcp.Server) {
 			"the caller may read are searched. Use it to read the documentation yourself; not_found means nothing matches.",
 		InputSchema:  searchKnowledgeInput,
 		OutputSchema: searchKnowledgeOutput,
-		Annotations:  &mcp.ToolAnnotations{Title: "Search the documentation", ReadOnlyHint: true, OpenWorldHint: &readOnly},
+		Annotations:  &mcp.ToolAnnotations{Title: "Search the documentation", ReadOnlyHint: true, OpenWorldHint: &closedWorld},
 	}, s.searchKnowledgeTool)
 	server.AddTool(&mcp.Tool{
 		Name:  toolAsk,
@@ -86,7 +86,8 @@ func (s *Server) addMCPTools(server *mcp.Server) {
 			"notifications carry the answer's text as it is written.",
 		InputSchema:  askInput,
 		OutputSchema: askOutput,
-		Annotations:  &mcp.ToolAnnotations{Title: "Ask the documentation", ReadOnlyHint: true, OpenWorldHint: &readOnly},
+		// Open world: a route with webSearch may search the web in a turn.
+		Annotations: &mcp.ToolAnnotations{Title: "Ask the documentation", ReadOnlyHint: true},
 	}, s.askTool)
 }
 

@@ -69,6 +69,7 @@ test: manifests generate vet testbed image ## Run all tests, and every benchmark
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
 	RAGROUTE_CHROMIUM="$$(hack/chromium.sh)" \
 	RAGROUTE_OPENAI_PYTHON="$$(hack/openai-sdk.sh)" \
+	RAGROUTE_MCP_PYTHON="$$(hack/mcp-sdk.sh)" \
 	RAGROUTE_KUBE_APISERVER_130="$$(hack/kube-apiserver-1.30.sh)" \
 	RAGROUTE_NODE_BIN="$$(hack/node.sh)" \
 	RAGROUTE_IMAGE="$(IMG)" RAGROUTE_IMAGE_TAR="$(IMAGE_DIR)/ragroute.tar" \
@@ -98,6 +99,7 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
 	  go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
 	  go test ./internal/route/api -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
+	  go test ./internal/route/api -run '^$$' -bench 'SearchMCPBesideHTTP' -benchtime 300x && \
 	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 50000x -timeout 30m; \
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
@@ -117,10 +119,11 @@ adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests pe
 	go test ./test/adversarial -run TestACLAdversarial -count=1 -v -timeout 30m -args -adversarial.requests=10000
 
 .PHONY: testbed
-testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI Python SDK, Helm, kube-apiserver 1.30 for the chart, and a real node (containerd, kubelet, kube-proxy, CNI plugins; hack/node.sh).
+testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI and MCP Python SDKs, Helm, kube-apiserver 1.30 for the chart, and a real node (containerd, kubelet, kube-proxy, CNI plugins; hack/node.sh).
 	hack/testbed.sh >/dev/null
 	hack/milvus-lite.sh >/dev/null
 	hack/openai-sdk.sh >/dev/null
+	hack/mcp-sdk.sh >/dev/null
 	hack/kube-apiserver-1.30.sh >/dev/null
 	hack/node.sh >/dev/null
 

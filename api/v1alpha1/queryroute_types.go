@@ -97,6 +97,11 @@ type QueryRouteSpec struct {
 	// evaluation (RouteFeedback). On unless feedback.enabled is false.
 	// +optional
 	Feedback *RouteFeedback `json:"feedback,omitempty"`
+	// MCP serves the route's knowledge to agents (kagent, Claude Desktop,
+	// IDEs, agent SDKs) as Model Context Protocol tools at /mcp on the
+	// API's port. On unless mcp.enabled is false.
+	// +optional
+	MCP *RouteMCP `json:"mcp,omitempty"`
 
 	// Auth says how a request's identity is established. Requests without
 	// an identity are refused; there is no unfiltered search.
@@ -272,6 +277,21 @@ type GroundingSettings struct {
 type RouteUI struct {
 	// Enabled serves the page at GET /. It calls the same API with the
 	// same identity, so it never widens what a user may see.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// RouteMCP switches the route's Model Context Protocol endpoint.
+type RouteMCP struct {
+	// Enabled serves /mcp (streamable HTTP transport, stateless, so any
+	// replica serves any request) with two tools: search_knowledge (the
+	// fragments, as POST /v1/search) and ask (a whole turn, as the
+	// chat API). Each request carries the caller's identity as the HTTP
+	// API's do (a JWT route also serves the OAuth protected-resource
+	// metadata naming its issuer), the ACL filter applies, and each call
+	// counts against the caller's turn limits. Turn it off for a route
+	// that only a chat UI should use: agents then cannot reach it.
 	// +optional
 	// +kubebuilder:default=true
 	Enabled *bool `json:"enabled,omitempty"`

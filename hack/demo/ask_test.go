@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stream is a turn's SSE stream as the route writes it.
@@ -103,5 +105,26 @@ data: {"not_found":false}
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestPrintKnowledgeShowsEachFragmentOrNotFound(t *testing.T) {
+	var out strings.Builder
+	found := &mcp.CallToolResult{StructuredContent: map[string]any{"not_found": false, "fragments": []any{map[string]any{
+		"citation": "S1", "title_path": "Deploy console › Roll back a release", "source": "ops/deploy-console.md",
+		"text": "Open the History tab and choose Roll back.", "score": 0.71}}}}
+	if err := printKnowledge(&out, found); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[S1] 0.71 Deploy console › Roll back a release  ops/deploy-console.md\n        Open the History tab"; !strings.Contains(out.String(), want) {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if err := printKnowledge(&out, &mcp.CallToolResult{StructuredContent: map[string]any{"not_found": true, "fragments": []any{}}}); err != nil ||
+		!strings.Contains(out.String(), "not found") {
+		t.Errorf("not found printed %q, %v", out.String(), err)
+	}
+	if err := printKnowledge(&out, &mcp.CallToolResult{IsError: true}); err == nil {
+		t.Error("a tool error printed as a result")
 	}
 }

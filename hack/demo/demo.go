@@ -65,6 +65,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"the route Deployment the operator rendered, run here as a process", d.runRoute},
 		{"questions, asked as two users", d.askQuestions},
 		{"a user's verdict: alice rates an answer down; `ragroute feedback export` turns it into an evaluation question", d.rateAndExport},
+		{"the route's MCP tools, listed, and search_knowledge as the same two users", d.mcpTools},
 		{"the sample RouteEvaluation's first run: the Job the operator started, run here as a process", d.runEvaluation},
 		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}

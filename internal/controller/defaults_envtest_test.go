@@ -31,6 +31,7 @@ func TestSchemaDefaultsMatchGo(t *testing.T) {
 	empty.Spec.Timeouts = &v1alpha1.RouteTimeouts{}
 	empty.Spec.Answer = &v1alpha1.AnswerSettings{Grounding: &v1alpha1.GroundingSettings{}}
 	empty.Spec.UI = &v1alpha1.RouteUI{}
+	empty.Spec.MCP = &v1alpha1.RouteMCP{}
 	empty.Spec.Auth = v1alpha1.RouteAuth{TrustedProxy: &v1alpha1.TrustedProxyAuth{SecretRef: &v1alpha1.SecretKeyRef{Name: "proxy", Key: "secret"}}}
 	omitted.Spec.Auth = empty.Spec.Auth
 	jwt := omitted.DeepCopy()

@@ -78,6 +78,7 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 	cfg.Answer = renderAnswer(spec.Answer)
 	cfg.UI.Enabled = spec.UI == nil || spec.UI.Enabled == nil || *spec.UI.Enabled
 	cfg.Feedback = renderFeedback(spec.Feedback)
+	cfg.MCP.Enabled = spec.MCP == nil || spec.MCP.Enabled == nil || *spec.MCP.Enabled
 	if c := spec.CORS; c != nil {
 		cfg.Server.CORSAllowedOrigins = c.AllowedOrigins
 	}

@@ -42,6 +42,13 @@ type RouteConfig struct {
 	UI UI `json:"ui"`
 	// Feedback is the users' verdicts on answers; absent: off.
 	Feedback Feedback `json:"feedback,omitzero"`
+	// MCP is the route's Model Context Protocol endpoint at /mcp.
+	MCP MCP `json:"mcp"`
+}
+
+// MCP switches the route's Model Context Protocol endpoint.
+type MCP struct {
+	Enabled bool `json:"enabled"`
 }
 
 // UI switches the route's web page.

@@ -109,5 +109,8 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	if cfg.UI.Enabled {
 		rt.API.Page = ui.Handler(cfg.Feedback.Enabled)
 	}
+	if cfg.MCP.Enabled {
+		rt.API.MCP = mcpOptions(cfg)
+	}
 	return rt, nil
 }

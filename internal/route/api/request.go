@@ -45,6 +45,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, body requestBody)
 	if err := s.decode(w, r, body, body.format()); err != nil {
 		return admitted{}, err
 	}
+	return s.admitAs(id, body)
+}
+
+// admitAs checks a body already read and admits its work as id's: admit
+// once the request is read, and an MCP tool call (mcptools.go), whose
+// arguments the MCP SDK read. On success the caller must call release
+// once the work is over.
+func (s *Server) admitAs(id identity.Identity, body requestBody) (admitted, error) {
 	if err := body.check(s.opts.Limits); err != nil {
 		return admitted{}, err
 	}

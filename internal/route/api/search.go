@@ -52,23 +52,35 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	defer in.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Limits.TurnTimeout)
-	defer cancel()
-	res, err := s.opts.Searcher.Search(ctx, req.Query, in.identity.Principals())
-	in.release() // before the answer, which a client may follow with its next request
+	out, err := s.runSearch(r.Context(), in, req.Query)
 	if err != nil {
-		return searchFailed(ctx, err)
+		return err
 	}
-	out := searchAnswer{Query: req.Query, Intent: res.Intent, CacheHit: res.CacheHit, Fragments: []searchFragment{}}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// runSearch searches query as in's identity under the turn's time limit,
+// and gives back in's admission slot before it returns, before the
+// answer, which a client may follow with its next request. /v1/search
+// and the MCP tool search_knowledge both search here.
+func (s *Server) runSearch(ctx context.Context, in admitted, query string) (searchAnswer, error) {
+	defer in.release()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
+	defer cancel()
+	res, err := s.opts.Searcher.Search(ctx, query, in.identity.Principals())
+	in.release()
+	if err != nil {
+		return searchAnswer{}, searchFailed(ctx, err)
+	}
+	out := searchAnswer{Query: query, Intent: res.Intent, CacheHit: res.CacheHit, Fragments: []searchFragment{}}
 	if !res.CacheHit {
 		out.Confidence = &res.Confidence
 	}
 	for _, f := range res.Fragments {
 		out.Fragments = append(out.Fragments, searchFragment{Fragment: f, Text: f.Text})
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // searchFailed classifies a failed search as a turn's: past the time

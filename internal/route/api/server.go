@@ -57,6 +57,9 @@ type Options struct {
 	// CORSAllowedOrigins are the browser origins answered with CORS
 	// headers (cors.go); none: no CORS.
 	CORSAllowedOrigins []string
+	// MCP, when set, serves the route's tools to agents at /mcp (mcp.go);
+	// nil: no /mcp.
+	MCP *MCPOptions
 	// Tracing, when set, traces each request and the turn it starts
 	// (W3C trace context taken from the caller); nil: no tracing.
 	Tracing trace.TracerProvider
@@ -156,6 +159,12 @@ func (s *Server) routes() (api, probes http.Handler) {
 		mux.Handle(pattern, s.metrics.instrument(path, handler))
 	}
 	mux.Handle("POST /v1/turns/{id}/feedback", s.metrics.instrument("/v1/turns/{id}/feedback", s.endpoint(s.feedback)))
+	if s.opts.MCP != nil {
+		for pattern, handler := range s.mcpHandlers() {
+			path := pattern[strings.Index(pattern, "/"):]
+			mux.Handle(pattern, s.metrics.instrument(path, handler))
+		}
+	}
 	if s.opts.Page != nil {
 		mux.Handle("GET /{$}", s.metrics.instrument("/", s.opts.Page))
 		mux.Handle("GET /ui/", s.metrics.instrument("/ui/", s.opts.Page))

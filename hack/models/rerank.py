@@ -46,33 +46,21 @@ class CrossEncoder:
         self.tokenizer = tokenizers.Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
         # Query and passage share 512 positions; the passage is cut first.
         self.tokenizer.enable_truncation(512, strategy="only_second")
-        # tokenizer.json may pad every pair to 512; scores() pads each
-        # batch to its own longest pair instead.
-        self.tokenizer.no_padding()
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def scores(self, query, documents):
-        # Pairs of like length share a batch, so a short section is not
-        # padded to the longest one's length (padding costs as much as text).
-        pairs = self.tokenizer.encode_batch([(query, d) for d in documents])
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i].ids))
-        out = [0.0] * len(pairs)
-        for start in range(0, len(order), BATCH):
-            batch = order[start:start + BATCH]
-            width = max(len(pairs[i].ids) for i in batch)
+        out = []
+        for start in range(0, len(documents), BATCH):
+            batch = self.tokenizer.encode_batch([(query, d) for d in documents[start:start + BATCH]])
             feed = {
-                "input_ids": np.array([self.pad(pairs[i].ids, width) for i in batch], dtype=np.int64),
-                "attention_mask": np.array([self.pad([1] * len(pairs[i].ids), width) for i in batch], dtype=np.int64),
-                "token_type_ids": np.array([self.pad(pairs[i].type_ids, width) for i in batch], dtype=np.int64),
+                "input_ids": np.array([e.ids for e in batch], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in batch], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in batch], dtype=np.int64),
             }
             logits = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            for i, x in zip(batch, logits[:, 0]):
-                out[i] = float(x)
+            out.extend(float(x) for x in logits[:, 0])
         return out
-
-    @staticmethod
-    def pad(values, width):
-        return list(values) + [0] * (width - len(values))
 
     def relevance(self, query, documents):
         return [1 / (1 + math.exp(-x)) for x in self.scores(query, documents)]

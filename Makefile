@@ -140,7 +140,7 @@ eval-agentic: ## Single-round vs agentic turns on the multi-part questions (test
 	hack/eval-agentic.sh
 
 .PHONY: compare
-compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS, COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).
+compare: ## ragroute's retrieval side by side with LlamaIndex's default pipelines (SentenceSplitter dense/hybrid, MarkdownNodeParser hybrid, MarkdownNodeParser then SentenceSplitter hybrid; a failed ingestion is a row) on the same Milvus Lite, embedder and questions (EVAL_CORPUS, EVAL_QUESTIONS: none outside argocd, then ingestion only; COMPARE_JSON keeps LlamaIndex's results; installs bin/compare-venv on first run).
 	hack/compare.sh
 
 .PHONY: compare-perf

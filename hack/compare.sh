@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # make compare: ragroute's retrieval side by side with LlamaIndex's default
 # pipelines, on the same Milvus Lite, the same embedder and the same
-# questions. hack/compare/llamaindex_retrieve.py ingests EVAL_CORPUS three
+# questions. hack/compare/llamaindex_retrieve.py ingests EVAL_CORPUS four
 # ways (SentenceSplitter dense, SentenceSplitter + BM25 hybrid,
-# MarkdownNodeParser + BM25 hybrid) and writes the top 10 per question of
-# EVAL_QUESTIONS to peer.json; `ragroute eval --peer` then scores those with
-# its own scorer and prints one table. COMPARE_JSON=path keeps peer.json;
-# COMPARE_PEER_ONLY=1 stops after writing it (no Go side).
+# MarkdownNodeParser + BM25 hybrid, MarkdownNodeParser then SentenceSplitter
+# + BM25 hybrid) and writes the top 10 per question of EVAL_QUESTIONS to
+# peer.json; `ragroute eval --peer` then scores those with its own scorer
+# and prints one table. A configuration whose ingestion fails (Milvus
+# refuses a node over its 65,535-byte VARCHAR) is a row with its reason, not
+# the end of the run. COMPARE_JSON=path keeps peer.json; COMPARE_PEER_ONLY=1
+# stops after writing it (no Go side).
+#
+# EVAL_QUESTIONS defaults to the dev set only for the Argo CD corpus (a
+# folder named argocd). Another corpus without EVAL_QUESTIONS (the
+# OpenTelemetry docs: EVAL_CORPUS=../shared/eval/corpus/opentelemetry, or a
+# subfolder of it for a bounded run) has no questions: both sides then
+# measure ingestion only (chunks, largest chunk, seconds, failures), every
+# text embedded (no vector cache), and print one ingestion table.
 #
 # The embedder is the local all-MiniLM-L6-v2 (hack/models.sh) unless
 # EMBEDDER=e5 picks the local multilingual-e5-small (hack/e5.sh) or
@@ -25,7 +35,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 : "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
-: "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
+if [ "$(basename "$EVAL_CORPUS")" = argocd ]; then
+  : "${EVAL_QUESTIONS=$root/test/eval/dev.jsonl}"
+fi
+: "${EVAL_QUESTIONS:=}"
+cache_flags=(--vector-cache "$root/bin/eval-cache")
+[ -n "$EVAL_QUESTIONS" ] || cache_flags=() # ingestion is what is timed: embed every text
 prog=compare
 # shellcheck source=lib/services.sh
 . "$root/hack/lib/services.sh"
@@ -35,12 +50,16 @@ prog=compare
 
 start_embedder
 start_milvus
-start_reranker
+[ -z "$EVAL_QUESTIONS" ] || start_reranker # nothing to rerank without questions
 port="$milvus_port"
 eval_command # the same prefixes and input cut on both sides: embedder_flags
 
 # The peer's collections (llamaindex_*) and ragroute's own do not collide.
-log "LlamaIndex: ingesting and retrieving (three configurations)"
+if [ -n "$EVAL_QUESTIONS" ]; then
+  log "LlamaIndex: ingesting and retrieving (four configurations)"
+else
+  log "LlamaIndex: ingesting (four configurations); no questions: ingestion only"
+fi
 # GRPC_VERBOSITY: Milvus Lite answers pymilvus's keepalive pings with a
 # harmless "too_many_pings" GOAWAY that gRPC would log as an error.
 GRPC_VERBOSITY="${GRPC_VERBOSITY:-NONE}" "$venv/bin/python" "$root/hack/compare/llamaindex_retrieve.py" \
@@ -53,5 +72,5 @@ if [ -n "${COMPARE_JSON:-}" ]; then
 fi
 [ -z "${COMPARE_PEER_ONLY:-}" ] || exit 0
 
-"${ragroute[@]}" eval "${corpus_flags[@]}" --peer "$data/peer.json" --vector-cache "$root/bin/eval-cache" ${EVAL_JSON:+--json "$EVAL_JSON"} \
+"${ragroute[@]}" eval "${corpus_flags[@]}" --peer "$data/peer.json" "${cache_flags[@]}" ${EVAL_JSON:+--json "$EVAL_JSON"} \
   ${RERANK_BASE_URL:+--rerank-base-url "$RERANK_BASE_URL"}

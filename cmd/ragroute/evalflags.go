@@ -46,7 +46,7 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 		rerankURL:       fs.String("rerank-base-url", "", "a /rerank endpoint (hack/models.sh run rerank) for the route's cross-encoder; without one a cross-encoder route is evaluated without it (a deviation)"),
 		rerankModel:     fs.String("rerank-model", localRerankModel, "the rerank endpoint's model name"),
 		corpus:          fs.String("corpus", "test/eval/corpus/argocd", "folder of Markdown documents"),
-		questions:       fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines; several files comma-separated"),
+		questions:       fs.String("questions", "test/eval/dev.jsonl", "questions, JSON lines; several files comma-separated; empty: measure ingestion only (ragroute eval)"),
 		milvusURI:       fs.String("milvus-uri", "", "Milvus (or Milvus Lite) to build the evaluation collections in"),
 		baseURL:         fs.String("embedding-base-url", "", "OpenAI-compatible embeddings endpoint"),
 		model:           fs.String("embedding-model", "", "embedding model name"),
@@ -75,11 +75,20 @@ func (c corpusFlags) embedding() podconfig.Embedding {
 		Dimensions: int32(*c.dims), MaxInputTokens: int32(*c.maxInput), QueryPrefix: *c.queryPrefix, DocumentPrefix: *c.documentPrefix}
 }
 
+// questionFiles are the --questions files; none when it is empty (a
+// corpus without a question set: `ragroute eval` measures ingestion only).
+func (c corpusFlags) questionFiles() []string {
+	if strings.TrimSpace(*c.questions) == "" {
+		return nil
+	}
+	return strings.Split(*c.questions, ",")
+}
+
 // options are lab.Options over client.
 func (c corpusFlags) options(client *milvusclient.Client) lab.Options {
 	embedding := c.embedding()
 	return lab.Options{
-		Corpus: *c.corpus, Questions: strings.Split(*c.questions, ","),
+		Corpus: *c.corpus, Questions: c.questionFiles(),
 		Client:        func(alias string) *knowledge.Store { return knowledge.NewStore(client, alias, *c.dims) },
 		Embedder:      assembly.DocumentEmbedder(embedding, os.Getenv, assembly.BatchEmbedTimeout),
 		QueryEmbedder: assembly.QueryEmbedder(embedding, os.Getenv, assembly.QueryEmbedTimeout),

@@ -1,30 +1,42 @@
 """LlamaIndex's default retrieval pipelines on the eval corpus, for `make compare`.
 
 Ingests the corpus into a Milvus (Lite) server with an OpenAI-compatible
-embedder, in three configurations, one collection each:
+embedder, in four configurations, one collection each:
 
   llamaindex-sentence-dense    SentenceSplitter() defaults (chunk_size 1024,
                                chunk_overlap 200), dense search only
   llamaindex-sentence-hybrid   the same chunks, dense + Milvus BM25 built-in
                                function, fused by RRF (k 60)
   llamaindex-markdown-hybrid   MarkdownNodeParser(), dense + BM25, RRF
+  llamaindex-markdown-sentence-hybrid
+                               MarkdownNodeParser() then SentenceSplitter()
+                               (LlamaIndex's remedy for a section too long
+                               for one node), dense + BM25, RRF
 
 then retrieves the top k (10) for every question and writes one JSON file
 that `ragroute eval --peer` scores with ragroute's own scorer:
 
   {"embedder": "all-MiniLM-L6-v2/384",
    "configs": {"llamaindex-sentence-dense": {
-       "chunks": 508, "ingest_seconds": 52.9,
+       "chunks": 508, "largest_chunk_bytes": 5012, "ingest_seconds": 52.9,
        "questions": {"q003": {"ms": 38.8, "results": [
            {"source": "argocd/faq.md", "text": "...", "score": 0.61,
             "heading_path": ["FAQ", "..."]}]}}}}}
+
+A configuration whose ingestion fails (MarkdownNodeParser makes one node of
+a long section, and Milvus refuses a text over its 65,535-byte VARCHAR
+limit) is a result too: "failure" says why, "questions" is empty, and the
+other configurations still run; the script fails only when all do. Without
+--questions (a corpus without a question set) only ingestion is measured.
 
 - source is "<corpus folder name>/<path relative to it>", as ragroute names
   a document; text is node.get_content() (the chunk without metadata);
   heading_path only for the Markdown parser: the node's header_path
   metadata split into headings, plus the node's own heading (LlamaIndex's
-  header_path holds the parents only); score is what Milvus returned (the
-  inner product for dense, the RRF score for hybrid).
+  header_path holds the parents only), worked out before a SentenceSplitter
+  cuts the node, so every part keeps its section's path (kept in metadata
+  left out of the embedded text); score is what Milvus returned (the inner
+  product for dense, the RRF score for hybrid).
 - ms is the wall time of retriever.retrieve(question): query embedding,
   the Milvus search and LlamaIndex's node rebuilding. One untimed retrieval
   warms each configuration up first.
@@ -63,7 +75,12 @@ CONFIGS = (
     "llamaindex-sentence-dense",
     "llamaindex-sentence-hybrid",
     "llamaindex-markdown-hybrid",
+    "llamaindex-markdown-sentence-hybrid",
 )
+
+# PATH_KEY is the metadata key that carries a Markdown node's heading path
+# (JSON) to its SentenceSplitter parts; it is never embedded.
+PATH_KEY = "compare_heading_path"
 
 
 class WordPiece:
@@ -298,32 +315,63 @@ def milvus_store(uri, collection, dimensions, hybrid):
     )
 
 
+def parse_nodes(name, documents):
+    """The configuration's nodes, each Markdown node tagged with its heading path."""
+    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+
+    if "-markdown-" not in name:
+        return SentenceSplitter().get_nodes_from_documents(documents)
+    nodes = MarkdownNodeParser().get_nodes_from_documents(documents)
+    known = {d.metadata["file_path"]: headings_of(d.get_content()) for d in documents}
+    for n in nodes:
+        n.metadata[PATH_KEY] = json.dumps(heading_path(n, known.get(n.metadata.get("file_path", ""), set())))
+        for keys in (n.excluded_embed_metadata_keys, n.excluded_llm_metadata_keys):
+            if PATH_KEY not in keys:
+                keys.append(PATH_KEY)
+    if "-sentence-" in name:
+        # As an IngestionPipeline([MarkdownNodeParser(), SentenceSplitter()])
+        # runs it: the parts inherit their node's metadata.
+        nodes = SentenceSplitter()(nodes)
+    return nodes
+
+
 def run_config(name, documents, questions, embed_model, args):
     from llama_index.core import StorageContext, VectorStoreIndex
-    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
 
     hybrid = name.endswith("-hybrid")
     markdown = "-markdown-" in name
     started = time.perf_counter()
-    parser = MarkdownNodeParser() if markdown else SentenceSplitter()
-    nodes = parser.get_nodes_from_documents(documents)
-    store = milvus_store(args.milvus_uri, name.replace("-", "_"), args.dimensions, hybrid)
-    index = VectorStoreIndex(
-        nodes,
-        storage_context=StorageContext.from_defaults(vector_store=store),
-        embed_model=embed_model,
-    )
+    nodes = parse_nodes(name, documents)
+    largest = max((len(n.get_content().encode("utf-8")) for n in nodes), default=0)
+    result = {"chunks": len(nodes), "largest_chunk_bytes": largest}
+    try:
+        store = milvus_store(args.milvus_uri, name.replace("-", "_"), args.dimensions, hybrid)
+        index = VectorStoreIndex(
+            nodes,
+            storage_context=StorageContext.from_defaults(vector_store=store),
+            embed_model=embed_model,
+        )
+    except Exception as e:  # noqa: BLE001 - any failure is this configuration's result
+        result["ingest_seconds"] = round(time.perf_counter() - started, 2)
+        reason = " ".join(f"{type(e).__name__}: {e}".split())
+        result["failure"] = reason[:500]
+        result["questions"] = {}
+        print(f"llamaindex: {name}: {len(nodes)} chunks (largest {largest:,} bytes), ingestion FAILED: {reason[:500]}",
+              file=sys.stderr)
+        return result
     ingest_seconds = time.perf_counter() - started
+    result["ingest_seconds"] = round(ingest_seconds, 2)
+    if not questions:
+        print(f"llamaindex: {name}: {len(nodes)} chunks (largest {largest:,} bytes), ingest {ingest_seconds:.1f} s",
+              file=sys.stderr)
+        result["questions"] = {}
+        return result
 
     retriever = index.as_retriever(
         similarity_top_k=args.top_k,
         vector_store_query_mode="hybrid" if hybrid else "default",
     )
     retriever.retrieve("warm-up")
-    known = {}
-    if markdown:
-        for d in documents:
-            known[d.metadata["file_path"]] = headings_of(d.get_content())
     out = {}
     for q in questions:
         t0 = time.perf_counter()
@@ -337,7 +385,7 @@ def run_config(name, documents, questions, embed_model, args):
                 "score": h.score,
             }
             if markdown:
-                r["heading_path"] = heading_path(h.node, known.get(r["source"], set()))
+                r["heading_path"] = json.loads(h.node.metadata[PATH_KEY])
             results.append(r)
         out[q["id"]] = {"ms": round(ms, 2), "results": results}
     total = sum(v["ms"] for v in out.values())
@@ -346,14 +394,15 @@ def run_config(name, documents, questions, embed_model, args):
         f"{len(out)} questions in {total / 1000:.1f} s",
         file=sys.stderr,
     )
-    return {"chunks": len(nodes), "ingest_seconds": round(ingest_seconds, 2), "questions": out}
+    result["questions"] = out
+    return result
 
 
 def main():
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--corpus", required=True)
-    ap.add_argument("--questions", required=True)
+    ap.add_argument("--questions", default="", help="questions, JSON lines; none: measure ingestion only")
     ap.add_argument("--milvus-uri", required=True)
     ap.add_argument("--embedding-base-url", required=True)
     ap.add_argument("--embedding-model", required=True)
@@ -376,7 +425,9 @@ def main():
     logging.getLogger("llama_index.core.readers.file.base").setLevel(logging.ERROR)
     from llama_index.core import Settings
 
-    questions = [json.loads(l) for l in Path(args.questions).read_text().splitlines() if l.strip()]
+    questions = []
+    if args.questions:
+        questions = [json.loads(l) for l in Path(args.questions).read_text().splitlines() if l.strip()]
     wordpiece = WordPiece(args.vocab)
     embed_model = make_embedder(args.embedding_base_url, args.embedding_model, args.dimensions,
                                 wordpiece, args.max_input_tokens, args.query_prefix, args.document_prefix)
@@ -388,6 +439,8 @@ def main():
             sys.exit(f"llamaindex_retrieve: unknown config {name!r}; want some of {', '.join(CONFIGS)}")
         report["configs"][name] = run_config(name, documents, questions, embed_model, args)
     Path(args.out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    if all("failure" in c for c in report["configs"].values()):
+        sys.exit("llamaindex_retrieve: every configuration failed")
 
 
 if __name__ == "__main__":

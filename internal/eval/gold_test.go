@@ -113,3 +113,40 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 		}
 	}
 }
+
+// A question set writes gold heading paths as the file has them, Hugo's
+// {#id} included; the chunker drops the id, and the scorer drops it from
+// the gold path too, with and without the corpus.
+func TestGoldHeadingIDsAreNormalizedAsTheChunkerDoes(t *testing.T) {
+	content, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", "docs", "otel-contributing-prerequisites.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := ingest.Document{Source: "opentelemetry/contributing/prerequisites.md", Content: string(content)}
+	chunks, err := ingest.Chunks(doc, ingest.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cla *ingest.Chunk
+	for i, c := range chunks {
+		if strings.Join(c.HeadingPath, " › ") == "Sign the CNCF CLA" {
+			cla = &chunks[i]
+		}
+	}
+	if cla == nil {
+		t.Fatalf("no chunk with the heading path [Sign the CNCF CLA]: %+v", chunks)
+	}
+	file := "contributing/prerequisites.md"
+	q := Question{ID: "cla", Question: "Do I need to sign anything?", GoldFile: &file, GoldHeading: []string{"Sign the CNCF CLA {#cla}"}}
+	withCorpus, err := NewGold("opentelemetry", []ingest.Document{doc}, []Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The path alone decides: the unit's text holds none of the section.
+	unit := Unit{Source: cla.Source, HeadingPath: cla.HeadingPath}
+	for name, gold := range map[string]Gold{"with the corpus": withCorpus, "without it": GoldByPath("opentelemetry", []Question{q})} {
+		if !gold.Hit(unit, q) {
+			t.Errorf("%s: the chunk %q does not hit the gold path %q", name, cla.HeadingPath, q.GoldHeading)
+		}
+	}
+}

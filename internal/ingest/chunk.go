@@ -30,7 +30,7 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	fm, body, _, err := splitFrontMatter(doc.Content, opts.FrontMatterKey)
+	fm, body, err := readerBody(doc.Content, opts.FrontMatterKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Source, err)
 	}
@@ -163,7 +163,11 @@ func (c *chunker) finish(chunks []Chunk, meta chunkMeta, d draft, cut cutDraft, 
 }
 
 // documentTitle: the front matter's title, else the first top-level
-// heading, else the file name; cut to MaxTitleBytes.
+// heading, else the file name; cut to MaxTitleBytes. A Hugo page's title
+// is the heading its reader sees on the page (most such pages have no H1
+// of their own); its linkTitle is only the navigation's short label
+// ("macOS" for "Install the Collector on macOS"), too bare to say what a
+// chunk is about.
 func documentTitle(fm frontMatter, root *section, source string) string {
 	if fm.title != "" {
 		return cutBytes(fm.title, MaxTitleBytes)

@@ -21,6 +21,7 @@ func FuzzChunks(f *testing.F) {
 	f.Add("---\nacl: [group:a]\n---\n```\n# not a heading\n")
 	f.Add("# a\n### b\n## c\n#\n####### seven\n\t# tab")
 	f.Add("| a |\n|---|\n" + string(make([]byte, 300)))
+	f.Add("---\ntitle: T\n---\n## H {#h .c k=v}\n{{< tabpane >}} {{% tab \"a %}}\n{{< comment >}}\n# x\n{{% param %}}{{</* y */>}}\n{{< /comment")
 	opts := Options{MaxTokens: 40, OverlapTokens: 6, MergeBelowTokens: 12, FrontMatterKey: "acl", Tokens: DefaultOptions().Tokens}
 	f.Fuzz(func(t *testing.T, content string) {
 		doc := Document{Source: "fuzz.md", Content: content}

@@ -164,16 +164,17 @@ func (s *section) hasBody() bool {
 }
 
 // LinePaths returns, for each line of a document's body (front matter
-// excluded), the heading path in effect at that line, and the body's
-// lines. Evaluation tools use it to tell which sections a span covers.
+// excluded) as a reader sees it (readerBody), the heading path in effect
+// at that line, and the body's lines. Evaluation tools use it to tell
+// which sections a span covers.
 func LinePaths(content, frontMatterKey string) (lines []string, paths [][]string, err error) {
-	_, body, _, err := splitFrontMatter(content, frontMatterKey)
+	_, body, err := readerBody(content, frontMatterKey)
 	if err != nil {
 		return nil, nil, err
 	}
 	var stack []*section
 	var f fence
-	for _, line := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {
+	for _, line := range strings.Split(body, "\n") {
 		if !f.step(line) {
 			if level, text, ok := parseHeading(line); ok {
 				for len(stack) > 0 && stack[len(stack)-1].level >= level {

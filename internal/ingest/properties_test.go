@@ -65,7 +65,7 @@ func checkInvariants(t testing.TB, doc Document, opts Options, chunks []Chunk) {
 // all its words in the chunks.
 func checkNothingLost(t testing.TB, doc Document, opts Options, chunks []Chunk) {
 	t.Helper()
-	_, body, _, err := splitFrontMatter(doc.Content, opts.FrontMatterKey)
+	_, body, err := readerBody(doc.Content, opts.FrontMatterKey)
 	if err != nil {
 		t.Fatal(err)
 	}

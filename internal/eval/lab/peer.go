@@ -11,25 +11,36 @@ import (
 )
 
 // peerFile is what another system's retrieval wrote (hack/compare): per
-// configuration, per question, its top results and the time it took.
+// configuration, its ingestion (and why it failed, if it did) and per
+// question its top results and the time it took.
 type peerFile struct {
 	Embedder string `json:"embedder"`
 	Configs  map[string]struct {
-		Chunks    int `json:"chunks"`
-		Questions map[string]struct {
+		Chunks            int     `json:"chunks"`
+		LargestChunkBytes int     `json:"largest_chunk_bytes"`
+		IngestSeconds     float64 `json:"ingest_seconds"`
+		Failure           string  `json:"failure"`
+		Questions         map[string]struct {
 			Millis  float64     `json:"ms"`
 			Results []eval.Unit `json:"results"`
 		} `json:"questions"`
 	} `json:"configs"`
 }
 
-// peer is one configuration of another system, as outcomes.
+// peer is one configuration of another system: its ingestion, and its
+// outcomes unless the ingestion failed.
 type peer struct {
-	name     string
-	outcomes []eval.Outcome
+	name      string
+	ingestion IngestionRow
+	outcomes  []eval.Outcome
 }
 
-// loadPeer reads another system's results for the same questions.
+// failed reports whether the configuration's ingestion failed: it has no
+// outcomes to score.
+func (p peer) failed() bool { return p.ingestion.Failure != "" }
+
+// loadPeer reads another system's results for the same questions (none:
+// its ingestion only).
 func loadPeer(path string, questions []eval.Question) ([]peer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -47,7 +58,13 @@ func loadPeer(path string, questions []eval.Question) ([]peer, error) {
 	var out []peer
 	for _, name := range names {
 		c := f.Configs[name]
-		p := peer{name: name, outcomes: make([]eval.Outcome, len(questions))}
+		p := peer{name: name, ingestion: IngestionRow{Config: name, Chunks: c.Chunks, LargestChunkBytes: c.LargestChunkBytes,
+			Seconds: c.IngestSeconds, Failure: c.Failure}}
+		if p.failed() {
+			out = append(out, p)
+			continue
+		}
+		p.outcomes = make([]eval.Outcome, len(questions))
 		for i, q := range questions {
 			got, ok := c.Questions[q.ID]
 			if !ok {

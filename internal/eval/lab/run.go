@@ -82,6 +82,10 @@ type Report struct {
 	HeldOut []HeldOut `json:"held_out"`
 	// Misses explain the route body's questions without a hit in the top 5.
 	Misses []Miss `json:"-"`
+	// Ingestion holds every system's ingestion on a corpus without
+	// questions, and otherwise the peer configurations whose ingestion
+	// failed (they have no scores).
+	Ingestion []IngestionRow `json:"ingestion,omitempty"`
 	// Seconds is the run's wall time.
 	Seconds float64 `json:"seconds"`
 }
@@ -106,18 +110,26 @@ type run struct {
 }
 
 // Run ingests the corpus twice (fixed windows, heading tree) with the
-// embedder and scores every configuration on every question.
+// embedder and scores every configuration on every question. Without
+// questions it measures ingestion only (ingestOnly).
 func Run(ctx context.Context, opts Options) (Report, error) {
 	began := time.Now()
-	r, err := prepare(ctx, opts)
+	questions, err := eval.LoadQuestions(opts.Questions...)
 	if err != nil {
 		return Report{}, err
 	}
 	var peers []peer
 	if opts.Peer != "" {
-		if peers, err = loadPeer(opts.Peer, r.questions); err != nil {
+		if peers, err = loadPeer(opts.Peer, questions); err != nil {
 			return Report{}, err
 		}
+	}
+	if len(questions) == 0 {
+		return ingestOnly(ctx, opts, peers, began)
+	}
+	r, err := prepareQuestions(ctx, opts, questions)
+	if err != nil {
+		return Report{}, err
 	}
 	report := Report{Questions: len(r.questions), Configs: map[string]eval.Metrics{}, Baseline: FixedDense, Best: RouteDefault,
 		Route: routeName(opts.Route), Deviations: opts.Deviations}
@@ -171,6 +183,10 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		report.Configs[c.name] = m
 	}
 	for _, p := range peers {
+		if p.failed() {
+			report.Ingestion = append(report.Ingestion, p.ingestion)
+			continue
+		}
 		report.Order = append(report.Order, p.name)
 		report.Configs[p.name] = r.gold.Score(r.questions, p.outcomes, r.tokens, r.intentOK)
 	}

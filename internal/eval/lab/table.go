@@ -9,10 +9,17 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
-// Table renders a report for a terminal.
+// Table renders a report for a terminal: on a corpus without questions,
+// its ingestion rows only.
 func Table(r Report) string {
 	var b strings.Builder
 	b.WriteString(routeText(r.Route, r.Deviations))
+	if r.Questions == 0 {
+		b.WriteString(ingestionTable(r.Ingestion))
+		b.WriteString("No questions: ingestion only (chunking, embedding every text, writing a fresh collection). " +
+			"A failure is the configuration's result; the others still ran.\n")
+		return b.String()
+	}
 	b.WriteString(eval.MetricsTable(r.Order, r.Configs, func(name string) string {
 		switch name {
 		case r.Best:
@@ -29,6 +36,10 @@ func Table(r Report) string {
 			fmt.Fprintf(&b, "%s: the cross-encoder adds %.0f ms per search (p50), %.0f ms (p95), one search at a time\n",
 				name, m.RerankP50Millis, m.RerankP95Millis)
 		}
+	}
+	if len(r.Ingestion) > 0 {
+		b.WriteString("Configurations whose ingestion failed (not scored):\n")
+		b.WriteString(ingestionTable(r.Ingestion))
 	}
 	fmt.Fprintf(&b, "best fusion weights for this store (spec.search.weights): %s\n", formatWeights(r.Weights))
 	b.WriteString(heldOutTable(r.HeldOut))

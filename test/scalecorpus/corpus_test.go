@@ -25,10 +25,12 @@ type corpus struct {
 }
 
 // part is a folder of Markdown written Copies times, copy 0 as it is and
-// copy k perturbed with seed k.
+// copy k perturbed with seed k; Every > 1 keeps every Every-th document
+// only (in path order).
 type part struct {
 	Name, Dir string
 	Copies    int
+	Every     int
 }
 
 // write puts the corpus under dir as the two source folders, dir/public
@@ -41,6 +43,13 @@ func (c corpus) write(dir string) (int, error) {
 		docs, err := markdownFiles(p.Dir)
 		if err != nil {
 			return written, err
+		}
+		if p.Every > 1 {
+			var kept []string
+			for i := 0; i < len(docs); i += p.Every {
+				kept = append(kept, docs[i])
+			}
+			docs = kept
 		}
 		if len(docs) == 0 {
 			return written, fmt.Errorf("corpus %s: no Markdown in %s", c.Name, p.Dir)
@@ -95,12 +104,12 @@ func markdownFiles(dir string) ([]string, error) {
 func corpora(argocd string, multiples []int, otel string) []corpus {
 	var out []corpus
 	for _, m := range multiples {
-		out = append(out, corpus{Name: fmt.Sprintf("argocd %d×", m), Multiple: m, Parts: []part{{"argocd", argocd, m}}})
+		out = append(out, corpus{Name: fmt.Sprintf("argocd %d×", m), Multiple: m, Parts: []part{{Name: "argocd", Dir: argocd, Copies: m}}})
 	}
 	if otel != "" {
 		out = append(out,
-			corpus{Name: "opentelemetry", Parts: []part{{"opentelemetry", otel, 1}}},
-			corpus{Name: "argocd + opentelemetry", Parts: []part{{"argocd", argocd, 1}, {"opentelemetry", otel, 1}}})
+			corpus{Name: "opentelemetry", Parts: []part{{Name: "opentelemetry", Dir: otel, Copies: 1}}},
+			corpus{Name: "argocd + opentelemetry", Parts: []part{{Name: "argocd", Dir: argocd, Copies: 1}, {Name: "opentelemetry", Dir: otel, Copies: 1}}})
 	}
 	return out
 }

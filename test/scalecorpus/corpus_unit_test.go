@@ -56,6 +56,26 @@ func TestCorpusWritesPerturbedCopiesSplitBetweenSources(t *testing.T) {
 	}
 }
 
+// Every N keeps every N-th document in path order, split as ever.
+func TestCorpusEveryNthDocument(t *testing.T) {
+	src := t.TempDir()
+	for _, name := range []string{"a.md", "b.md", "c.md", "d.md", "e.md"} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte("# "+name+"\n\nsome words\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	n, err := corpus{Name: "sample", Parts: []part{{Name: "s", Dir: src, Copies: 1, Every: 2}}}.write(out)
+	if err != nil || n != 3 {
+		t.Fatalf("wrote %d documents (%v), want a, c and e", n, err)
+	}
+	for _, kept := range []string{filepath.Join(publicSource, "s", "copy-00", "a.md"), filepath.Join(opsSource, "s", "copy-00", "c.md"), filepath.Join(publicSource, "s", "copy-00", "e.md")} {
+		if _, err := os.Stat(filepath.Join(out, kept)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // Without the OpenTelemetry docs a run measures the Argo CD multiples
 // only; with them, those and both corpora together.
 func TestCorporaOfARun(t *testing.T) {

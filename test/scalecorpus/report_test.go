@@ -26,9 +26,9 @@ type report struct {
 	// calls the route answered before its RSS was read.
 	Queries       int `json:"queries"`
 	RouteSearches int `json:"routeSearches"`
-	// EmbedderAlone: the embedder's own rate at 1×, the chunks of the
-	// corpus sent as ingestion sends them (batch size, concurrency).
-	EmbedderAlone []embedderRate `json:"embedderAlone"`
+	// Real: ingestion through a real embedder, and that embedder alone;
+	// nil when the run had none.
+	Real  *realFigures `json:"realEmbedder,omitempty"`
 	Goals         []goal         `json:"goals"`
 	// Notes: rows left out and why.
 	Notes []string `json:"notes,omitempty"`
@@ -48,6 +48,9 @@ type row struct {
 	// 1, a real embedder).
 	Ingest  ingestFigures   `json:"ingest"`
 	Ingests []ingestFigures `json:"moreIngests,omitempty"`
+	// EmbedderAlone (1× only): the embedder's own rate, the corpus' chunks
+	// sent as ingestion sends them (batch size, concurrency).
+	EmbedderAlone []embedderRate `json:"embedderAlone,omitempty"`
 	// MilvusRSSMiB is Milvus Lite's RSS once the corpus is ingested and
 	// searched.
 	MilvusRSSMiB float64                  `json:"milvusRSSMiB"`
@@ -81,6 +84,16 @@ type searchFigures struct {
 type routeFigures struct {
 	RSSMiB     float64 `json:"rssMiB"`
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
+}
+
+// realFigures: a part of the Argo CD corpus ingested through a real
+// embedder at concurrency 1 and 2, and the embedder alone on its chunks.
+type realFigures struct {
+	Corpus  string          `json:"corpus"`
+	Files   int             `json:"files"`
+	Chunks  int             `json:"chunks"`
+	Ingests []ingestFigures `json:"ingests"`
+	Alone   []embedderRate  `json:"alone"`
 }
 
 type embedderRate struct {
@@ -124,13 +137,24 @@ func (r *report) goals() []goal {
 			fmt.Sprintf("%.0f MiB / %.0f MiB", largest.Ingest.PeakRSSMiB, one.Ingest.PeakRSSMiB)))
 	}
 	if one != nil {
-		for _, in := range append([]ingestFigures{one.Ingest}, one.Ingests...) {
-			for _, alone := range r.EmbedderAlone {
-				if alone.Embedder == in.Embedder && alone.Concurrency == in.Concurrency {
-					out = append(out, ratioGoal(fmt.Sprintf("ingestion rate / embedder alone (%s, concurrency %d)", in.Embedder, in.Concurrency),
-						in.ChunksPerSecond, alone.ChunksPerSecond, goalRateShare, false,
-						fmt.Sprintf("%.0f / %.0f chunks/s", in.ChunksPerSecond, alone.ChunksPerSecond)))
-				}
+		out = append(out, rateGoals(append([]ingestFigures{one.Ingest}, one.Ingests...), one.EmbedderAlone)...)
+	}
+	if r.Real != nil {
+		out = append(out, rateGoals(r.Real.Ingests, r.Real.Alone)...)
+	}
+	return out
+}
+
+// rateGoals compares each ingestion with its embedder alone at the same
+// concurrency.
+func rateGoals(ingests []ingestFigures, alone []embedderRate) []goal {
+	var out []goal
+	for _, in := range ingests {
+		for _, a := range alone {
+			if a.Embedder == in.Embedder && a.Concurrency == in.Concurrency {
+				out = append(out, ratioGoal(fmt.Sprintf("ingestion rate / embedder alone (%s, concurrency %d)", in.Embedder, in.Concurrency),
+					in.ChunksPerSecond, a.ChunksPerSecond, goalRateShare, false,
+					fmt.Sprintf("%.0f / %.0f chunks/s", in.ChunksPerSecond, a.ChunksPerSecond)))
 			}
 		}
 	}
@@ -179,10 +203,22 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	_ = tw.Flush()
-	if len(r.EmbedderAlone) > 0 {
-		b.WriteString("\nembedder alone at 1×:")
-		for _, e := range r.EmbedderAlone {
-			fmt.Fprintf(&b, " %s concurrency %d: %.0f chunks/s;", e.Embedder, e.Concurrency, e.ChunksPerSecond)
+	for _, row := range r.Rows {
+		if len(row.EmbedderAlone) > 0 {
+			fmt.Fprintf(&b, "\nthe hashing embedder alone, %s:", row.Corpus)
+			for _, e := range row.EmbedderAlone {
+				fmt.Fprintf(&b, " concurrency %d: %.0f chunks/s;", e.Concurrency, e.ChunksPerSecond)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if real := r.Real; real != nil {
+		fmt.Fprintf(&b, "\nreal embedder, %s (%d files, %d chunks):", real.Corpus, real.Files, real.Chunks)
+		for _, in := range real.Ingests {
+			fmt.Fprintf(&b, " ingest at concurrency %d: %.0f chunks/s, %.1f s, peak RSS %.0f MiB;", in.Concurrency, in.ChunksPerSecond, in.Seconds, in.PeakRSSMiB)
+		}
+		for _, e := range real.Alone {
+			fmt.Fprintf(&b, " alone at concurrency %d: %.0f chunks/s;", e.Concurrency, e.ChunksPerSecond)
 		}
 		b.WriteString("\n")
 	}

@@ -42,6 +42,7 @@ var (
 	concurrency1  = flag.Bool("scalecorpus.concurrency-1", false, "also ingest 1× with one batch in flight (the default is two)")
 	realURL       = flag.String("scalecorpus.embedding-base-url", "", "a real embedder's OpenAI-compatible base URL (…/v1): adds 1× ingestions through it and its rate alone")
 	realModel     = flag.String("scalecorpus.embedding-model", "all-MiniLM-L6-v2", "the real embedder's model name")
+	realEvery     = flag.Int("scalecorpus.real-every", 4, "the real embedder ingests every n-th Argo CD document (it embeds some 30 inputs/s on one thread)")
 	realMaxTokens = flag.Int("scalecorpus.max-input-tokens", 256, "the real embedder's input limit")
 )
 
@@ -106,12 +107,9 @@ func TestCorpusScale(t *testing.T) {
 		t.Logf("%s: %d files, %d chunks; ingest %.1f s (%.0f chunks/s, peak RSS %.0f MiB); hybrid-acl p50 %.1f ms, Milvus CPU %.1f ms per search; route RSS %.0f MiB",
 			row.Corpus, row.Files, row.Chunks, row.Ingest.Seconds, row.Ingest.ChunksPerSecond, row.Ingest.PeakRSSMiB,
 			row.Search["hybrid-acl"].P50ms, row.Search["hybrid-acl"].MilvusCPUms, row.Route.RSSMiB)
-		if c.Multiple == 1 {
-			r.EmbedderAlone = append(r.EmbedderAlone, embedderAlone(ctx, t, c, hash)...)
-			if e, ok := realEmbedding(); ok {
-				r.EmbedderAlone = append(r.EmbedderAlone, embedderAlone(ctx, t, c, e)...)
-			}
-		}
+	}
+	if e, ok := realEmbedding(); ok {
+		r.Real = measureReal(ctx, t, bin, e)
 	}
 	r.LoadAverage[1] = loadAverage()
 	r.Goals = r.goals()
@@ -181,18 +179,12 @@ func measure(ctx context.Context, t *testing.T, bin string, c corpus, hash podco
 	out.Ingest, chunks = ingestRun(ctx, t, bin, milvus, dir, collection, hash, v1alpha1.DefaultEmbedConcurrency)
 	out.Chunks = chunks
 	if c.Multiple == 1 {
-		// The other concurrency, into collections of their own; then the
-		// real embedder at both, when there is one.
+		// The other concurrency, into a collection of its own.
 		if *concurrency1 {
 			more, _ := ingestRun(ctx, t, bin, milvus, dir, "scale_hash_c1", hash, 1)
 			out.Ingests = append(out.Ingests, more)
 		}
-		if e, ok := realEmbedding(); ok {
-			for _, concurrency := range []int{1, 2} {
-				more, _ := ingestRun(ctx, t, bin, milvus, dir, fmt.Sprintf("scale_real_c%d", concurrency), e, concurrency)
-				out.Ingests = append(out.Ingests, more)
-			}
-		}
+		out.EmbedderAlone = embedderAlone(ctx, t, dir, hash)
 	}
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: milvus.URI})
 	if err != nil {
@@ -205,6 +197,32 @@ func measure(ctx context.Context, t *testing.T, bin string, c corpus, hash podco
 	}
 	out.Route = routeRun(ctx, t, bin, milvus.URI, hash, questions)
 	out.MilvusRSSMiB, _ = testenv.Memory(milvus.Pid())
+	return out
+}
+
+// measureReal ingests a part of the Argo CD corpus through the real
+// embedder at concurrency 1 and 2, each into a collection of its own,
+// and measures the embedder alone on the same chunks.
+func measureReal(ctx context.Context, t *testing.T, bin string, e podconfig.Embedding) *realFigures {
+	t.Helper()
+	c := corpus{Name: fmt.Sprintf("argocd, every %d. document", *realEvery), Parts: []part{{Name: "argocd", Dir: argocdCorpus, Copies: 1, Every: *realEvery}}}
+	dir := filepath.Join(t.TempDir(), "corpus")
+	files, err := c.write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	milvus, err := testenv.StartMilvusLite(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer milvus.Stop()
+	out := &realFigures{Corpus: c.Name, Files: files}
+	for _, concurrency := range []int{1, 2} {
+		in, chunks := ingestRun(ctx, t, bin, milvus, dir, fmt.Sprintf("scale_real_c%d", concurrency), e, concurrency)
+		out.Ingests, out.Chunks = append(out.Ingests, in), chunks
+	}
+	out.Alone = embedderAlone(ctx, t, dir, e)
+	t.Logf("real embedder: %+v", *out)
 	return out
 }
 
@@ -389,11 +407,11 @@ func waitReady(ctx context.Context, url string, p *testenv.Process) error {
 // in batches of the ingestion's size, one and two batches in flight,
 // through the same client ingestion uses. Inputs are not cut to the
 // embedder's limit here (ingestion cuts the few that exceed it).
-func embedderAlone(ctx context.Context, t *testing.T, c corpus, e podconfig.Embedding) []embedderRate {
+func embedderAlone(ctx context.Context, t *testing.T, dir string, e podconfig.Embedding) []embedderRate {
 	t.Helper()
 	var texts []string
-	for _, p := range c.Parts {
-		docs, err := eval.ReadCorpus(p.Dir, p.Name)
+	for _, source := range []string{publicSource, opsSource} {
+		docs, err := eval.ReadCorpus(filepath.Join(dir, source), source)
 		if err != nil {
 			t.Fatal(err)
 		}

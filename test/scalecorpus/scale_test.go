@@ -104,6 +104,7 @@ func TestCorpusScale(t *testing.T) {
 	for _, c := range corpora(argocdCorpus, multiples, otel) {
 		row := measure(ctx, t, bin, c, hash, texts)
 		r.Rows = append(r.Rows, row)
+		r.save(t) // a long run that is cut short keeps what it measured
 		t.Logf("%s: %d files, %d chunks; ingest %.1f s (%.0f chunks/s, peak RSS %.0f MiB); hybrid-acl p50 %.1f ms, Milvus CPU %.1f ms per search; route RSS %.0f MiB",
 			row.Corpus, row.Files, row.Chunks, row.Ingest.Seconds, row.Ingest.ChunksPerSecond, row.Ingest.PeakRSSMiB,
 			row.Search["hybrid-acl"].P50ms, row.Search["hybrid-acl"].MilvusCPUms, row.Route.RSSMiB)
@@ -114,12 +115,18 @@ func TestCorpusScale(t *testing.T) {
 	r.LoadAverage[1] = loadAverage()
 	r.Goals = r.goals()
 	r.print(os.Stdout)
+	r.save(t)
+	checkGrowth(t, r)
+}
+
+// save writes the report so far to BENCH_JSON, when set.
+func (r *report) save(t *testing.T) {
+	t.Helper()
 	if path := os.Getenv("BENCH_JSON"); path != "" {
 		if err := r.writeJSON(path); err != nil {
 			t.Fatal(err)
 		}
 	}
-	checkGrowth(t, r)
 }
 
 // checkGrowth asserts what holds at any size: a copy adds every document

@@ -29,7 +29,7 @@ type report struct {
 	// Real: ingestion through a real embedder, and that embedder alone;
 	// nil when the run had none.
 	Real  *realFigures `json:"realEmbedder,omitempty"`
-	Goals         []goal         `json:"goals"`
+	Goals []goal       `json:"goals"`
 	// Notes: rows left out and why.
 	Notes []string `json:"notes,omitempty"`
 	// LoadAverage is the 1-minute load when the run started and ended:
@@ -133,6 +133,12 @@ func (r *report) goals() []goal {
 			out = append(out, ratioGoal(fmt.Sprintf("%s search p50 at %d× / 1×", kind, largest.Multiple), b, a, goalSearchGrowth, true,
 				fmt.Sprintf("%.1f ms / %.1f ms; Milvus CPU per search %.1f / %.1f ms", b, a, largest.Search[kind].MilvusCPUms, one.Search[kind].MilvusCPUms)))
 		}
+		// On a shared machine a search's wall time is mostly its wait for
+		// a core; the CPU Milvus spends on it is not, and bounds the wall
+		// time on a quiet one.
+		a, b := one.Search["hybrid-acl"].MilvusCPUms, largest.Search["hybrid-acl"].MilvusCPUms
+		out = append(out, ratioGoal(fmt.Sprintf("hybrid-acl Milvus CPU per search at %d× / 1× (load-independent)", largest.Multiple), b, a, goalSearchGrowth, true,
+			fmt.Sprintf("%.1f ms / %.1f ms", b, a)))
 		out = append(out, ratioGoal(fmt.Sprintf("ingestion peak RSS at %d× / 1×", largest.Multiple), largest.Ingest.PeakRSSMiB, one.Ingest.PeakRSSMiB, goalRSSGrowth, true,
 			fmt.Sprintf("%.0f MiB / %.0f MiB", largest.Ingest.PeakRSSMiB, one.Ingest.PeakRSSMiB)))
 	}
@@ -212,12 +218,12 @@ func (r *report) print(w io.Writer) {
 			b.WriteString("\n")
 		}
 	}
-	if real := r.Real; real != nil {
-		fmt.Fprintf(&b, "\nreal embedder, %s (%d files, %d chunks):", real.Corpus, real.Files, real.Chunks)
-		for _, in := range real.Ingests {
+	if rf := r.Real; rf != nil {
+		fmt.Fprintf(&b, "\nreal embedder, %s (%d files, %d chunks):", rf.Corpus, rf.Files, rf.Chunks)
+		for _, in := range rf.Ingests {
 			fmt.Fprintf(&b, " ingest at concurrency %d: %.0f chunks/s, %.1f s, peak RSS %.0f MiB;", in.Concurrency, in.ChunksPerSecond, in.Seconds, in.PeakRSSMiB)
 		}
-		for _, e := range real.Alone {
+		for _, e := range rf.Alone {
 			fmt.Fprintf(&b, " alone at concurrency %d: %.0f chunks/s;", e.Concurrency, e.ChunksPerSecond)
 		}
 		b.WriteString("\n")

@@ -55,8 +55,9 @@ func TestGoalsCompareLargestMultipleAndLikeEmbedders(t *testing.T) {
 	check("ingestion rate / embedder alone (hash-384, concurrency 1)", 1.0, true)
 	check("ingestion rate / embedder alone (hash-384, concurrency 2)", 0.18, false)
 	check("ingestion rate / embedder alone (minilm, concurrency 1)", 0.95, true)
-	if len(goals) != 4+1+2+1 {
-		t.Errorf("%d goals, want 8: %v", len(goals), goals)
+	check("hybrid-acl Milvus CPU per search at 10× / 1× (load-independent)", 2.5, false)
+	if len(goals) != 4+1+1+2+1 {
+		t.Errorf("%d goals, want 9: %v", len(goals), goals)
 	}
 }
 

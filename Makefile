@@ -113,6 +113,10 @@ bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 1,00
 	$(if $(RAGROUTE_SCALE_PROFILE),RAGROUTE_SCALE_PROFILE=$(abspath $(RAGROUTE_SCALE_PROFILE))) go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 30m \
 		-args -scale.ready-timeout=20m -scale.routes=1000 -scale.stores=100 -scale.prompts=10 -scale.namespaces=5 -scale.nodes=4
 
+.PHONY: bench-scale
+bench-scale: ## How search cost, ingestion and memory grow with the corpus: the Argo CD corpus at 1, 2, 5 and 10× (perturbed copies), the OpenTelemetry docs and both; search p50/p95 and Milvus CPU per search, ingestion chunks/s and peak RSS, the route's RSS, and the goals (SCALE_MULTIPLES, SCALE_OTEL, SCALE_QUERIES, SCALE_EMBEDDER=hash, BENCH_JSON; docs/performance.md).
+	hack/bench-scale.sh
+
 .PHONY: adversarial
 adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests per cache backend with crafted ACLs and identity headers; fails on any leak (docs/security.md).
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \

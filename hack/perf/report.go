@@ -7,6 +7,8 @@ import (
 	"log"
 	"strings"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/testenv"
 )
 
 // result is one system's phase.
@@ -48,7 +50,7 @@ func measure(ctx context.Context, o options, sys *system, questions []string) []
 		pids := map[string]int{"system": sys.pid, "embedder": o.embedderPID, "milvus": o.milvusPID}
 		before := map[string]time.Duration{}
 		for name, pid := range pids {
-			before[name] = treeCPU(pid)
+			before[name] = testenv.TreeCPU(pid)
 		}
 		count := sys.proxy.count()
 		start := time.Now()
@@ -61,14 +63,14 @@ func measure(ctx context.Context, o options, sys *system, questions []string) []
 		s.CPUms = map[string]float64{}
 		for name, pid := range pids {
 			if pid > 0 && s.Turns > 0 {
-				s.CPUms[name] = ms(treeCPU(pid)-before[name]) / float64(s.Turns)
+				s.CPUms[name] = ms(testenv.TreeCPU(pid)-before[name]) / float64(s.Turns)
 			}
 		}
 		if s.Turns > 0 {
 			s.EmbedderInputs = float64(embedded.inputs) / float64(s.Turns)
 			s.EmbedderRequests = float64(embedded.requests) / float64(s.Turns)
 		}
-		s.RSSMiB, s.PeakRSSMiB = memory(sys.pid)
+		s.RSSMiB, s.PeakRSSMiB = testenv.Memory(sys.pid)
 		out = append(out, result{System: sys.name, Phase: phase.name, summary: s})
 	}
 	return out

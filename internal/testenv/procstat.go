@@ -1,4 +1,4 @@
-package main
+package testenv
 
 import (
 	"bufio"
@@ -14,10 +14,10 @@ import (
 // 100 on every Linux this runs on).
 const clockTicks = 100
 
-// treeCPU is the CPU (user + system) that pid and its descendants have
+// TreeCPU is the CPU (user + system) that pid and its descendants have
 // used so far: a launcher's children (Milvus Lite, a Python server's
 // workers) count as the process.
-func treeCPU(pid int) time.Duration {
+func TreeCPU(pid int) time.Duration {
 	if pid <= 0 {
 		return 0
 	}
@@ -66,8 +66,8 @@ func readStat(pid int) (ppid int, used time.Duration, ok bool) {
 	return ppid, time.Duration(utime+stime) * time.Second / clockTicks, true
 }
 
-// memory is a process's resident set now and at its peak, in MiB.
-func memory(pid int) (rss, peak float64) {
+// Memory is a process's resident set now and at its peak, in MiB.
+func Memory(pid int) (rss, peak float64) {
 	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
 		return 0, 0

@@ -95,25 +95,28 @@ func TestEvalOnTheDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", Table(report))
-	if report.Questions != 16 || len(report.Configs) != 10+len(rerankDepths) || report.Baseline != FixedDense || report.Best != RouteDefault {
+	// One row per depth, and one per shorter read at depth 20.
+	rerankRows := len(rerankDepths) + len(documentTokens) - 1
+	if report.Questions != 16 || len(report.Configs) != 10+rerankRows || report.Baseline != FixedDense || report.Best != RouteDefault {
 		t.Fatalf("report %+v", report)
 	}
-	// One rerank request per question and depth: the first-stage weight
+	// One rerank request per question and row: the first-stage weight
 	// sweeps reuse the rows' scores, and the shipped row's reranking (the
-	// sample route rescores the top 20) is the top-20 row's.
-	if got := rerankRequests.Load(); got != int64(16*len(rerankDepths)) {
-		t.Errorf("%d rerank requests, want %d", got, 16*len(rerankDepths))
+	// sample route rescores the top 20, reading whole fragments) is the
+	// top-20 row's.
+	if got := rerankRequests.Load(); got != int64(16*rerankRows) {
+		t.Errorf("%d rerank requests, want %d", got, 16*rerankRows)
 	}
 	for _, depth := range rerankDepths {
 		if m := report.Configs[crossEncoderName(depth)]; m.RerankP50Millis <= 0 || m.RerankP95Millis < m.RerankP50Millis {
 			t.Errorf("%s: rerank times p50 %g p95 %g", crossEncoderName(depth), m.RerankP50Millis, m.RerankP95Millis)
 		}
 	}
-	// Weights, dominance, minConfidence, and per depth the first-stage
-	// weight and the relevance floor, each with whole-set and held-out
-	// figures.
-	if len(report.HeldOut) != 3+2*len(rerankDepths) {
-		t.Errorf("%d cross-validated choices, want %d: %+v", len(report.HeldOut), 3+2*len(rerankDepths), report.HeldOut)
+	// Weights, dominance, minConfidence, per depth the first-stage weight
+	// and the relevance floor, and the length read at depth 20, each with
+	// whole-set and held-out figures.
+	if want := 3 + 2*len(rerankDepths) + 1; len(report.HeldOut) != want {
+		t.Errorf("%d cross-validated choices, want %d: %+v", len(report.HeldOut), want, report.HeldOut)
 	}
 	for _, h := range report.HeldOut {
 		if (h.HeldMetrics == nil) == (h.HeldRates == nil) || h.Fits[0] == "" || h.Fits[1] == "" || h.Whole == "" {

@@ -118,7 +118,7 @@ func TestGoldHoldsTheSectionByPathOrText(t *testing.T) {
 // {#id} included; the chunker drops the id, and the scorer drops it from
 // the gold path too, with and without the corpus.
 func TestGoldHeadingIDsAreNormalizedAsTheChunkerDoes(t *testing.T) {
-	content, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", "docs", "otel-contributing-prerequisites.md"))
+	content, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", "hugo", "otel-contributing-prerequisites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

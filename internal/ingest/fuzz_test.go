@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -10,7 +9,7 @@ import (
 // keeps the invariants. Run longer with
 // go test ./internal/ingest -run '^$' -fuzz FuzzChunks -fuzztime 60s
 func FuzzChunks(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "docs", "*.md"))
+	paths, _ := fixtures()
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {

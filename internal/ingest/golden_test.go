@@ -22,7 +22,7 @@ func goldenOptions() Options {
 // TestChunkGoldens chunks representative documents and compares the JSON
 // lines `ragroute chunk` would print with testdata/golden.
 func TestChunkGoldens(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "docs", "*.md"))
+	paths, err := fixtures()
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no test documents: %v", err)
 	}
@@ -71,4 +71,20 @@ func TestChunkGoldens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtures are the test documents: testdata/docs (written for these
+// tests, also ingested by cmd/ragroute's test route) and testdata/hugo
+// (real OpenTelemetry pages, kept apart so that route's store does not
+// grow with them).
+func fixtures() ([]string, error) {
+	var paths []string
+	for _, dir := range []string{"docs", "hugo"} {
+		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.md"))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, found...)
+	}
+	return paths, nil
 }

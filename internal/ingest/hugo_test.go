@@ -118,11 +118,11 @@ func TestFrontMatterTitleIsTheDocumentsTitle(t *testing.T) {
 	}
 }
 
-// On the real pages in testdata/docs (otel-*.md, from the OpenTelemetry
+// On the real pages in testdata/hugo (otel-*.md, from the OpenTelemetry
 // docs), no shortcode marker or heading id reaches a chunk, and what a
 // reader sees does.
 func TestOpenTelemetryPagesReadAsRendered(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "docs", "otel-*.md"))
+	paths, err := filepath.Glob(filepath.Join("testdata", "hugo", "otel-*.md"))
 	if err != nil || len(paths) < 4 {
 		t.Fatalf("want the OpenTelemetry fixtures: %v %v", paths, err)
 	}

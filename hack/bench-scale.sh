@@ -7,7 +7,9 @@
 # on its own Milvus Lite with the hashing embedder; at 1× also ingestion
 # through the local all-MiniLM-L6-v2 (hack/models.sh, one thread as
 # make compare-perf runs it) at concurrency 1 and 2, and that embedder's
-# rate alone (SCALE_EMBEDDER=hash leaves it out). SCALE_QUERIES searches
+# rate alone (SCALE_EMBEDDER=hash leaves it out), then the same through
+# two processes of it called in turn (SCALE_EMBEDDER_PROCESSES=1 leaves
+# that out; the embedder this script starts only). SCALE_QUERIES searches
 # are timed per kind and size, SCALE_ROUTE_SEARCHES asked of the route
 # before its RSS is read. BENCH_JSON=path writes the figures as JSON;
 # RAGROUTE_BIN replaces the binary built here.
@@ -25,8 +27,16 @@ if [ -z "$bin" ]; then
 fi
 args=()
 if [ "${SCALE_EMBEDDER:-real}" != hash ]; then
+  given="${EMBEDDING_BASE_URL:-}"
   start_embedder
   args+=(-scalecorpus.embedding-base-url "$EMBEDDING_BASE_URL" -scalecorpus.embedding-model "$EMBEDDING_MODEL")
+  if [ "${SCALE_EMBEDDER_PROCESSES:-2}" = 2 ] && [ -z "$given" ] && [ "${EMBEDDER:-minilm}" = minilm ]; then
+    port="$(free_port)"
+    "$root/hack/models.sh" run embed "$port" >"$data/embedder-2.log" 2>&1 &
+    pids+=($!)
+    wait_port "$port" "${pids[-1]}" "second embedder" "http://127.0.0.1:$port/health"
+    args+=(-scalecorpus.embedding-base-url-2 "http://127.0.0.1:$port/v1")
+  fi
 fi
 json=""
 [ -z "${BENCH_JSON:-}" ] || json="$(cd "$(dirname "$BENCH_JSON")" && pwd)/$(basename "$BENCH_JSON")"

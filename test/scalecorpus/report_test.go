@@ -26,9 +26,10 @@ type report struct {
 	// calls the route answered before its RSS was read.
 	Queries       int `json:"queries"`
 	RouteSearches int `json:"routeSearches"`
-	// Real: ingestion through a real embedder, and that embedder alone;
-	// nil when the run had none.
-	Real  *realFigures `json:"realEmbedder,omitempty"`
+	// Real: ingestion through a real embedder, and that embedder alone,
+	// served by one process and (when the run had a second) by two;
+	// empty when the run had none.
+	Real  []realFigures `json:"realEmbedder,omitempty"`
 	Goals []goal       `json:"goals"`
 	// Notes: rows left out and why.
 	Notes []string `json:"notes,omitempty"`
@@ -89,7 +90,10 @@ type routeFigures struct {
 // realFigures: a part of the Argo CD corpus ingested through a real
 // embedder at concurrency 1 and 2, and the embedder alone on its chunks.
 type realFigures struct {
-	Corpus  string          `json:"corpus"`
+	Corpus string `json:"corpus"`
+	// Processes: how many processes of the embedder served the calls, in
+	// turn.
+	Processes int             `json:"processes"`
 	Files   int             `json:"files"`
 	Chunks  int             `json:"chunks"`
 	Ingests []ingestFigures `json:"ingests"`
@@ -143,28 +147,37 @@ func (r *report) goals() []goal {
 			fmt.Sprintf("%.0f MiB / %.0f MiB", largest.Ingest.PeakRSSMiB, one.Ingest.PeakRSSMiB)))
 	}
 	if one != nil {
-		out = append(out, rateGoals(append([]ingestFigures{one.Ingest}, one.Ingests...), one.EmbedderAlone)...)
+		out = append(out, rateGoals(append([]ingestFigures{one.Ingest}, one.Ingests...), one.EmbedderAlone, "")...)
 	}
-	if r.Real != nil {
-		out = append(out, rateGoals(r.Real.Ingests, r.Real.Alone)...)
+	for _, rf := range r.Real {
+		out = append(out, rateGoals(rf.Ingests, rf.Alone, ", "+processes(rf.Processes))...)
 	}
 	return out
 }
 
 // rateGoals compares each ingestion with its embedder alone at the same
-// concurrency.
-func rateGoals(ingests []ingestFigures, alone []embedderRate) []goal {
+// concurrency; served says how the embedder was served, for the goal's
+// name.
+func rateGoals(ingests []ingestFigures, alone []embedderRate, served string) []goal {
 	var out []goal
 	for _, in := range ingests {
 		for _, a := range alone {
 			if a.Embedder == in.Embedder && a.Concurrency == in.Concurrency {
-				out = append(out, ratioGoal(fmt.Sprintf("ingestion rate / embedder alone (%s, concurrency %d)", in.Embedder, in.Concurrency),
+				out = append(out, ratioGoal(fmt.Sprintf("ingestion rate / embedder alone (%s, concurrency %d%s)", in.Embedder, in.Concurrency, served),
 					in.ChunksPerSecond, a.ChunksPerSecond, goalRateShare, false,
 					fmt.Sprintf("%.0f / %.0f chunks/s", in.ChunksPerSecond, a.ChunksPerSecond)))
 			}
 		}
 	}
 	return out
+}
+
+// processes names how many processes of an embedder served a run.
+func processes(n int) string {
+	if n == 1 {
+		return "1 embedder process"
+	}
+	return fmt.Sprintf("%d embedder processes", n)
 }
 
 // ratioGoal is num/den against target: at most it when atMost, else at
@@ -218,8 +231,8 @@ func (r *report) print(w io.Writer) {
 			b.WriteString("\n")
 		}
 	}
-	if rf := r.Real; rf != nil {
-		fmt.Fprintf(&b, "\nreal embedder, %s (%d files, %d chunks):", rf.Corpus, rf.Files, rf.Chunks)
+	for _, rf := range r.Real {
+		fmt.Fprintf(&b, "\nreal embedder, %s, %s (%d files, %d chunks):", processes(rf.Processes), rf.Corpus, rf.Files, rf.Chunks)
 		for _, in := range rf.Ingests {
 			fmt.Fprintf(&b, " ingest at concurrency %d: %.0f chunks/s, %.1f s, peak RSS %.0f MiB;", in.Concurrency, in.ChunksPerSecond, in.Seconds, in.PeakRSSMiB)
 		}

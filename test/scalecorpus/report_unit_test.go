@@ -27,8 +27,12 @@ func sampleReport() *report {
 			{Corpus: "argocd 10×", Multiple: 10, Files: 1900, Chunks: 33820, Search: search(25), Ingest: ingestFigures{PeakRSSMiB: 200}},
 			{Corpus: "opentelemetry", Files: 441, Chunks: 7200, Search: search(40), Ingest: ingestFigures{PeakRSSMiB: 500}},
 		},
-		Real: &realFigures{Corpus: "argocd, every 4. document", Ingests: []ingestFigures{{Embedder: "minilm", Concurrency: 1, ChunksPerSecond: 19}},
-			Alone: []embedderRate{{Embedder: "minilm", Concurrency: 1, ChunksPerSecond: 20}, {Embedder: "minilm", Concurrency: 2, ChunksPerSecond: 30}}},
+		Real: []realFigures{
+			{Corpus: "argocd, every 4. document", Processes: 1, Ingests: []ingestFigures{{Embedder: "minilm", Concurrency: 1, ChunksPerSecond: 19}},
+				Alone: []embedderRate{{Embedder: "minilm", Concurrency: 1, ChunksPerSecond: 20}, {Embedder: "minilm", Concurrency: 2, ChunksPerSecond: 30}}},
+			{Corpus: "argocd, every 4. document", Processes: 2, Ingests: []ingestFigures{{Embedder: "minilm", Concurrency: 2, ChunksPerSecond: 40}},
+				Alone: []embedderRate{{Embedder: "minilm", Concurrency: 2, ChunksPerSecond: 50}}},
+		},
 	}
 }
 
@@ -54,10 +58,11 @@ func TestGoalsCompareLargestMultipleAndLikeEmbedders(t *testing.T) {
 	check("ingestion peak RSS at 10× / 1×", 2.0, false)
 	check("ingestion rate / embedder alone (hash-384, concurrency 1)", 1.0, true)
 	check("ingestion rate / embedder alone (hash-384, concurrency 2)", 0.18, false)
-	check("ingestion rate / embedder alone (minilm, concurrency 1)", 0.95, true)
+	check("ingestion rate / embedder alone (minilm, concurrency 1, 1 embedder process)", 0.95, true)
+	check("ingestion rate / embedder alone (minilm, concurrency 2, 2 embedder processes)", 0.8, false)
 	check("hybrid-acl Milvus CPU per search at 10× / 1× (load-independent)", 2.5, false)
-	if len(goals) != 4+1+1+2+1 {
-		t.Errorf("%d goals, want 9: %v", len(goals), goals)
+	if len(goals) != 4+1+1+2+1+1 {
+		t.Errorf("%d goals, want 10: %v", len(goals), goals)
 	}
 }
 
@@ -82,7 +87,7 @@ func TestReportPrintsAndWritesJSON(t *testing.T) {
 	r.print(&b)
 	out := b.String()
 	for _, want := range []string{"argocd 10×", "33820", "opentelemetry", "hybrid-acl", "25.0 / 50.0, cpu 12.5",
-		"≤ 2.00: MISSED", "≥ 0.90: met", "concurrency 2: 1000 chunks/s", "real embedder, argocd, every 4. document"} {
+		"≤ 2.00: MISSED", "≥ 0.90: met", "concurrency 2: 1000 chunks/s", "real embedder, 1 embedder process, argocd, every 4. document", "real embedder, 2 embedder processes"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
@@ -96,7 +101,7 @@ func TestReportPrintsAndWritesJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Rows) != 4 || back.Rows[2].Search["hybrid-acl"].P50ms != 25 || len(back.Goals) != len(r.Goals) || back.Real == nil {
+	if len(back.Rows) != 4 || back.Rows[2].Search["hybrid-acl"].P50ms != 25 || len(back.Goals) != len(r.Goals) || len(back.Real) != 2 {
 		t.Errorf("JSON round trip: %+v", back)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +45,7 @@ var (
 	routeSearches = flag.Int("scalecorpus.route-searches", 10, "/v1/search calls the route answers before its RSS is read")
 	concurrency1  = flag.Bool("scalecorpus.concurrency-1", false, "also ingest 1× with one batch in flight (the default is two)")
 	realURL       = flag.String("scalecorpus.embedding-base-url", "", "a real embedder's OpenAI-compatible base URL (…/v1): adds 1× ingestions through it and its rate alone")
+	realURL2      = flag.String("scalecorpus.embedding-base-url-2", "", "a second process of the same embedder (…/v1): the real ingestions again, through both in turn")
 	realModel     = flag.String("scalecorpus.embedding-model", "all-MiniLM-L6-v2", "the real embedder's model name")
 	realEvery     = flag.Int("scalecorpus.real-every", 4, "the real embedder ingests every n-th Argo CD document (it embeds some 30 inputs/s on one thread)")
 	realMaxTokens = flag.Int("scalecorpus.max-input-tokens", 256, "the real embedder's input limit")
@@ -110,7 +115,11 @@ func TestCorpusScale(t *testing.T) {
 			row.Search["hybrid-acl"].P50ms, row.Search["hybrid-acl"].MilvusCPUms, row.Route.RSSMiB)
 	}
 	if e, ok := realEmbedding(); ok {
-		r.Real = measureReal(ctx, t, bin, e)
+		r.Real = append(r.Real, measureReal(ctx, t, bin, e, 1))
+		if *realURL2 != "" {
+			e.BaseURL = roundRobin(t, *realURL, *realURL2)
+			r.Real = append(r.Real, measureReal(ctx, t, bin, e, 2))
+		}
 	}
 	r.LoadAverage[1] = loadAverage()
 	r.Goals = r.goals()
@@ -208,9 +217,10 @@ func measure(ctx context.Context, t *testing.T, bin string, c corpus, hash podco
 }
 
 // measureReal ingests a part of the Argo CD corpus through the real
-// embedder at concurrency 1 and 2, each into a collection of its own,
-// and measures the embedder alone on the same chunks.
-func measureReal(ctx context.Context, t *testing.T, bin string, e podconfig.Embedding) *realFigures {
+// embedder (served by processes processes) at concurrency 1 and 2, each
+// into a collection of its own, and measures the embedder alone on the
+// same chunks.
+func measureReal(ctx context.Context, t *testing.T, bin string, e podconfig.Embedding, processes int) realFigures {
 	t.Helper()
 	c := corpus{Name: fmt.Sprintf("argocd, every %d. document", *realEvery), Parts: []part{{Name: "argocd", Dir: argocdCorpus, Copies: 1, Every: *realEvery}}}
 	dir := filepath.Join(t.TempDir(), "corpus")
@@ -223,13 +233,13 @@ func measureReal(ctx context.Context, t *testing.T, bin string, e podconfig.Embe
 		t.Fatal(err)
 	}
 	defer milvus.Stop()
-	out := &realFigures{Corpus: c.Name, Files: files}
+	out := realFigures{Corpus: c.Name, Files: files, Processes: processes}
 	for _, concurrency := range []int{1, 2} {
 		in, chunks := ingestRun(ctx, t, bin, milvus, dir, fmt.Sprintf("scale_real_c%d", concurrency), e, concurrency)
 		out.Ingests, out.Chunks = append(out.Ingests, in), chunks
 	}
 	out.Alone = embedderAlone(ctx, t, dir, e)
-	t.Logf("real embedder: %+v", *out)
+	t.Logf("real embedder, %d processes: %+v", processes, out)
 	return out
 }
 
@@ -452,6 +462,28 @@ func embedderAlone(ctx context.Context, t *testing.T, dir string, e podconfig.Em
 			ChunksPerSecond: float64(len(texts)/2) / time.Since(start).Seconds()})
 	}
 	return out
+}
+
+// roundRobin serves the embedders at bases (each …/v1) in turn behind one
+// loopback base URL, as a Service spreads calls over an embedder
+// Deployment's pods.
+func roundRobin(t *testing.T, bases ...string) string {
+	t.Helper()
+	targets := make([]*url.URL, len(bases))
+	for i, base := range bases {
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatalf("embedder base URL %q: %v", base, err)
+		}
+		targets[i] = u
+	}
+	var next atomic.Uint64
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(targets[(next.Add(1)-1)%uint64(len(targets))])
+	}}
+	server := httptest.NewServer(proxy)
+	t.Cleanup(server.Close)
+	return server.URL
 }
 
 // ragrouteBinary is RAGROUTE_BIN, or ragroute built now.

@@ -30,7 +30,7 @@ type report struct {
 	// served by one process and (when the run had a second) by two;
 	// empty when the run had none.
 	Real  []realFigures `json:"realEmbedder,omitempty"`
-	Goals []goal       `json:"goals"`
+	Goals []goal        `json:"goals"`
 	// Notes: rows left out and why.
 	Notes []string `json:"notes,omitempty"`
 	// LoadAverage is the 1-minute load when the run started and ended:
@@ -94,10 +94,10 @@ type realFigures struct {
 	// Processes: how many processes of the embedder served the calls, in
 	// turn.
 	Processes int             `json:"processes"`
-	Files   int             `json:"files"`
-	Chunks  int             `json:"chunks"`
-	Ingests []ingestFigures `json:"ingests"`
-	Alone   []embedderRate  `json:"alone"`
+	Files     int             `json:"files"`
+	Chunks    int             `json:"chunks"`
+	Ingests   []ingestFigures `json:"ingests"`
+	Alone     []embedderRate  `json:"alone"`
 }
 
 type embedderRate struct {

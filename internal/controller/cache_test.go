@@ -46,6 +46,9 @@ func sameKind(a, b client.Object) bool {
 	case *corev1.ConfigMap:
 		_, ok := b.(*corev1.ConfigMap)
 		return ok
+	case *corev1.Service:
+		_, ok := b.(*corev1.Service)
+		return ok
 	}
 	return false
 }
@@ -89,6 +92,13 @@ func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
 		t.Errorf("a route's ConfigMap: data %v, annotations %v", got.Data, got.Annotations)
 	}
 
+	service := &corev1.Service{ObjectMeta: ownedMeta("QueryRoute", route),
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "support"}, Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}
+	if got := cached(t, service).(*corev1.Service); len(got.Spec.Ports) != 0 || got.Spec.Selector != nil ||
+		got.Annotations[appliedHashAnnotation] != "h1" || metav1.GetControllerOf(got) == nil || got.ManagedFields != nil {
+		t.Errorf("a route's Service: spec %+v, annotations %v, managed fields %v", got.Spec, got.Annotations, got.ManagedFields)
+	}
+
 	// Anything a route does not control is kept whole, managed fields aside.
 	for _, owner := range []struct{ kind, apiVersion string }{{"KnowledgeStore", route}, {"QueryRoute", "other.io/v1"}, {"", ""}} {
 		meta := ownedMeta(owner.kind, owner.apiVersion)
@@ -102,6 +112,10 @@ func TestCacheKeepsWhatReconcilesRead(t *testing.T) {
 		other := &appsv1.Deployment{ObjectMeta: meta, Spec: spec()}
 		if got := cached(t, other).(*appsv1.Deployment); len(got.Spec.Template.Spec.Containers) != 1 {
 			t.Errorf("Deployment owned by %q lost its template", owner.kind)
+		}
+		otherService := &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+		if got := cached(t, otherService).(*corev1.Service); len(got.Spec.Ports) != 1 {
+			t.Errorf("Service owned by %q lost its spec", owner.kind)
 		}
 	}
 }

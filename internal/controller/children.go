@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,21 +78,41 @@ type observedChild struct {
 // server-side applied, an unwanted one the owner controls is deleted. A
 // write the API server refuses is a refusedWrite.
 func (a childApplier) apply(ctx context.Context, chains ...[]child) error {
-	read := make([][]observedChild, len(chains))
-	for i, chain := range chains {
-		for _, c := range chain {
-			observed, err := a.read(ctx, c)
-			if err != nil {
-				return err
-			}
-			read[i] = append(read[i], observed)
-		}
+	read, err := a.readAll(ctx, chains)
+	if err != nil {
+		return err
 	}
 	group, groupCtx := errgroup.WithContext(ctx)
 	for _, chain := range read {
 		group.Go(func() error { return a.write(groupCtx, chain) })
 	}
 	return group.Wait()
+}
+
+// readAll reads every child of chains (read), all at once: a new owner's
+// children are all missing from the cache, and each is then looked up on
+// the API server, one round trip for all rather than one after the other.
+// Of several failures, the first in chain order is returned, so a
+// reconcile names the same conflict every time.
+func (a childApplier) readAll(ctx context.Context, chains [][]child) ([][]observedChild, error) {
+	read := make([][]observedChild, len(chains))
+	errs := make([][]error, len(chains))
+	var wg sync.WaitGroup
+	for i, chain := range chains {
+		read[i], errs[i] = make([]observedChild, len(chain)), make([]error, len(chain))
+		for j, c := range chain {
+			wg.Go(func() { read[i][j], errs[i][j] = a.read(ctx, c) })
+		}
+	}
+	wg.Wait()
+	for _, chainErrs := range errs {
+		for _, err := range chainErrs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return read, nil
 }
 
 // read builds c's desired state and reads c from the cache into

@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"cmp"
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/tools/events"
@@ -32,6 +34,10 @@ type PlatformPromptReconciler struct {
 	// MaxConcurrentReconciles is how many objects are reconciled at once
 	// (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
+	// RouteCountDelay is how long the prompt a route uses waits after the
+	// route comes, goes or moves before it counts its routes again (0:
+	// defaultRouteCountDelay).
+	RouteCountDelay time.Duration
 }
 
 // +kubebuilder:rbac:groups=ragroute.io,resources=platformprompts,verbs=get;list;watch
@@ -88,7 +94,7 @@ func (r *PlatformPromptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.PlatformPrompt{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(watchReferencedConfigMaps(r.ReferencedConfigMaps, referrersBy[v1alpha1.PlatformPromptList](r.Client, indexPromptByConfigMap))).
-		Watches(&v1alpha1.QueryRoute{}, recountPrompts()).
+		Watches(&v1alpha1.QueryRoute{}, recountPrompts(cmp.Or(r.RouteCountDelay, defaultRouteCountDelay))).
 		Named("platformprompt").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(traced(r, r.Tracing, "PlatformPrompt"))

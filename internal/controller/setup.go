@@ -29,6 +29,11 @@ type Options struct {
 	// MaxConcurrentReconciles is how many objects each controller
 	// reconciles at once (0: controller-runtime's default, one).
 	MaxConcurrentReconciles int
+	// RouteCountDelay is how long a PlatformPrompt waits after a route
+	// using it comes, goes or moves before it counts its routes again
+	// (0: defaultRouteCountDelay, 10 s): one count write per prompt per
+	// delay while routes keep coming.
+	RouteCountDelay time.Duration
 	// AllowedImagePrefixes admit a QueryRoute's spec.image other than
 	// RouteImage (see imageAllowed); empty: none is admitted.
 	AllowedImagePrefixes []string
@@ -68,7 +73,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&PlatformPromptReconciler{Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ReferencedConfigMaps: referenced, Recorder: mgr.GetEventRecorder("platformprompt-controller"), Clock: opts.Clock,
-			MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles, RouteCountDelay: opts.RouteCountDelay},
 		&KnowledgeStoreReconciler{
 			Tracing: opts.Tracing, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ReferencedConfigMaps: referenced,
 			Recorder: mgr.GetEventRecorder("knowledgestore-controller"), Clock: opts.Clock,

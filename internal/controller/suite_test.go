@@ -144,8 +144,11 @@ func newSuite() (*suite, error) {
 		ReadIndex:          knowledge.ReadIndexState,
 		// More than one worker, as the manager runs them.
 		MaxConcurrentReconciles: 2,
-		AllowedImagePrefixes:    []string{testImagePrefix},
-		ImagePullSecrets:        []string{testPullSecret},
+		// Counts follow route changes within a second, not ten: the
+		// tests wait for them.
+		RouteCountDelay:      time.Second,
+		AllowedImagePrefixes: []string{testImagePrefix},
+		ImagePullSecrets:     []string{testPullSecret},
 	}); err != nil {
 		return nil, err
 	}

@@ -198,6 +198,17 @@ func TestChartSwitches(t *testing.T) {
 	if !strings.Contains(args, "--image-pull-secrets=regcred,mirror") {
 		t.Errorf("imagePullSecrets do not reach the manager: %s", args)
 	}
+	// The manager runs under a Go soft memory limit unless it is emptied;
+	// extraEnv comes after it.
+	if env := managerEnv(t, helmTemplate(t)); env != "GOMEMLIMIT=128MiB" {
+		t.Errorf("default manager env %q, want GOMEMLIMIT=128MiB", env)
+	}
+	if env := managerEnv(t, helmTemplate(t, "goMemLimit=")); env != "" {
+		t.Errorf("goMemLimit= still sets %q", env)
+	}
+	if env := managerEnv(t, helmTemplate(t, "goMemLimit=1GiB", "extraEnv[0].name=A", "extraEnv[0].value=b")); env != "GOMEMLIMIT=1GiB A=b" {
+		t.Errorf("goMemLimit with extraEnv: %q", env)
+	}
 }
 
 // TestChartUserRoles: people who may edit Deployments in a namespace (the
@@ -352,6 +363,23 @@ func TestChartNamespaceScoped(t *testing.T) {
 	}
 }
 
+// managerEnv is the manager container's environment as NAME=value words.
+func managerEnv(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	deployments := ofKind(objs, "Deployment")
+	if len(deployments) != 1 {
+		t.Fatalf("%d Deployments", len(deployments))
+	}
+	containers, _, _ := unstructured.NestedSlice(deployments[0].Object, "spec", "template", "spec", "containers")
+	env, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+	var words []string
+	for _, e := range env {
+		v := e.(map[string]any)
+		words = append(words, fmt.Sprintf("%v=%v", v["name"], v["value"]))
+	}
+	return strings.Join(words, " ")
+}
+
 func managerArgs(t *testing.T, objs []*unstructured.Unstructured) string {
 	t.Helper()
 	deployments := ofKind(objs, "Deployment")
@@ -406,6 +434,7 @@ func TestChartSchemaRefusesBadValues(t *testing.T) {
 		{"topologySpreadConstraints[0].maxSkew=1", "/topologySpreadConstraints/0"},
 		{"tests.image.tag=", "/tests/image/tag"},
 		{"priorityClassName=1", "/priorityClassName"},
+		{"goMemLimit=lots", "/goMemLimit"},
 	} {
 		_, stderr, err := helmTemplateRun(t, tc.set)
 		if err == nil {
@@ -522,7 +551,7 @@ func TestChartOptionalTemplates(t *testing.T) {
 
 	// The manager's container and pod.
 	objs = helmTemplate(t,
-		"extraArgs={--zap-devel,--zap-stacktrace-level=error}",
+		"extraArgs={--zap-devel,--zap-stacktrace-level=error}", "goMemLimit=",
 		"extraEnv[0].name=GOMEMLIMIT", "extraEnv[0].value=200MiB",
 		"extraEnv[1].name=POD_NAME", "extraEnv[1].valueFrom.fieldRef.fieldPath=metadata.name",
 		"topologySpreadConstraints[0].maxSkew=1", "topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone",
@@ -574,8 +603,8 @@ func TestChartOptionalTemplates(t *testing.T) {
 	if nodeSelector["disk"] != "ssd" || len(tolerations) != 1 || !hasAffinity {
 		t.Errorf("nodeSelector %v, tolerations %v, affinity %v", nodeSelector, tolerations, pod["affinity"])
 	}
-	// Unset, they leave no trace.
-	pod = podSpec(t, helmTemplate(t))
+	// Unset, they leave no trace (goMemLimit is set by default).
+	pod = podSpec(t, helmTemplate(t, "goMemLimit="))
 	container = pod["containers"].([]any)[0].(map[string]any)
 	for _, key := range []string{"priorityClassName", "topologySpreadConstraints", "nodeSelector", "tolerations", "affinity"} {
 		if _, ok := pod[key]; ok {

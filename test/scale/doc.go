@@ -8,8 +8,8 @@
 // asserts what must hold at any size: everything turns Ready, editing one
 // PlatformPrompt rolls exactly its routes, and a restarted manager with
 // nothing changed makes no API write at all. `make bench-operator` runs the
-// same path with 1,000 routes and prints the figures (docs/performance.md,
-// "Operator at scale").
+// same path with 5,000 routes (BENCH_OPERATOR_ROUTES) and prints the
+// figures and the goals (docs/performance.md, "Operator at scale").
 //
 // Environment: KUBEBUILDER_ASSETS and RAGROUTE_MILVUS_LITE (the test skips
 // without them), RAGROUTE_BIN (a prebuilt ragroute; otherwise the test

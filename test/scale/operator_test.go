@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -60,9 +62,14 @@ type manager struct {
 }
 
 // startManager runs `ragroute manager` with leader election off, metrics
-// over plain HTTP and health probes on free loopback ports, and waits until
-// it answers /readyz.
+// over plain HTTP and health probes on free loopback ports, and the Go
+// memory limit the chart gives it (chartGoMemLimit), and waits until it
+// answers /readyz.
 func startManager(ctx context.Context, bin, kubeconfig, dir, name string) (*manager, error) {
+	goMemLimit, err := chartGoMemLimit()
+	if err != nil {
+		return nil, err
+	}
 	metricsPort, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
@@ -86,7 +93,7 @@ func startManager(ctx context.Context, bin, kubeconfig, dir, name string) (*mana
 			"--route-image=ragroute/ragroute:scale",
 			"--zap-log-level=info",
 		},
-		Env:     []string{"KUBECONFIG=" + kubeconfig},
+		Env:     []string{"KUBECONFIG=" + kubeconfig, "GOMEMLIMIT=" + goMemLimit},
 		LogPath: filepath.Join(dir, name+".log"),
 	})
 	if err != nil {
@@ -193,4 +200,21 @@ func peakRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// chartGoMemLimit is the GOMEMLIMIT the chart gives the manager by default
+// (goMemLimit in charts/ragroute/values.yaml): the run measures the
+// manager as it is installed. Empty: none.
+func chartGoMemLimit() (string, error) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "charts", "ragroute", "values.yaml"))
+	if err != nil {
+		return "", fmt.Errorf("the chart's values: %w", err)
+	}
+	var values struct {
+		GoMemLimit string `json:"goMemLimit"`
+	}
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		return "", fmt.Errorf("the chart's values: %w", err)
+	}
+	return values.GoMemLimit, nil
 }

@@ -10,10 +10,13 @@ import (
 	"text/tabwriter"
 )
 
-// Goals of the "Performance and scale" issue for 1,000 routes on 2 cores.
+// Goals for 5,000 routes on 2 cores (issue 41; the goals for 1,000 routes
+// before them were Ready in 60 s at 150 MB). The time goal is judged for
+// runs of at least goalRoutes routes; peak RSS for any run.
 const (
-	goalReadySeconds = 60
-	goalPeakRSS      = 150_000_000 // bytes: the goal's 150 MB
+	goalRoutes       = 5000
+	goalReadySeconds = 120
+	goalPeakRSS      = 250_000_000 // bytes: the goal's 250 MB
 )
 
 // report is what one run measured.
@@ -32,8 +35,12 @@ type report struct {
 	ReadySeconds float64 `json:"readySeconds"`
 	// Create: the operator's reconciles and writes from its start until
 	// everything was Ready and it was idle.
-	Create phase       `json:"create"`
-	Edit   editFigures `json:"promptEdit"`
+	// ReadyCPUSeconds is the CPU each process used from the first create
+	// until all was Ready, by command name (processCPU): who took the 2
+	// cores.
+	ReadyCPUSeconds map[string]float64 `json:"readyCPUSeconds"`
+	Create          phase              `json:"create"`
+	Edit            editFigures        `json:"promptEdit"`
 	// ManagerPeakRSS: VmHWM of the manager that created and rolled
 	// everything, read before it was stopped.
 	ManagerPeakRSS int64          `json:"managerPeakRSSBytes"`
@@ -43,6 +50,8 @@ type report struct {
 	LoadAverage [2]string `json:"loadAverage"`
 	// APIServerGOGC is the bed API server's GOGC (0: Go's default).
 	APIServerGOGC int `json:"apiServerGOGC"`
+	// Cores is how many CPUs the machine has (runtime.NumCPU).
+	Cores int `json:"cores"`
 	// EtcdInMemory: the bed's etcd kept its data under /dev/shm.
 	EtcdInMemory bool `json:"etcdInMemory"`
 }
@@ -172,12 +181,12 @@ func (r *report) print(t *testing.T) {
 	fmt.Fprintf(tw, "figure\tvalue\tgoal\n")
 	fmt.Fprintf(tw, "create all objects (8 writers)\t%.1f s\t\n", r.CreateSeconds)
 	readyGoal := ""
-	if s.Routes >= 1000 {
+	if s.Routes >= goalRoutes {
 		readyGoal = fmt.Sprintf("≤ %d s: %s", goalReadySeconds, goal(r.ReadySeconds <= goalReadySeconds))
 	}
 	fmt.Fprintf(tw, "time to all Ready (first create → last Ready)\t%.1f s\t%s\n", r.ReadySeconds, readyGoal)
-	fmt.Fprintf(tw, "manager peak RSS (VmHWM)\t%s\t≤ 150 MB: %s\n", mib(r.ManagerPeakRSS), goal(r.ManagerPeakRSS <= goalPeakRSS))
-	fmt.Fprintf(tw, "restarted manager peak RSS (VmHWM)\t%s\t≤ 150 MB: %s\n", mib(r.Restart.ManagerPeakRSS), goal(r.Restart.ManagerPeakRSS <= goalPeakRSS))
+	fmt.Fprintf(tw, "manager peak RSS (VmHWM)\t%s\t≤ %d MB: %s\n", mib(r.ManagerPeakRSS), goalPeakRSS/1_000_000, goal(r.ManagerPeakRSS <= goalPeakRSS))
+	fmt.Fprintf(tw, "restarted manager peak RSS (VmHWM)\t%s\t≤ %d MB: %s\n", mib(r.Restart.ManagerPeakRSS), goalPeakRSS/1_000_000, goal(r.Restart.ManagerPeakRSS <= goalPeakRSS))
 	fmt.Fprintf(tw, "reconciles per route (queryroute)\t%.2f\tstores %.0f, prompts %.0f in all\n",
 		r.Create.ReconcilesPerRoute, r.Create.Reconciles["knowledgestore"], r.Create.Reconciles["platformprompt"])
 	fmt.Fprintf(tw, "API writes per route (all operator writes / routes)\t%.2f\t%d in all\n", r.Create.WritesPerRoute, r.Create.Writes.Total)
@@ -190,14 +199,39 @@ func (r *report) print(t *testing.T) {
 	fmt.Fprintf(tw, "restart: objects changed\t%d\t0: %s\n", total(r.Restart.ObjectsChanged), goal(total(r.Restart.ObjectsChanged) == 0))
 	fmt.Fprintf(tw, "restart: until reconciled and quiet\t%.1f s\t\n", r.Restart.SettledSeconds)
 	_ = tw.Flush()
+	capacity := r.ReadySeconds * float64(r.Cores)
+	fmt.Fprintf(&b, "  CPU from first create to all Ready (%.0f s × %d cores = %.0f CPU-s): %s\n",
+		r.ReadySeconds, r.Cores, capacity, cpuShares(r.ReadyCPUSeconds, capacity))
 	fmt.Fprintf(&b, "  writes while creating: %s\n", r.Create.Writes)
 	fmt.Fprintf(&b, "  writes of the prompt edit: %s\n", r.Edit.Writes)
 	fmt.Fprintf(&b, "  writes of the restart: %s\n", r.Restart.Writes)
 	fmt.Fprintf(&b, "  objects the restart changed: %s\n", sortedCounts(r.Restart.ObjectsChanged))
-	fmt.Fprintf(&b, "  bed: started in %.1f s; a Job completed on kwok in %.1f s; API server GOGC %d; etcd in memory: %t; 1-minute load average %s at start, %s at end (2 cores)\n",
-		r.BedSeconds, r.JobCompleteSeconds, r.APIServerGOGC, r.EtcdInMemory, r.LoadAverage[0], r.LoadAverage[1])
+	fmt.Fprintf(&b, "  bed: started in %.1f s; a Job completed on kwok in %.1f s; API server GOGC %d; etcd in memory: %t; 1-minute load average %s at start, %s at end (%d cores)\n",
+		r.BedSeconds, r.JobCompleteSeconds, r.APIServerGOGC, r.EtcdInMemory, r.LoadAverage[0], r.LoadAverage[1], r.Cores)
 	fmt.Print(b.String())
 	t.Log("\n" + b.String())
+}
+
+// cpuShares lists processes by the CPU they used, most first, each with
+// its share of the capacity (seconds × cores).
+func cpuShares(used map[string]float64, capacity float64) string {
+	names := make([]string, 0, len(used))
+	for name := range used {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return used[names[i]] > used[names[j]] })
+	parts := make([]string, 0, len(names))
+	for _, name := range names {
+		share := 0.0
+		if capacity > 0 {
+			share = 100 * used[name] / capacity
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f s (%.0f%%)", name, used[name], share))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (r *report) writeJSON(path string) error {

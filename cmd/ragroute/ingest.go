@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,6 +71,7 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 // stream, so until the last is read the line counts what was read so
 // far; from then on it shows the total of changed chunks and an ETA.
 type progress struct {
+	mu       sync.Mutex // Read and Synced may come at once
 	out      io.Writer
 	terminal bool
 	start    time.Time
@@ -83,10 +85,14 @@ func newProgress(out io.Writer, terminal bool) *progress {
 }
 
 func (p *progress) Read(files, chunks int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.print(fmt.Sprintf("read %d files, %d chunks", files, chunks), true)
 }
 
 func (p *progress) Synced(s knowledge.SyncProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if s.Complete && s.Changed == 0 {
 		return // nothing to embed: the summary says so
 	}
@@ -105,7 +111,8 @@ func (p *progress) Synced(s knowledge.SyncProgress) {
 	p.print(fmt.Sprintf("embedded %d/%d changed chunks (%.0f/s, ETA %s)", s.Written, s.Changed, rate, eta.Round(time.Second)), false)
 }
 
-// print writes line: kept (a line of its own) or redrawn on a terminal.
+// print writes line: kept (a line of its own) or redrawn on a terminal;
+// p.mu is held.
 func (p *progress) print(line string, keep bool) {
 	switch {
 	case !p.terminal:
@@ -127,6 +134,8 @@ func (p *progress) interval() time.Duration {
 }
 
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprintln(p.out)
 	}

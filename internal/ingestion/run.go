@@ -45,7 +45,9 @@ type Summary struct {
 // Progress hears how far a run is. Documents are read, chunked and
 // written as a stream, one batch after another: how many chunks the
 // sources hold, and how many of them changed, is known only once the
-// last document is read.
+// last document is read. Read comes from the goroutine reading the
+// sources while batches are still written: it may come at the same time
+// as a Synced.
 type Progress interface {
 	// Read: every source is read, files documents in chunks chunks
 	// (batches may still be in flight).

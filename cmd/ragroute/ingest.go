@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/ingestion"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -64,15 +66,18 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// progress prints how far embedding is: a redrawn line on a terminal,
-// a line every few seconds in a log.
+// progress prints how far a run is: a redrawn line on a terminal, a
+// line every few seconds in a log. Documents are read and written as a
+// stream, so until the last is read the line counts what was read so
+// far; from then on it shows the total of changed chunks and an ETA.
 type progress struct {
+	mu       sync.Mutex // Read and Synced may come at once
 	out      io.Writer
 	terminal bool
 	start    time.Time
 	last     time.Time
-	files    int
-	chunks   int
+	// drawn: a redrawn line is on the terminal, to end before another line.
+	drawn bool
 }
 
 func newProgress(out io.Writer, terminal bool) *progress {
@@ -80,25 +85,45 @@ func newProgress(out io.Writer, terminal bool) *progress {
 }
 
 func (p *progress) Read(files, chunks int) {
-	p.files, p.chunks = files, chunks
-	fmt.Fprintf(p.out, "read %d files, %d chunks\n", files, chunks)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.print(fmt.Sprintf("read %d files, %d chunks", files, chunks), true)
 }
 
-func (p *progress) Embedded(done, total int) {
+func (p *progress) Synced(s knowledge.SyncProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s.Complete && s.Changed == 0 {
+		return // nothing to embed: the summary says so
+	}
 	now := time.Now()
-	if done < total && now.Sub(p.last) < p.interval() {
+	final := s.Complete && s.Written == s.Changed
+	if !final && now.Sub(p.last) < p.interval() {
 		return
 	}
 	p.last = now
-	elapsed := now.Sub(p.start).Seconds()
-	rate := float64(done) / max(elapsed, 0.001)
-	eta := time.Duration(float64(total-done)/max(rate, 0.001)) * time.Second
-	line := fmt.Sprintf("embedded %d/%d changed chunks (%.0f/s, ETA %s)", done, total, rate, eta.Round(time.Second))
-	if p.terminal {
-		fmt.Fprintf(p.out, "\r\033[K%s", line)
+	rate := float64(s.Written) / max(now.Sub(p.start).Seconds(), 0.001)
+	if !s.Complete {
+		p.print(fmt.Sprintf("embedded %d of %d changed chunks so far (%d chunks read; %.0f/s)", s.Written, s.Changed, s.Read, rate), false)
 		return
 	}
-	fmt.Fprintln(p.out, line)
+	eta := time.Duration(float64(s.Changed-s.Written)/max(rate, 0.001)) * time.Second
+	p.print(fmt.Sprintf("embedded %d/%d changed chunks (%.0f/s, ETA %s)", s.Written, s.Changed, rate, eta.Round(time.Second)), false)
+}
+
+// print writes line: kept (a line of its own) or redrawn on a terminal;
+// p.mu is held.
+func (p *progress) print(line string, keep bool) {
+	switch {
+	case !p.terminal:
+		fmt.Fprintln(p.out, line)
+	case keep:
+		fmt.Fprintf(p.out, "\r\033[K%s\n", line)
+		p.drawn = false
+	default:
+		fmt.Fprintf(p.out, "\r\033[K%s", line)
+		p.drawn = true
+	}
 }
 
 func (p *progress) interval() time.Duration {
@@ -109,7 +134,9 @@ func (p *progress) interval() time.Duration {
 }
 
 func (p *progress) done() {
-	if p.terminal && !p.last.IsZero() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
 		fmt.Fprintln(p.out)
 	}
 }

@@ -31,8 +31,8 @@ import (
 
 type noProgress struct{}
 
-func (noProgress) Read(int, int)     {}
-func (noProgress) Embedded(int, int) {}
+func (noProgress) Read(int, int)                 {}
+func (noProgress) Synced(knowledge.SyncProgress) {}
 
 // ingestJob waits for the store's ingestion Job other than skip.
 func (s *suite) ingestJob(t *testing.T, ns, skip string) *batchv1.Job {

@@ -41,24 +41,15 @@ var errBatchTimeout = errors.New("the batch's timeout passed")
 // already retried a 429, a 503 or a reset connection) or times out, in
 // halves, recursively down to single inputs: a slow or overloaded
 // embedder still embeds everything, in smaller calls. An input that fails
-// alone fails the run naming its document.
+// alone fails the run: a knowledge.InputError, by which the sync names
+// its document.
 type splitting struct {
 	embedder knowledge.Embedder
 	timeout  BatchTimeout
-	// documents names the document of each input text (source/path).
-	documents map[string]string
 }
 
-func newSplitting(embedder knowledge.Embedder, timeout BatchTimeout, rows []knowledge.Row) *splitting {
-	documents := make(map[string]string, 2*len(rows))
-	for _, r := range rows {
-		for _, text := range []string{r.EmbeddedText(), r.TitlePath()} {
-			if _, ok := documents[text]; !ok {
-				documents[text] = r.Source
-			}
-		}
-	}
-	return &splitting{embedder: embedder, timeout: timeout, documents: documents}
+func newSplitting(embedder knowledge.Embedder, timeout BatchTimeout) *splitting {
+	return &splitting{embedder: embedder, timeout: timeout}
 }
 
 func (s *splitting) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -67,11 +58,7 @@ func (s *splitting) Embed(ctx context.Context, texts []string) ([][]float32, err
 		return vectors, err
 	}
 	if len(texts) == 1 {
-		document, ok := s.documents[texts[0]]
-		if !ok {
-			document = "unknown"
-		}
-		return nil, fmt.Errorf("document %s: an input (%.60q) could not be embedded, even alone: %w", document, texts[0], err)
+		return nil, &knowledge.InputError{Index: 0, Err: fmt.Errorf("an input (%.60q) could not be embedded, even alone: %w", texts[0], err)}
 	}
 	half := len(texts) / 2
 	head, err := s.Embed(ctx, texts[:half])
@@ -79,6 +66,9 @@ func (s *splitting) Embed(ctx context.Context, texts []string) ([][]float32, err
 		return nil, err
 	}
 	tail, err := s.Embed(ctx, texts[half:])
+	if input, ok := errors.AsType[*knowledge.InputError](err); ok {
+		input.Index += half // its place in texts, not in the tail
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -41,8 +41,8 @@ func (r *recording) take() []string {
 
 type quiet struct{}
 
-func (quiet) Read(int, int)     {}
-func (quiet) Embedded(int, int) {}
+func (quiet) Read(int, int)                 {}
+func (quiet) Synced(knowledge.SyncProgress) {}
 
 // TestPrefixChangeReEmbedsIntoANewGeneration: input prefixes are part of
 // the embedder's fingerprint, so changing one builds the next generation

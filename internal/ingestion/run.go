@@ -1,7 +1,8 @@
-// Package ingestion is one ingestion run: read the sources, chunk them,
-// keep each chunk's embedded input within the embedder's limit (cut and
-// counted when over), embed what changed and bring the Milvus collection
-// to exactly those chunks (a new generation behind the alias when the
+// Package ingestion is one ingestion run: open the sources, then read
+// and chunk them one document at a time, keep each chunk's embedded input
+// within the embedder's limit (cut and counted when over), embed what
+// changed in batches as they come and bring the Milvus collection to
+// exactly those chunks (a new generation behind the alias when the
 // embedder changed), then record the embedder's background similarity
 // and the count of cut chunks on it.
 // `ragroute ingest` wires its clients and runs it; the KnowledgeStore
@@ -11,7 +12,9 @@ package ingestion
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -39,10 +42,19 @@ type Summary struct {
 	Truncated int
 }
 
-// Progress hears how far a run is.
+// Progress hears how far a run is. Documents are read, chunked and
+// written as a stream, one batch after another: how many chunks the
+// sources hold, and how many of them changed, is known only once the
+// last document is read. Read comes from the goroutine reading the
+// sources while batches are still written: it may come at the same time
+// as a Synced.
 type Progress interface {
+	// Read: every source is read, files documents in chunks chunks
+	// (batches may still be in flight).
 	Read(files, chunks int)
-	Embedded(done, total int)
+	// Synced hears the sync after each batch written, and once when the
+	// last chunk is read (Complete).
+	Synced(knowledge.SyncProgress)
 }
 
 // Target is where a run writes: the store behind the config's alias and
@@ -63,13 +75,19 @@ type Target struct {
 	BatchTimeout BatchTimeout
 }
 
-// Run ingests the configured sources into target. A document that is
-// refused (a front matter that cannot be trusted, a link out of its
-// source or to nothing, a file over the size limit) is skipped and
-// reported in Summary.Rejected; everything else is still ingested and
-// removed documents deleted, and the count is recorded on the generation,
-// where the store's status shows it. A source that cannot be read at all (a link at its path, a
-// failed clone) fails the run before anything is written.
+// Run ingests the configured sources into target. Every source is
+// opened first (a Git source cloned): a source that cannot be read at
+// all (a link at its path, a failed clone) fails the run before anything
+// is written. Then documents are read one at a time, chunked, compared
+// with the stored content hashes, and the changed chunks embedded and
+// written in batches as they come, so the run's memory does not grow
+// with the sources. A document that is refused (a front matter that
+// cannot be trusted, a link out of its source or to nothing, a file over
+// the size limit) is skipped and reported in Summary.Rejected;
+// everything else is still ingested and removed documents deleted (after
+// the writes), and the count is recorded on the generation, where the
+// store's status shows it. Sources that yield no document at all stop
+// the run before anything is deleted.
 func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progress Progress) (Summary, error) {
 	start := time.Now()
 	summary := Summary{Fingerprint: cfg.Embedding.Fingerprint()}
@@ -77,17 +95,18 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	if err != nil {
 		return summary, err
 	}
-	rows, err := readRows(ctx, cfg, limit, &summary)
+	rows, closeSources, err := streamRows(ctx, cfg, limit, &summary, progress)
 	if err != nil {
 		return summary, err
 	}
-	progress.Read(summary.Files, summary.Chunks)
+	defer closeSources()
 
-	embedder := newSplitting(limit.embedder(target.Embedder), target.BatchTimeout, rows)
+	embedder := newSplitting(limit.embedder(target.Embedder), target.BatchTimeout)
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
-		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Embedded,
-		Truncated:     int64(summary.Truncated),
-		Refused:       int64(len(summary.Rejected)),
+		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Synced,
+		Counts: func() knowledge.Counts {
+			return knowledge.Counts{Truncated: int64(summary.Truncated), Refused: int64(len(summary.Rejected))}
+		},
 		QueryEmbedder: target.QueryEmbedder,
 		Embedder: &knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions),
 			QueryPrefix: cfg.Embedding.QueryPrefix, DocumentPrefix: cfg.Embedding.DocumentPrefix},
@@ -99,10 +118,19 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	return summary, nil
 }
 
-// readRows reads and chunks every source, counting the rows limit cuts.
-// Sources are prefixed to document paths, so two sources may hold a file
-// of the same name.
-func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary) ([]knowledge.Row, error) {
+// errStopped ends a source's walk when the stream's reader stops.
+var errStopped = errors.New("the reader stopped")
+
+// streamRows opens every source (a failed open or clone is returned
+// here, before anything is written) and returns the stream of their
+// rows, which counts into summary (files, chunks, rows limit cuts,
+// documents refused) as it goes and tells progress once the last
+// document is read, and a func that closes the sources. Sources are
+// prefixed to document paths, so two sources may hold a file of the same
+// name. A stream that ends with no document ingested yields an error:
+// every document refused (a mount whose links all lead nowhere) empties
+// the store no more than no document does.
+func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary, progress Progress) (iter.Seq2[knowledge.Row, error], func(), error) {
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
@@ -112,44 +140,55 @@ func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit,
 		opts.FrontMatterKey = "acl"
 	}
 	if err := opts.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rows []knowledge.Row
-	for _, src := range cfg.Sources {
-		principals := src.Principals
-		if len(principals) == 0 {
-			principals = cfg.DefaultPrincipals
+	opened, err := openSources(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeAll := func() {
+		for _, src := range opened {
+			src.close()
 		}
-		read, err := readSource(ctx, src, principals)
-		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", src.Name, err)
-		}
-		for _, refused := range read.Refused {
-			summary.Rejected = append(summary.Rejected, fmt.Sprintf("source %s: %v", src.Name, refused))
-		}
-		for _, doc := range read.Documents {
-			doc.Source = path.Join(src.Name, doc.Source)
-			docRows, err := documentRows(doc, opts)
-			if err != nil {
-				summary.Rejected = append(summary.Rejected, err.Error())
-				continue
-			}
-			summary.Files++
-			summary.Chunks += len(docRows)
-			for _, row := range docRows {
-				if limit.cuts(row) {
-					summary.Truncated++
+	}
+	rows := func(yield func(knowledge.Row, error) bool) {
+		for _, src := range opened {
+			err := src.markdown.Walk(func(doc ingest.Document) error {
+				doc.Source = path.Join(src.name, doc.Source)
+				docRows, err := documentRows(doc, opts)
+				if err != nil {
+					summary.Rejected = append(summary.Rejected, err.Error())
+					return nil
 				}
+				summary.Files++
+				summary.Chunks += len(docRows)
+				for _, row := range docRows {
+					if limit.cuts(row) {
+						summary.Truncated++
+					}
+					if !yield(row, nil) {
+						return errStopped
+					}
+				}
+				return nil
+			}, func(refused error) {
+				summary.Rejected = append(summary.Rejected, fmt.Sprintf("source %s: %v", src.name, refused))
+			})
+			if errors.Is(err, errStopped) {
+				return
 			}
-			rows = append(rows, docRows...)
+			if err != nil {
+				yield(knowledge.Row{}, fmt.Errorf("source %s: %w", src.name, err))
+				return
+			}
 		}
+		if summary.Files == 0 {
+			yield(knowledge.Row{}, fmt.Errorf("the sources hold no Markdown documents that could be ingested (%d refused); refusing to empty the store", len(summary.Rejected)))
+			return
+		}
+		progress.Read(summary.Files, summary.Chunks)
 	}
-	if summary.Files == 0 {
-		// Every document refused (a mount whose links all lead nowhere)
-		// empties the store no more than no document does.
-		return nil, fmt.Errorf("the sources hold no Markdown documents that could be ingested (%d refused); refusing to empty the store", len(summary.Rejected))
-	}
-	return rows, nil
+	return rows, closeAll, nil
 }
 
 // documentRows are doc's chunks as rows, or an error naming it when a
@@ -170,25 +209,65 @@ func documentRows(doc ingest.Document, opts ingest.Options) ([]knowledge.Row, er
 	return rows, nil
 }
 
-// readSource reads one source's Markdown: a folder within its mount, or
-// a folder of a repository cloned into a scratch folder of its own,
-// removed after the read.
-func readSource(ctx context.Context, src podconfig.Source, principals []string) (sources.Read, error) {
+// openSource is a source opened for a run: a folder within its mount,
+// or a folder of a repository cloned into a scratch folder of its own.
+type openSource struct {
+	name     string
+	markdown *sources.Markdown
+	clone    string // the scratch folder, removed on close; "" for a mount
+}
+
+func (o openSource) close() {
+	o.markdown.Close()
+	if o.clone != "" {
+		_ = os.RemoveAll(o.clone)
+	}
+}
+
+// openSources opens every source of cfg, or none: on an error those
+// already opened are closed (their clones removed). Every clone stays
+// on disk until the run ends.
+func openSources(ctx context.Context, cfg podconfig.IngestConfig) ([]openSource, error) {
+	var opened []openSource
+	for _, src := range cfg.Sources {
+		principals := src.Principals
+		if len(principals) == 0 {
+			principals = cfg.DefaultPrincipals
+		}
+		o, err := openOne(ctx, src, principals)
+		if err != nil {
+			for _, o := range opened {
+				o.close()
+			}
+			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+		}
+		opened = append(opened, o)
+	}
+	return opened, nil
+}
+
+// openOne opens one source's Markdown, cloning a Git source first.
+func openOne(ctx context.Context, src podconfig.Source, principals []string) (openSource, error) {
+	o := openSource{name: src.Name}
+	var err error
 	if src.Git == nil {
 		root := cmp.Or(src.Root, src.Path)
 		dir, err := filepath.Rel(root, src.Path)
 		if err != nil {
-			return sources.Read{}, fmt.Errorf("path %s within %s: %w", src.Path, root, err)
+			return o, fmt.Errorf("path %s within %s: %w", src.Path, root, err)
 		}
-		return sources.ReadMarkdown(root, filepath.ToSlash(dir), principals)
+		o.markdown, err = sources.OpenMarkdown(root, filepath.ToSlash(dir), principals)
+		return o, err
 	}
-	clone, err := os.MkdirTemp("", "ragroute-git-")
+	if o.clone, err = os.MkdirTemp("", "ragroute-git-"); err != nil {
+		return o, err
+	}
+	if err = sources.Clone(ctx, *src.Git, o.clone); err == nil {
+		o.markdown, err = sources.OpenMarkdown(o.clone, src.Git.Path, principals)
+	}
 	if err != nil {
-		return sources.Read{}, err
+		_ = os.RemoveAll(o.clone)
+		return o, err
 	}
-	defer os.RemoveAll(clone)
-	if err := sources.Clone(ctx, *src.Git, clone); err != nil {
-		return sources.Read{}, err
-	}
-	return sources.ReadMarkdown(clone, src.Git.Path, principals)
+	return o, nil
 }

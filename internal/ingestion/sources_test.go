@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -22,6 +23,23 @@ func writeFile(t *testing.T, dir, name, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readRows collects the stream of cfg's rows, as a run reads them.
+func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary) ([]knowledge.Row, error) {
+	stream, closeSources, err := streamRows(ctx, cfg, limit, summary, quiet{})
+	if err != nil {
+		return nil, err
+	}
+	defer closeSources()
+	var rows []knowledge.Row
+	for row, err := range stream {
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // A PVC source whose path a writer replaced with a link to another

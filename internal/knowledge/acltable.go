@@ -91,17 +91,23 @@ func (s *Store) servedFields() []string {
 	return slices.Clone(outputFields)
 }
 
-// recordACLSets adds the sets of rows to collection's table before the
-// rows are written.
-func (s *Store) recordACLSets(ctx context.Context, collection string, rows []Row) error {
+// aclSetsOf reads collection's ACL set table, which a sync then extends
+// batch by batch (recordACLSets).
+func (s *Store) aclSetsOf(ctx context.Context, collection string) (aclSets, error) {
 	coll, err := s.client.DescribeCollection(ctx, milvusclient.NewDescribeCollectionOption(collection))
 	if err != nil {
-		return fmt.Errorf("describe collection %s: %w", collection, err)
+		return nil, fmt.Errorf("describe collection %s: %w", collection, err)
 	}
 	sets, err := parseACLSets(coll.Properties[aclSetsProperty])
 	if err != nil {
-		return fmt.Errorf("collection %s: %w", collection, err)
+		return nil, fmt.Errorf("collection %s: %w", collection, err)
 	}
+	return sets, nil
+}
+
+// recordACLSets adds the sets of rows to sets, collection's table, and
+// records the table when it grew: before the rows are written.
+func (s *Store) recordACLSets(ctx context.Context, collection string, sets aclSets, rows []Row) error {
 	grew, err := sets.add(rows)
 	if err != nil || !grew {
 		return err

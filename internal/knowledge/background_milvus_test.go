@@ -20,7 +20,7 @@ func TestIngestRecordsTheBackground(t *testing.T) {
 	opts := SyncOptions{QueryEmbedder: queries}
 
 	rows := corpusRows(t, nil)
-	first, err := store.Ingest(ctx, rows, documents, "hash-64", opts)
+	first, err := store.Ingest(ctx, RowsOf(rows), documents, "hash-64", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestIngestRecordsTheBackground(t *testing.T) {
 
 	// Nothing changed: nothing measured, the record stays.
 	calls := queries.Calls
-	second, err := store.Ingest(ctx, rows, documents, "hash-64", opts)
+	second, err := store.Ingest(ctx, RowsOf(rows), documents, "hash-64", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestIngestRecordsTheBackground(t *testing.T) {
 	edited := corpusRows(t, func(c map[string]string) {
 		c["faq.md"] = strings.Replace(c["faq.md"], "\n## ", "\n\nThis sentence was added by an editor.\n\n## ", 1)
 	})
-	third, err := store.Ingest(ctx, edited, documents, "hash-64", opts)
+	third, err := store.Ingest(ctx, RowsOf(edited), documents, "hash-64", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func TestIngestRecordsTheBackground(t *testing.T) {
 	// Without a query embedder (e.g. an older caller) nothing is measured.
 	plain := testStore(t, testDim)
 	few := rows[:300] // several documents
-	result, err := plain.Ingest(ctx, few, documents, "hash-64", SyncOptions{})
+	result, err := plain.Ingest(ctx, RowsOf(few), documents, "hash-64", SyncOptions{})
 	if err != nil || result.Background != nil || result.Generation.Background != nil {
 		t.Errorf("ingest without a query embedder: %+v, %v", result.Background, err)
 	}
 	// A collection without a record is measured by the next run, even
 	// when nothing else changed.
-	result, err = plain.Ingest(ctx, few, documents, "hash-64", opts)
+	result, err = plain.Ingest(ctx, RowsOf(few), documents, "hash-64", opts)
 	if err != nil || result.Written != 0 || result.Background == nil {
 		t.Errorf("ingest into a collection without a background: wrote %d, measured %+v, %v", result.Written, result.Background, err)
 	}
@@ -98,7 +98,7 @@ func TestOneDocumentHasNoBackground(t *testing.T) {
 	rows := rowsOf(t, []ingest.Document{{Source: "only.md", Principals: []string{"public"},
 		Content: "# Only\n\nOne document.\n\n## Part\n\nIts second section.\n"}})
 	embedder := &testenv.HashEmbedder{Dim: testDim}
-	result, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{QueryEmbedder: embedder})
+	result, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{QueryEmbedder: embedder})
 	if err != nil || result.Background != nil {
 		t.Fatalf("one document: background %+v, error %v; want none and no error", result.Background, err)
 	}

@@ -99,7 +99,11 @@ func (s *Store) sampleIDs(ctx context.Context, collection string) ([]string, err
 		hash uint64
 		id   string
 	}
+	// The sample is the backgroundChunks smallest keys: all is cut back
+	// to them whenever it doubles, so a large collection's ids are not
+	// all held at once.
 	var all []keyed
+	byKey := func(a, b keyed) int { return cmp.Or(cmp.Compare(a.hash, b.hash), strings.Compare(a.id, b.id)) }
 	for {
 		rs, err := it.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -116,9 +120,13 @@ func (s *Store) sampleIDs(ctx context.Context, collection string) ([]string, err
 			h := fnv.New64a()
 			_, _ = h.Write([]byte(id))
 			all = append(all, keyed{h.Sum64(), id})
+			if len(all) == 2*backgroundChunks {
+				slices.SortFunc(all, byKey)
+				all = slices.Delete(all, backgroundChunks, len(all))
+			}
 		}
 	}
-	slices.SortFunc(all, func(a, b keyed) int { return cmp.Or(cmp.Compare(a.hash, b.hash), strings.Compare(a.id, b.id)) })
+	slices.SortFunc(all, byKey)
 	ids := make([]string, 0, min(len(all), backgroundChunks))
 	for _, k := range all[:min(len(all), backgroundChunks)] {
 		ids = append(ids, k.id)

@@ -16,7 +16,7 @@ func TestIngestionCountsAreRecordedOnTheGeneration(t *testing.T) {
 	ctx := context.Background()
 	embedder := &testenv.HashEmbedder{Dim: testDim}
 	docs := []ingest.Document{{Source: "waves.md", Principals: []string{"public"}, Content: "# Sync waves\n\nLower sync waves are applied first."}}
-	result, err := store.Ingest(ctx, rowsOf(t, docs), embedder, "hash-64", SyncOptions{Truncated: 1, Refused: 2})
+	result, err := store.Ingest(ctx, RowsOf(rowsOf(t, docs)), embedder, "hash-64", SyncOptions{Counts: func() Counts { return Counts{Truncated: 1, Refused: 2} }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestIngestionCountsAreRecordedOnTheGeneration(t *testing.T) {
 		state.Generation.Refused == nil || *state.Generation.Refused != 2 {
 		t.Fatalf("state %+v, %v: want 1 truncated chunk and 2 refused documents recorded", state, err)
 	}
-	result, err = store.Ingest(ctx, rowsOf(t, docs), embedder, "hash-64", SyncOptions{})
+	result, err = store.Ingest(ctx, RowsOf(rowsOf(t, docs)), embedder, "hash-64", SyncOptions{})
 	if err != nil || result.Written != 0 {
 		t.Fatalf("second run: %+v, %v; want nothing written", result, err)
 	}

@@ -20,7 +20,7 @@ func TestGenerationRecordsItsEmbedder(t *testing.T) {
 		Content: "# Sync waves\n\nLower sync waves are applied first."}})
 
 	// Before this change an ingestion recorded the fingerprint only.
-	if _, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	gen, ok, err := store.Active(ctx)
@@ -29,7 +29,7 @@ func TestGenerationRecordsItsEmbedder(t *testing.T) {
 	}
 
 	hash := EmbedderInfo{Model: "hash", Dimensions: testDim, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
-	result, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{Embedder: &hash})
+	result, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{Embedder: &hash})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestGenerationRecordsItsEmbedder(t *testing.T) {
 
 	// Another embedder builds a generation that serves under its own name.
 	other := EmbedderInfo{Model: "other", Dimensions: testDim}
-	result, err = store.Ingest(ctx, rows, embedder, "other-64", SyncOptions{Embedder: &other})
+	result, err = store.Ingest(ctx, RowsOf(rows), embedder, "other-64", SyncOptions{Embedder: &other})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestCorpusIngestIsIdempotentAndIncremental(t *testing.T) {
 	embedder := &testenv.HashEmbedder{Dim: testDim}
 
 	rows := corpusRows(t, nil)
-	first, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{})
+	first, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestCorpusIngestIsIdempotentAndIncremental(t *testing.T) {
 	t.Logf("corpus: %d chunks in %s", len(rows), first.Generation.Collection)
 
 	calls := embedder.Calls
-	second, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{})
+	second, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestCorpusIngestIsIdempotentAndIncremental(t *testing.T) {
 		c["faq.md"] = strings.Replace(c["faq.md"], "\n## ", "\n\nThis sentence was added by an editor.\n\n## ", 1)
 	})
 	changed := changedIDs(rows, edited)
-	third, err := store.Ingest(ctx, edited, embedder, "hash-64", SyncOptions{})
+	third, err := store.Ingest(ctx, RowsOf(edited), embedder, "hash-64", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestCorpusIngestIsIdempotentAndIncremental(t *testing.T) {
 			gone++
 		}
 	}
-	fourth, err := store.Ingest(ctx, corpusRows(t, func(c map[string]string) { delete(c, "faq.md") }), embedder, "hash-64", SyncOptions{})
+	fourth, err := store.Ingest(ctx, RowsOf(corpusRows(t, func(c map[string]string) { delete(c, "faq.md") })), embedder, "hash-64", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,4 +152,30 @@ func changedIDs(before, after []Row) diff {
 		}
 	}
 	return d
+}
+
+// Two chunks with one id are an error naming it, and the sync stops
+// before deleting anything: the rows the stream did not reach are still
+// served.
+func TestTwoChunksWithOneIDStopTheSyncNamingIt(t *testing.T) {
+	store := testStore(t, testDim)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	embedder := &testenv.HashEmbedder{Dim: testDim}
+	rows := corpusRows(t, nil)[:10]
+	if _, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	twice := append(slices.Clone(rows[:3]), rows[1])
+	_, err := store.Ingest(ctx, RowsOf(twice), embedder, "hash-64", SyncOptions{})
+	if err == nil || !strings.Contains(err.Error(), "two chunks share id "+rows[1].ID) {
+		t.Fatalf("err %v, want the id %s named", err, rows[1].ID)
+	}
+	state, err := store.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Rows != int64(len(rows)) {
+		t.Errorf("%d rows after the refused sync, want all %d still there", state.Rows, len(rows))
+	}
 }

@@ -19,7 +19,7 @@ func TestAStoreCannotTakeAnotherStoresCollection(t *testing.T) {
 	other := NewStore(owner.client, owner.alias, testDim).WithOwner("team-b/docs")
 
 	rows := corpusRows(t, nil)[:20]
-	if _, err := owner.Ingest(ctx, rows, embedder, "hash", SyncOptions{}); err != nil {
+	if _, err := owner.Ingest(ctx, RowsOf(rows), embedder, "hash", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	gen, _, err := owner.Active(ctx)
@@ -27,14 +27,14 @@ func TestAStoreCannotTakeAnotherStoresCollection(t *testing.T) {
 		t.Fatalf("owner recorded %q (%v), want team-a/docs", gen.Owner, err)
 	}
 
-	_, err = other.Ingest(ctx, rows[:3], embedder, "hash", SyncOptions{})
+	_, err = other.Ingest(ctx, RowsOf(rows[:3]), embedder, "hash", SyncOptions{})
 	var owned *OwnerError
 	if !errors.As(err, &owned) || owned.Owner != "team-a/docs" || owned.Want != "team-b/docs" {
 		t.Fatalf("the other store's ingestion: %v; want an OwnerError naming both stores", err)
 	}
 	// Another embedder would build a new generation and swap the alias:
 	// refused as well.
-	if _, err := other.Ingest(ctx, rows[:3], embedder, "other-embedder", SyncOptions{}); !errors.Is(err, ErrOwnedByAnother) {
+	if _, err := other.Ingest(ctx, RowsOf(rows[:3]), embedder, "other-embedder", SyncOptions{}); !errors.Is(err, ErrOwnedByAnother) {
 		t.Fatalf("the other store's rebuild: %v; want ErrOwnedByAnother", err)
 	}
 	if n, err := owner.Count(ctx, gen.Collection); err != nil || n != int64(len(rows)) {
@@ -62,18 +62,18 @@ func TestACollectionWithoutAnOwnerIsAdopted(t *testing.T) {
 	embedder := &testenv.HashEmbedder{Dim: testDim}
 	local := testStore(t, testDim)
 	rows := corpusRows(t, nil)[:10]
-	if _, err := local.Ingest(ctx, rows, embedder, "hash", SyncOptions{}); err != nil {
+	if _, err := local.Ingest(ctx, RowsOf(rows), embedder, "hash", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	adopter := NewStore(local.client, local.alias, testDim).WithOwner("team-a/docs")
-	if _, err := adopter.Ingest(ctx, rows, embedder, "hash", SyncOptions{}); err != nil {
+	if _, err := adopter.Ingest(ctx, RowsOf(rows), embedder, "hash", SyncOptions{}); err != nil {
 		t.Fatalf("adopting an unowned collection: %v", err)
 	}
 	if gen, _, err := adopter.Active(ctx); err != nil || gen.Owner != "team-a/docs" {
 		t.Fatalf("owner after adoption %q (%v)", gen.Owner, err)
 	}
 	late := NewStore(local.client, local.alias, testDim).WithOwner("team-b/docs")
-	if _, err := late.Ingest(ctx, rows, embedder, "hash", SyncOptions{}); !errors.Is(err, ErrOwnedByAnother) {
+	if _, err := late.Ingest(ctx, RowsOf(rows), embedder, "hash", SyncOptions{}); !errors.Is(err, ErrOwnedByAnother) {
 		t.Errorf("a second store after the adoption: %v; want ErrOwnedByAnother", err)
 	}
 }

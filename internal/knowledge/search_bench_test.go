@@ -30,7 +30,7 @@ func BenchmarkSearch(b *testing.B) {
 			rows[i].ACL = []string{"group:ops"}
 		}
 	}
-	if _, err := store.Ingest(ctx, rows, embedder, "hash-384", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-384", SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	query := "How do I roll back an application to an earlier sync?"

@@ -55,7 +55,7 @@ func sourcesOf(hits []Hit) []string {
 func TestHybridSearchReturnsOnlyWhatPrincipalsMaySee(t *testing.T) {
 	store := testStore(t, testDim)
 	embedder := &testenv.HashEmbedder{Dim: testDim}
-	if _, err := store.Ingest(context.Background(), aclRows(t), embedder, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(context.Background(), RowsOf(aclRows(t)), embedder, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -92,7 +92,7 @@ func TestHitsCarryTheirSimilarityToTheQuery(t *testing.T) {
 	store := testStore(t, testDim)
 	embedder := &testenv.HashEmbedder{Dim: testDim}
 	rows := aclRows(t)
-	if _, err := store.Ingest(context.Background(), rows, embedder, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(context.Background(), RowsOf(rows), embedder, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	everyone := []string{"group:engineering", "group:hr", "public"}
@@ -123,7 +123,7 @@ func TestEmbedderChangeSwapsAliasWhileSearchesContinue(t *testing.T) {
 	store := testStore(t, testDim)
 	ctx := context.Background()
 	rows := corpusRows(t, nil)
-	first, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
+	first, err := store.Ingest(ctx, RowsOf(rows), &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestEmbedderChangeSwapsAliasWhileSearchesContinue(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	second, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{})
+	second, err := store.Ingest(ctx, RowsOf(rows), &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{})
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -177,12 +177,12 @@ func TestEmbedderChangeSwapsAliasWhileSearchesContinue(t *testing.T) {
 func TestForeignCollectionIsRefusedByName(t *testing.T) {
 	store := testStore(t, testDim)
 	ctx := context.Background()
-	if _, err := store.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: testDim}, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(aclRows(t)), &testenv.HashEmbedder{Dim: testDim}, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Same embedder fingerprint, other vectors: not a collection to write into.
 	wrongDim := NewStore(store.client, store.alias, 32)
-	_, err := wrongDim.Ingest(ctx, aclRows(t), &testenv.HashEmbedder{Dim: 32}, "hash-64", SyncOptions{})
+	_, err := wrongDim.Ingest(ctx, RowsOf(aclRows(t)), &testenv.HashEmbedder{Dim: 32}, "hash-64", SyncOptions{})
 	if err == nil || !strings.Contains(err.Error(), "has 64 dimensions, want 32") {
 		t.Fatalf("ingest into a 64-dimensional collection as 32: %v", err)
 	}
@@ -206,12 +206,12 @@ func TestFailedRebuildLeavesTheAliasAndResumes(t *testing.T) {
 	store := testStore(t, testDim)
 	ctx := context.Background()
 	rows := corpusRows(t, nil)
-	first, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
+	first, err := store.Ingest(ctx, RowsOf(rows), &testenv.HashEmbedder{Dim: testDim}, "model-a", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	failing := &failingEmbedder{HashEmbedder: testenv.HashEmbedder{Dim: testDim}, failAfter: 3}
-	failed, err := store.Ingest(ctx, rows, failing, "model-b", SyncOptions{BatchSize: 100})
+	failed, err := store.Ingest(ctx, RowsOf(rows), failing, "model-b", SyncOptions{BatchSize: 100})
 	if err == nil {
 		t.Fatal("ingest with a failing embedder succeeded")
 	}
@@ -224,7 +224,7 @@ func TestFailedRebuildLeavesTheAliasAndResumes(t *testing.T) {
 	if err != nil || active.Collection != first.Generation.Collection {
 		t.Fatalf("after a failed rebuild the alias points at %+v (%v), want %s", active, err, first.Generation.Collection)
 	}
-	resumed, err := store.Ingest(ctx, rows, &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{BatchSize: 100})
+	resumed, err := store.Ingest(ctx, RowsOf(rows), &testenv.HashEmbedder{Dim: testDim}, "model-b", SyncOptions{BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestPartsComeBackInOrderUnderTheACL(t *testing.T) {
 		t.Fatalf("want a split section, got %d rows", len(rows))
 	}
 	other := rowsOf(t, []ingest.Document{{Source: "other.md", Content: strings.Replace(long, "Long", "Other", 1), Principals: []string{"group:b"}}})
-	if _, err := store.Ingest(ctx, append(slices.Clone(rows), other...), &testenv.HashEmbedder{Dim: testDim}, "h", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(append(slices.Clone(rows), other...)), &testenv.HashEmbedder{Dim: testDim}, "h", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// One query for both sections; each caller gets only its own.
@@ -320,7 +320,7 @@ func TestACollectionOfTheOldSchemaIsFilteredAndReplaced(t *testing.T) {
 		}
 	}
 
-	result, err := store.Ingest(ctx, aclRows(t), embedder, "hash-64", SyncOptions{})
+	result, err := store.Ingest(ctx, RowsOf(aclRows(t)), embedder, "hash-64", SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestANewACLSetIsVisibleToItsReadersOnly(t *testing.T) {
 	ctx := context.Background()
 	embedder := &testenv.HashEmbedder{Dim: testDim}
 	rows := aclRows(t)
-	if _, err := store.Ingest(ctx, rows, embedder, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(rows), embedder, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Warm the reader's table, then add a set it has not seen.
@@ -349,7 +349,7 @@ func TestANewACLSetIsVisibleToItsReadersOnly(t *testing.T) {
 	}
 	more := append(rows, rowsOf(t, []ingest.Document{{Source: "finance.md", Principals: []string{"group:finance"},
 		Content: "# Budgets\n\nThe finance team syncs budgets every month."}})...)
-	if _, err := store.Ingest(ctx, more, embedder, "hash-64", SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, RowsOf(more), embedder, "hash-64", SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := sourcesOf(search(t, store, embedder, "finance budgets sync", "group:finance")); !slices.Equal(got, []string{"finance.md"}) {

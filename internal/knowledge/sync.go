@@ -1,9 +1,13 @@
 package knowledge
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"time"
 
@@ -16,23 +20,30 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// InputError is an Embedder's error for one input it could not embed
+// (alone, after splitting a failed call): Index is its place in the
+// call's texts. A sync names the input's document.
+type InputError struct {
+	Index int
+	Err   error
+}
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 // SyncOptions tune a sync.
 type SyncOptions struct {
 	// BatchSize is how many chunks are embedded and written per call.
 	BatchSize int
 	// Concurrency is how many batches are in flight at once.
 	Concurrency int
-	// Progress, if set, hears how many of the chunks to write are written.
-	// Calls are serialised.
-	Progress func(written, toWrite int)
-	// Truncated is how many of the rows had an embedded input cut to the
-	// embedder's limit. Ingest records it on the generation (when it
-	// differs from what is recorded), before the alias moves; Sync
-	// ignores it.
-	Truncated int64
-	// Refused is how many documents of the sources were refused; Ingest
-	// records it as Truncated.
-	Refused int64
+	// Progress, if set, hears how far the sync is: after each batch
+	// written, and once when the last row is read. Calls are serialized.
+	Progress func(SyncProgress)
+	// Counts, if set, is asked once every row is read: Ingest records
+	// them on the generation (when they differ from what is recorded),
+	// before the alias moves; nil records zeros. Sync ignores it.
+	Counts func() Counts
 	// QueryEmbedder, if set, embeds as routes embed questions (the query
 	// prefix; the embedder passed to Ingest embeds documents). Ingest then
 	// measures the generation's background similarity and records it
@@ -47,6 +58,15 @@ type SyncOptions struct {
 	Embedder *EmbedderInfo
 }
 
+// Counts are what an ingestion counted of its sources as it read them.
+type Counts struct {
+	// Truncated is how many of the rows had an embedded input cut to the
+	// embedder's limit.
+	Truncated int64
+	// Refused is how many documents of the sources were refused.
+	Refused int64
+}
+
 // SyncResult counts what a sync did.
 type SyncResult struct {
 	Written   int // new or changed chunks embedded and upserted
@@ -57,12 +77,37 @@ type SyncResult struct {
 	Embedding time.Duration
 }
 
-// Sync makes collection hold exactly rows: chunks that are new or whose
-// content hash changed are embedded and upserted, chunks no longer
-// produced are deleted (after the writes, so a search never misses content
-// mid-sync), and unchanged chunks are not touched. A second run over the
-// same rows writes nothing.
-func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedder Embedder, opts SyncOptions) (SyncResult, error) {
+// SyncProgress is how far a sync is. Rows are read as a stream, so how
+// many will be written is known only once the last is read (Complete).
+type SyncProgress struct {
+	Read     int  // rows read so far
+	Changed  int  // of them, new or changed: to be written
+	Written  int  // of those, embedded and written
+	Complete bool // every row is read: Changed is final
+}
+
+// RowsOf streams rows held in a slice, for Sync and Ingest.
+func RowsOf(rows []Row) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Sync makes collection hold exactly the rows the stream yields: chunks
+// that are new or whose content hash changed are embedded and upserted in
+// batches as they come (a sync holds the batches in flight, not the
+// stream), chunks no longer produced are deleted (after the writes, so a
+// search never misses content mid-sync), and unchanged chunks are not
+// touched. A second run over the same rows writes nothing. Across the
+// stream it keeps the stored content hashes and a compact set of the ids
+// read (two rows with one id are an error naming it). An error the
+// stream yields ends the sync after the batches in flight, before
+// anything is deleted.
+func (s *Store) Sync(ctx context.Context, collection string, rows iter.Seq2[Row, error], embedder Embedder, opts SyncOptions) (SyncResult, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = defaultBatchSize
 	}
@@ -73,38 +118,50 @@ func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedde
 	if err != nil {
 		return SyncResult{}, err
 	}
-	var result SyncResult
-	var toWrite []Row
-	wanted := make(map[string]bool, len(rows))
-	for _, r := range rows {
-		if wanted[r.ID] {
-			return SyncResult{}, fmt.Errorf("two chunks share id %s (%s %v)", r.ID, r.Source, r.HeadingPath)
-		}
-		wanted[r.ID] = true
-		if stored[r.ID] == r.ContentHash {
-			result.Unchanged++
-			continue
-		}
-		toWrite = append(toWrite, r)
-	}
-
-	// The table first: a row whose set a route cannot resolve yet is
-	// found by no one, never by too many.
-	if err := s.recordACLSets(ctx, collection, toWrite); err != nil {
-		return result, err
-	}
-	result.Written, result.Embedding, err = s.writeBatches(ctx, collection, toWrite, embedder, opts)
+	sets, err := s.aclSetsOf(ctx, collection)
 	if err != nil {
+		return SyncResult{}, err
+	}
+	var result SyncResult
+	w := s.newBatchWriter(ctx, collection, sets, embedder, opts)
+	readErr := func() error {
+		seen := idSet{}
+		batch := make([]Row, 0, opts.BatchSize)
+		for r, err := range rows {
+			if err != nil {
+				return err
+			}
+			if !seen.add(r.ID) {
+				return fmt.Errorf("two chunks share id %s (%s %v)", r.ID, r.Source, r.HeadingPath)
+			}
+			hash, had := stored[r.ID]
+			delete(stored, r.ID) // what is left at the end is stale
+			changed := !had || hash != r.ContentHash
+			w.read(changed)
+			if !changed {
+				result.Unchanged++
+				continue
+			}
+			if batch = append(batch, r); len(batch) == opts.BatchSize {
+				if err := w.write(batch); err != nil {
+					return err
+				}
+				batch = make([]Row, 0, opts.BatchSize)
+			}
+		}
+		if err := w.write(batch); err != nil {
+			return err
+		}
+		w.complete()
+		return nil
+	}()
+	var writeErr error
+	result.Written, result.Embedding, writeErr = w.wait()
+	if err := cmp.Or(writeErr, readErr); err != nil {
 		return result, err
 	}
 
-	var stale []string
-	for id := range stored {
-		if !wanted[id] {
-			stale = append(stale, id)
-		}
-	}
-	slices.Sort(stale)
+	stale := slices.Sorted(maps.Keys(stored))
 	for batch := range slices.Chunk(stale, 1000) {
 		if err := s.Delete(ctx, collection, batch); err != nil {
 			return result, err
@@ -117,6 +174,21 @@ func (s *Store) Sync(ctx context.Context, collection string, rows []Row, embedde
 		}
 	}
 	return result, nil
+}
+
+// idSet is a set of ids kept as digests: 16 bytes an id however long it
+// is, and none of the id strings (nor the rows they belong to) kept alive.
+type idSet map[[16]byte]struct{}
+
+// add adds id and reports whether it was new.
+func (s idSet) add(id string) bool {
+	sum := sha256.Sum256([]byte(id))
+	key := [16]byte(sum[:16])
+	if _, ok := s[key]; ok {
+		return false
+	}
+	s[key] = struct{}{}
+	return true
 }
 
 // flush seals what a sync wrote, so searches read indexed segments rather
@@ -141,6 +213,9 @@ func (s *Store) embedInto(ctx context.Context, rows []Row, embedder Embedder) er
 	}
 	vectors, err := embedder.Embed(ctx, texts)
 	if err != nil {
+		if input, ok := errors.AsType[*InputError](err); ok && input.Index >= 0 && input.Index < len(texts) {
+			err = fmt.Errorf("document %s: %w", rows[input.Index/2].Source, err)
+		}
 		return fmt.Errorf("embed %d chunks: %w", len(rows), err)
 	}
 	if len(vectors) != len(texts) {
@@ -166,13 +241,13 @@ type IngestResult struct {
 	Background *Background
 }
 
-// Ingest brings the store to rows. With the same embedder as the active
+// Ingest brings the store to the rows the stream yields (Sync). With the same embedder as the active
 // generation it syncs that generation in place; with another embedder (or
 // no generation yet) it builds the next generation from scratch, then
 // moves the alias to it in one step and drops the old one, so routes never
 // mix vector spaces or see a half-built index. A failed build leaves the
 // alias where it was; the next run resumes the half-built generation.
-func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, fingerprint string, opts SyncOptions) (IngestResult, error) {
+func (s *Store) Ingest(ctx context.Context, rows iter.Seq2[Row, error], embedder Embedder, fingerprint string, opts SyncOptions) (IngestResult, error) {
 	active, ok, err := s.Active(ctx)
 	if err != nil {
 		return IngestResult{}, err
@@ -208,11 +283,15 @@ func (s *Store) Ingest(ctx context.Context, rows []Row, embedder Embedder, finge
 			target.Background = background
 		}
 	}
+	var counts Counts
+	if opts.Counts != nil {
+		counts = opts.Counts()
+	}
 	for _, c := range []struct {
 		property string
 		recorded **int64
 		n        int64
-	}{{truncatedProperty, &target.Truncated, opts.Truncated}, {refusedProperty, &target.Refused, opts.Refused}} {
+	}{{truncatedProperty, &target.Truncated, counts.Truncated}, {refusedProperty, &target.Refused, counts.Refused}} {
 		if *c.recorded == nil || **c.recorded != c.n {
 			if err := s.recordCount(ctx, target.Collection, c.property, c.n); err != nil {
 				return IngestResult{SyncResult: synced, Generation: target}, err

@@ -12,7 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,12 +28,45 @@ type Read struct {
 	Refused   []error
 }
 
-// ReadMarkdown reads the Markdown files at dir within root: the file
-// itself, or every *.md and *.markdown file below the folder, in lexical
-// order. dir is slash-separated and relative to root ("" for root
-// itself). Sources are relative to the folder (the file's base name for
-// a file). Hidden files and folders (such as the ..data folder of a
-// mounted ConfigMap) are skipped.
+// ReadMarkdown reads every document of OpenMarkdown(root, dir,
+// principals) into memory: for a corpus a caller holds whole (a test, an
+// evaluation, `ragroute chunk`). An ingestion walks them one at a time
+// (Markdown.Walk), so its memory does not grow with the source.
+func ReadMarkdown(root, dir string, principals []string) (Read, error) {
+	source, err := OpenMarkdown(root, dir, principals)
+	if err != nil {
+		return Read{}, err
+	}
+	defer source.Close()
+	var read Read
+	err = source.Walk(func(doc ingest.Document) error {
+		read.Documents = append(read.Documents, doc)
+		return nil
+	}, func(refused error) { read.Refused = append(read.Refused, refused) })
+	if err != nil {
+		return Read{}, err
+	}
+	return read, nil
+}
+
+// Markdown is a source opened for reading: its root opened and its path
+// checked, its documents still to read (Walk). Close releases it.
+type Markdown struct {
+	mount *os.Root
+	// folder is the source's folder within mount; nil when the source is
+	// one file, named file.
+	folder     *os.Root
+	file       string
+	principals []string
+	where      string // dir under root, for errors
+}
+
+// OpenMarkdown opens the Markdown files at dir within root: the file
+// itself, or every *.md and *.markdown file below the folder. dir is
+// slash-separated and relative to root ("" for root itself). Sources are
+// relative to the folder (the file's base name for a file). Hidden files
+// and folders (such as the ..data folder of a mounted ConfigMap) are
+// skipped.
 //
 // root is what the caller trusts (a volume's mount, a fresh clone; a link
 // naming it is followed) and nothing read leaves it: it is opened as an
@@ -41,51 +74,141 @@ type Read struct {
 // root and it may be a symbolic link (a PVC writer replacing docs with a
 // link to another source's mount, to earlier clones or to / would make
 // what it reaches this source's, readable by its principals), which
-// fails the read, naming it. Below dir a symbolic link is followed only
+// fails the open, naming it. Below dir a symbolic link is followed only
 // to a file inside dir (a mounted ConfigMap's files are such links), and
 // only regular files are read, each through a bounded reader; a link out
 // of dir (a committed docs/env.md -> /proc/self/environ would make the
 // pod's secrets searchable) or to nothing, a FIFO, device or socket named
-// like Markdown, or a file over ingest.MaxDocumentBytes is refused,
-// named in Read.Refused.
-func ReadMarkdown(root, dir string, principals []string) (Read, error) {
+// like Markdown, or a file over ingest.MaxDocumentBytes is refused, and
+// Walk names it.
+func OpenMarkdown(root, dir string, principals []string) (*Markdown, error) {
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return Read{}, fmt.Errorf("read markdown: %w", err)
+		return nil, fmt.Errorf("read markdown: %w", err)
 	}
 	if info, err := os.Stat(root); err == nil && !info.IsDir() && dir == "" {
 		root, dir = filepath.Dir(root), filepath.Base(root) // a file named on its own
 	}
 	mount, err := os.OpenRoot(root)
 	if err != nil {
-		return Read{}, fmt.Errorf("read markdown: %w", err)
+		return nil, fmt.Errorf("read markdown: %w", err)
 	}
-	defer mount.Close()
-	rel, err := sourceFolder(mount, dir)
-	if err != nil {
-		return Read{}, fmt.Errorf("read markdown at %q under %s: %w", dir, root, err)
+	source := &Markdown{mount: mount, principals: principals, where: fmt.Sprintf("%q under %s", dir, root)}
+	if err := source.open(dir); err != nil {
+		source.Close()
+		return nil, err
 	}
-	info, err := mount.Lstat(rel)
+	return source, nil
+}
+
+// open checks dir within the mount and opens its folder, or names its file.
+func (m *Markdown) open(dir string) error {
+	rel, err := sourceFolder(m.mount, dir)
 	if err != nil {
-		return Read{}, fmt.Errorf("read markdown: %w", err)
+		return fmt.Errorf("read markdown at %s: %w", m.where, err)
+	}
+	info, err := m.mount.Lstat(rel)
+	if err != nil {
+		return fmt.Errorf("read markdown: %w", err)
 	}
 	if !info.IsDir() {
-		doc, err := readDocument(mount, rel, path.Base(rel), principals)
+		m.file = rel
+		return nil
+	}
+	if m.folder, err = m.mount.OpenRoot(rel); err != nil {
+		return fmt.Errorf("read markdown at %s: %w", m.where, err)
+	}
+	return nil
+}
+
+// Close releases the source's folder and root.
+func (m *Markdown) Close() {
+	if m.folder != nil {
+		_ = m.folder.Close()
+	}
+	_ = m.mount.Close()
+}
+
+// Walk reads the source's documents one at a time, in lexical order of
+// their paths, and hands each to visit; each entry refused goes to
+// refuse instead, and the walk goes on. It stops at the first error
+// visit returns, returning it. A folder that cannot be listed fails the
+// walk: what it would skip would be deleted from the store.
+func (m *Markdown) Walk(visit func(ingest.Document) error, refuse func(error)) error {
+	if m.folder == nil {
+		doc, err := readDocument(m.mount, m.file, path.Base(m.file), m.principals)
 		if err != nil {
-			return Read{Refused: []error{err}}, nil
+			refuse(err)
+			return nil
 		}
-		return Read{Documents: []ingest.Document{doc}}, nil
+		return visit(doc)
 	}
-	folder, err := mount.OpenRoot(rel)
+	w := walk{folder: m.folder, principals: m.principals, visit: visit, refuse: refuse}
+	if err := w.dir("."); err != nil {
+		if errors.Is(err, errVisit) {
+			return w.err
+		}
+		return fmt.Errorf("read markdown at %s: %w", m.where, err)
+	}
+	return nil
+}
+
+// errVisit marks a walk stopped by its visitor (walk.err says why).
+var errVisit = errors.New("stopped by the visitor")
+
+// walk is one Markdown.Walk of a folder.
+type walk struct {
+	folder     *os.Root
+	principals []string
+	visit      func(ingest.Document) error
+	refuse     func(error)
+	err        error // what visit returned
+}
+
+// dir reads the Markdown of folder p and below. Entries go in the order
+// of their paths: a folder's entries sort by name, a folder's with a "/"
+// after it (docs.md before docs/a.md, as the paths sort), so the walk
+// keeps no list but the entries of the folders it is in.
+func (w *walk) dir(p string) error {
+	entries, err := fs.ReadDir(w.folder.FS(), p)
 	if err != nil {
-		return Read{}, fmt.Errorf("read markdown at %q under %s: %w", dir, root, err)
+		return err
 	}
-	defer folder.Close()
-	read, err := readFolder(folder, principals)
-	if err != nil {
-		return Read{}, fmt.Errorf("read markdown at %q under %s: %w", dir, root, err)
+	key := func(d fs.DirEntry) string {
+		if d.IsDir() {
+			return d.Name() + "/"
+		}
+		return d.Name()
 	}
-	return read, nil
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(key(a), key(b)) })
+	for _, d := range entries {
+		if strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		name := path.Join(p, d.Name())
+		if d.IsDir() {
+			if err := w.dir(name); err != nil {
+				return err
+			}
+			continue
+		}
+		if !isMarkdown(d.Name()) {
+			continue
+		}
+		if err := insideSource(w.folder, name, d); err != nil {
+			w.refuse(err)
+			continue
+		}
+		doc, err := readDocument(w.folder, name, name, w.principals)
+		if err != nil {
+			w.refuse(err)
+			continue
+		}
+		if w.err = w.visit(doc); w.err != nil {
+			return errVisit
+		}
+	}
+	return nil
 }
 
 // sourceFolder is dir as a name within mount, once it is checked that
@@ -113,42 +236,6 @@ func sourceFolder(mount *os.Root, dir string) (string, error) {
 		}
 	}
 	return rel, nil
-}
-
-// readFolder reads the Markdown under folder. A walk that cannot list a
-// folder fails: what it would skip would be deleted from the store.
-func readFolder(folder *os.Root, principals []string) (Read, error) {
-	var read Read
-	err := fs.WalkDir(folder.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !isMarkdown(d.Name()) {
-			return nil
-		}
-		if err := insideSource(folder, p, d); err != nil {
-			read.Refused = append(read.Refused, err)
-			return nil
-		}
-		doc, err := readDocument(folder, p, p, principals)
-		if err != nil {
-			read.Refused = append(read.Refused, err)
-			return nil
-		}
-		read.Documents = append(read.Documents, doc)
-		return nil
-	})
-	if err != nil {
-		return Read{}, err
-	}
-	sort.Slice(read.Documents, func(i, j int) bool { return read.Documents[i].Source < read.Documents[j].Source })
-	return read, nil
 }
 
 // localPath is a source's path within its volume or repository, cleaned

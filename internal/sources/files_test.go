@@ -1,8 +1,10 @@
 package sources
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,5 +172,42 @@ func TestReadMarkdownRefusesALinkAtOrAboveTheSourcesPath(t *testing.T) {
 	}
 	if _, err := ReadMarkdown(mount, "team/../../x", nil); err == nil || !strings.Contains(err.Error(), "leaves its volume or repository") {
 		t.Errorf("a path climbing out: %v", err)
+	}
+}
+
+// A source's documents come one at a time in the order of their paths
+// (docs.md before docs/a.md, as the paths sort, though a folder listing
+// puts docs before docs.md), and a walk its visitor stops reads no
+// further.
+func TestWalkReadsDocumentsInPathOrderAndStops(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"docs/b.md", "docs/a.md", "docs.md", "docs-old.md", "a.md", "notes.txt"} {
+		write(t, root, name, "# "+name+"\n")
+	}
+	source, err := OpenMarkdown(root, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer source.Close()
+	var order []string
+	err = source.Walk(func(doc ingest.Document) error {
+		order = append(order, doc.Source)
+		return nil
+	}, func(err error) { t.Error(err) })
+	want := []string{"a.md", "docs-old.md", "docs.md", "docs/a.md", "docs/b.md"}
+	if err != nil || !slices.Equal(order, want) || !slices.IsSorted(order) {
+		t.Fatalf("walked %q (%v), want %q", order, err, want)
+	}
+	stop := errors.New("enough")
+	order = nil
+	err = source.Walk(func(doc ingest.Document) error {
+		order = append(order, doc.Source)
+		if len(order) == 2 {
+			return stop
+		}
+		return nil
+	}, func(err error) { t.Error(err) })
+	if !errors.Is(err, stop) || len(order) != 2 {
+		t.Errorf("a walk stopped at the second document read %q and returned %v, want two and the visitor's error", order, err)
 	}
 }

@@ -71,7 +71,7 @@ func reingest(t *testing.T, store *knowledge.Store, models *testenv.ModelServer,
 		rows[i] = c.Row
 	}
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: dim})
-	if _, err := store.Ingest(context.Background(), rows, embedder, "hash", knowledge.SyncOptions{}); err != nil {
+	if _, err := store.Ingest(context.Background(), knowledge.RowsOf(rows), embedder, "hash", knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

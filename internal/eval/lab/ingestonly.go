@@ -55,7 +55,7 @@ func ingestOnly(ctx context.Context, opts Options, peers []peer, began time.Time
 	row.Chunks = len(rows)
 	logf(opts.Progress, "corpus: %d documents → %d heading-tree chunks (%d refused); no questions: ingestion only\n", len(docs), len(rows), len(failed))
 	store := opts.Client("eval_ingest_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 10))
-	if _, err := store.Ingest(ctx, rows, opts.Embedder, opts.Fingerprint, knowledge.SyncOptions{BatchSize: 128, Concurrency: 4}); err != nil {
+	if _, err := store.Ingest(ctx, knowledge.RowsOf(rows), opts.Embedder, opts.Fingerprint, knowledge.SyncOptions{BatchSize: 128, Concurrency: 4}); err != nil {
 		row.Failure = err.Error()
 	}
 	row.Seconds = time.Since(start).Seconds()

@@ -264,7 +264,7 @@ func prepareQuestions(ctx context.Context, opts Options, questions []eval.Questi
 	}{{r.fixed, fixed}, {r.tree, tree}} {
 		// The tree store measures its background similarity, as
 		// ingestion does, for the relative floors.
-		result, err := set.store.Ingest(ctx, set.rows, documents, opts.Fingerprint,
+		result, err := set.store.Ingest(ctx, knowledge.RowsOf(set.rows), documents, opts.Fingerprint,
 			knowledge.SyncOptions{BatchSize: 128, Concurrency: 4, QueryEmbedder: queries})
 		if err != nil {
 			return nil, err

@@ -49,7 +49,7 @@ func TestMilvusKilledMidTurnIsKnowledgeUnavailable(t *testing.T) {
 	t.Cleanup(models.Close)
 	models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves first.")
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: "hash", Dimensions: routetest.Dim})
-	if _, err := store.Ingest(ctx, routetest.Rows(t), embedder, "hash", knowledge.SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, knowledge.RowsOf(routetest.Rows(t)), embedder, "hash", knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := routetest.Config(8192)

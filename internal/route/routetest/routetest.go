@@ -105,7 +105,7 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig)
 	models := testenv.StartModelServer(Dim)
 	t.Cleanup(models.Close)
 	embedder := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: models.BaseURL(), Model: cfg.Store.Embedding.Model, Dimensions: Dim})
-	if _, err := store.Ingest(ctx, rows, embedder, cfg.Store.Embedding.Model, knowledge.SyncOptions{}); err != nil {
+	if _, err := store.Ingest(ctx, knowledge.RowsOf(rows), embedder, cfg.Store.Embedding.Model, knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return Assemble(t, store, models, cfg, assembly.Parts{})

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route/keyhash"
@@ -48,6 +49,13 @@ type Embedder struct {
 	// Identity names the embedder (its model, endpoint and input
 	// prefixes) in the keys: vectors of another embedder never match.
 	Identity string
+	// FillFor, when positive, lets the call for the missing texts outlive
+	// a caller that stops waiting, for up to FillFor, and keeps what it
+	// returns: vectors needed again (the fragments' units, as long as the
+	// index holds them) are then paid for once, even when the first
+	// turn's check was cut by its deadline. Zero: the call ends with the
+	// caller's context.
+	FillFor time.Duration
 }
 
 // Embed returns one vector per text, in order.
@@ -73,17 +81,55 @@ func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error
 	for j, i := range missing {
 		batch[j] = texts[i]
 	}
-	vectors, err := e.Embedder.Embed(ctx, batch)
+	newKeys := make([]string, len(missing))
+	for j, i := range missing {
+		newKeys[j] = keys[i]
+	}
+	vectors, err := e.fill(ctx, batch, newKeys)
 	if err != nil {
 		return nil, err
 	}
-	if len(vectors) != len(batch) {
-		return nil, fmt.Errorf("the embedder returned %d vectors for %d texts", len(vectors), len(batch))
-	}
-	newKeys := make([]string, len(missing))
 	for j, i := range missing {
-		out[i], newKeys[j] = vectors[j], keys[i]
+		out[i] = vectors[j]
 	}
-	e.Cache.Put(ctx, newKeys, vectors)
 	return out, nil
+}
+
+// fill embeds texts and keeps their vectors under keys: within the
+// caller's context, or, with FillFor, in a call of its own that the
+// caller waits for as long as its context lives.
+func (e Embedder) fill(ctx context.Context, texts, keys []string) ([][]float32, error) {
+	if e.FillFor <= 0 {
+		return e.embedAndKeep(ctx, texts, keys)
+	}
+	type result struct {
+		vectors [][]float32
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		fill, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.FillFor)
+		defer cancel()
+		vectors, err := e.embedAndKeep(fill, texts, keys)
+		done <- result{vectors, err}
+	}()
+	select {
+	case r := <-done:
+		return r.vectors, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for %d vectors: %w", len(texts), ctx.Err())
+	}
+}
+
+// embedAndKeep is one call for texts, whose vectors are then kept.
+func (e Embedder) embedAndKeep(ctx context.Context, texts, keys []string) ([][]float32, error) {
+	vectors, err := e.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vectors) != len(texts) {
+		return nil, fmt.Errorf("the embedder returned %d vectors for %d texts", len(vectors), len(texts))
+	}
+	e.Cache.Put(ctx, keys, vectors)
+	return vectors, nil
 }

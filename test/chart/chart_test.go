@@ -209,6 +209,10 @@ func TestChartSwitches(t *testing.T) {
 	if env := managerEnv(t, helmTemplate(t, "goMemLimit=1GiB", "extraEnv[0].name=A", "extraEnv[0].value=b")); env != "GOMEMLIMIT=1GiB A=b" {
 		t.Errorf("goMemLimit with extraEnv: %q", env)
 	}
+	// An admin who set GOMEMLIMIT through extraEnv keeps theirs, once.
+	if env := managerEnv(t, helmTemplate(t, "extraEnv[0].name=GOMEMLIMIT", "extraEnv[0].value=200MiB")); env != "GOMEMLIMIT=200MiB" {
+		t.Errorf("manager env with GOMEMLIMIT in extraEnv %q, want GOMEMLIMIT=200MiB alone", env)
+	}
 }
 
 // TestChartUserRoles: people who may edit Deployments in a namespace (the

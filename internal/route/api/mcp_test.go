@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -208,11 +210,11 @@ func TestMCPAskAnswersAsTheCallerWithProgress(t *testing.T) {
 	srv := serveMCP(t, w, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
 
 	var mu sync.Mutex
-	var progress []string
+	progress := map[float64]string{}
 	bobs := connectMCP(t, srv, bob, func(p *mcp.ProgressNotificationParams) {
 		mu.Lock()
 		defer mu.Unlock()
-		progress = append(progress, p.Message)
+		progress[p.Progress] = p.Message
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -230,9 +232,17 @@ func TestMCPAskAnswersAsTheCallerWithProgress(t *testing.T) {
 	if !citesSource(asBob.Citations, "secrets") {
 		t.Errorf("bob's answer does not cite the admins' document: %+v", asBob.Citations)
 	}
-	mu.Lock()
-	streamed := strings.Join(progress, "")
-	mu.Unlock()
+	// The client handles notifications apart from the result, so the last
+	// pieces may arrive after it; their progress values give the order.
+	streamed := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		streamed = inProgressOrder(progress)
+		mu.Unlock()
+		if len(streamed) >= len(asBob.Answer) {
+			break
+		}
+	}
 	if streamed != asBob.Answer {
 		t.Errorf("progress notifications carried %q, want the answer %q", streamed, asBob.Answer)
 	}
@@ -253,6 +263,17 @@ func TestMCPAskAnswersAsTheCallerWithProgress(t *testing.T) {
 			t.Errorf("the metrics lack %s", want)
 		}
 	}
+}
+
+// inProgressOrder joins progress messages in the order of their progress
+// values.
+func inProgressOrder(pieces map[float64]string) string {
+	order := slices.Sorted(maps.Keys(pieces))
+	var b strings.Builder
+	for _, k := range order {
+		b.WriteString(pieces[k])
+	}
+	return b.String()
 }
 
 // citesSource says whether a citation's source names part.

@@ -67,6 +67,7 @@ const (
 	DefaultConcurrentTurnsPerUser = 4
 	DefaultTurnsPerMinutePerUser  = 30
 	DefaultMaxInFlightTurns       = 256
+	DefaultMaxSearchesInFlight    = 8
 )
 
 // Search step deadlines (QueryRoute.spec.timeouts); the route runtime's

@@ -811,6 +811,18 @@ type RouteLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
+
+	// MaxSearchesInFlight caps the knowledge-store calls (hybrid
+	// searches, split sections' parts, the cache's checks) running at
+	// once on one replica; more wait for a slot, and the wait does not
+	// count against timeouts.search, so a burst queues instead of failing
+	// knowledge_unavailable. The wait shows as the store_queue stage of
+	// ragroute_stage_duration_seconds.
+	// +optional
+	// +kubebuilder:default=8
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	MaxSearchesInFlight int32 `json:"maxSearchesInFlight,omitempty"`
 }
 
 // RouteTimeouts are the deadlines of a knowledge search's I/O steps. A

@@ -58,6 +58,7 @@ func TestRuntimeDefaultsMatchTheAPI(t *testing.T) {
 		{"limits.concurrentTurnsPerUser", api.DefaultLimits().ConcurrentTurnsPerUser, v1alpha1.DefaultConcurrentTurnsPerUser},
 		{"limits.turnsPerMinutePerUser", api.DefaultLimits().TurnsPerMinutePerUser, v1alpha1.DefaultTurnsPerMinutePerUser},
 		{"limits.maxInFlightTurns", api.DefaultLimits().MaxInFlightTurns, v1alpha1.DefaultMaxInFlightTurns},
+		{"limits.maxSearchesInFlight", retrieval.DefaultMaxSearchesInFlight, v1alpha1.DefaultMaxSearchesInFlight},
 		{"turns.maxMemoryMiB", turnlog.DefaultMaxBytes >> 20, v1alpha1.DefaultTurnMaxMemoryMiB},
 		{"ingestion.chunking.maxTokens", chunking.MaxTokens, v1alpha1.DefaultChunkMaxTokens},
 		{"ingestion.chunking.overlapTokens", chunking.OverlapTokens, v1alpha1.DefaultChunkOverlapTokens},

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"cmp"
 	"net/http"
 	"time"
 
@@ -28,6 +29,7 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 		Cache:            p.Cache,
 		Settings:         SearchSettings(cfg),
 		Generation:       gen.Load,
+		Slots:            retrieval.NewStoreSlots(cmp.Or(int(cfg.Limits.MaxSearchesInFlight), retrieval.DefaultMaxSearchesInFlight)),
 		EmbedderMismatch: gen.Mismatch,
 		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
 			Rerank: cfg.Timeouts.Rerank.Std()},

@@ -273,11 +273,13 @@ func renderLimits(l *v1alpha1.RouteLimits) podconfig.Limits {
 		ConcurrentTurnsPerUser: v1alpha1.DefaultConcurrentTurnsPerUser,
 		TurnsPerMinutePerUser:  v1alpha1.DefaultTurnsPerMinutePerUser,
 		MaxInFlightTurns:       v1alpha1.DefaultMaxInFlightTurns,
+		MaxSearchesInFlight:    v1alpha1.DefaultMaxSearchesInFlight,
 	}
 	if l != nil {
 		out.ConcurrentTurnsPerUser = cmp.Or(l.ConcurrentTurnsPerUser, out.ConcurrentTurnsPerUser)
 		out.TurnsPerMinutePerUser = cmp.Or(l.TurnsPerMinutePerUser, out.TurnsPerMinutePerUser)
 		out.MaxInFlightTurns = cmp.Or(l.MaxInFlightTurns, out.MaxInFlightTurns)
+		out.MaxSearchesInFlight = cmp.Or(l.MaxSearchesInFlight, out.MaxSearchesInFlight)
 	}
 	return out
 }

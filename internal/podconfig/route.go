@@ -242,6 +242,9 @@ type Limits struct {
 	TurnsPerMinutePerUser int32 `json:"turnsPerMinutePerUser,omitempty"`
 	// MaxInFlightTurns: the replica's turns running at once (more: 503).
 	MaxInFlightTurns int32 `json:"maxInFlightTurns,omitempty"`
+	// MaxSearchesInFlight: the replica's knowledge-store calls running at
+	// once (more wait for a slot, outside timeouts.search).
+	MaxSearchesInFlight int32 `json:"maxSearchesInFlight,omitempty"`
 }
 
 // Timeouts are the deadlines of a search's I/O steps; a field left at zero
@@ -384,7 +387,7 @@ func (c RouteConfig) Validate() error {
 	if c.Turns.MaxMemoryBytes < 0 {
 		errs = append(errs, fmt.Errorf("turns.maxMemoryBytes %d is negative (0 takes the default)", c.Turns.MaxMemoryBytes))
 	}
-	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 {
+	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 || l.MaxSearchesInFlight < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: a limit is at least 1 (0 takes the default)", l))
 	}
 	if err := errors.Join(errs...); err != nil {

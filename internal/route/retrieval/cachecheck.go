@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/route/keyhash"
@@ -35,8 +36,9 @@ func rowVersion(r knowledge.Row) knowledge.RowVersion {
 }
 
 // stillServed reports whether the store serves every fragment to
-// principals as it was cached; an error reading it counts as no.
-func (s *Searcher) stillServed(ctx context.Context, fragments []Fragment, principals []string) bool {
+// principals as it was cached; an error reading it counts as no. Its wait
+// for a store slot is added to *queued.
+func (s *Searcher) stillServed(ctx context.Context, fragments []Fragment, principals []string, queued *time.Duration) bool {
 	var ids, parents []string
 	for _, f := range fragments {
 		if f.Reassembled {
@@ -48,7 +50,7 @@ func (s *Searcher) stillServed(ctx context.Context, fragments []Fragment, princi
 	if len(ids)+len(parents) == 0 {
 		return true
 	}
-	current, err := step(ctx, "cache check", s.Timeouts.search(), func(ctx context.Context) ([]knowledge.RowVersion, error) {
+	current, err := storeStep(ctx, s, "cache check", queued, func(ctx context.Context) ([]knowledge.RowVersion, error) {
 		return s.Index.Current(ctx, ids, parents, principals)
 	})
 	if err != nil {

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
 
 // reassemble replaces a part of a split section by the whole section, its
 // parts in order with the overlap between them removed.
-// All sections are fetched in one call.
-func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, principals []string) ([]Fragment, error) {
+// All sections are fetched in one call (the reassemble step); its wait for
+// a store slot is added to *queued.
+func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, principals []string, queued *time.Duration) ([]Fragment, error) {
 	var parents []string
 	for _, f := range fragments {
 		if f.PartCount > 1 && f.ParentID != "" && !slices.Contains(parents, f.ParentID) {
@@ -22,7 +24,9 @@ func (s *Searcher) reassemble(ctx context.Context, fragments []Fragment, princip
 	if len(parents) == 0 {
 		return fragments, nil
 	}
-	sections, err := s.Index.Parts(ctx, parents, principals)
+	sections, err := storeStep(ctx, s, "reassemble", queued, func(ctx context.Context) (map[string][]knowledge.Row, error) {
+		return s.Index.Parts(ctx, parents, principals)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reassemble %d sections: %w", len(parents), err)
 	}

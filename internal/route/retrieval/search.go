@@ -65,6 +65,9 @@ type Searcher struct {
 	Background func() *knowledge.Background
 	// Timeouts bound each I/O step of a search; zero takes the defaults.
 	Timeouts Timeouts
+	// Slots, when set, bound the replica's knowledge-store calls in
+	// flight (limits.maxSearchesInFlight); nil leaves them unbounded.
+	Slots *StoreSlots
 	// EmbedderMismatch, when set, says whether the serving generation was
 	// built by another embedder than Embedder (GenerationWatch.Mismatch):
 	// while it returns an error, every search fails with it before
@@ -88,6 +91,11 @@ const (
 	DefaultSearchTimeout = 5 * time.Second
 	DefaultRerankTimeout = 10 * time.Second
 )
+
+// DefaultMaxSearchesInFlight bounds a replica's knowledge-store calls in
+// flight when the route's config leaves limits.maxSearchesInFlight at zero
+// (QueryRoute.spec.limits renders the same number).
+const DefaultMaxSearchesInFlight = 8
 
 // Timeouts are the deadlines of a search's I/O steps, each apart from the
 // turn's: a dead backend fails the search (knowledge_unavailable) at its
@@ -183,9 +191,13 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	if err := s.CheckEmbedder(); err != nil {
 		return r, err // the cache too: a question answers alike cached or not
 	}
+	// queued is the search's wait for store slots, apart from the steps'
+	// own times: a figure of the replica's load, not of the store's speed.
+	var queued time.Duration
 	key := cacheKey(query, principals, s.Generation())
-	if cached, ok := s.cached(ctx, key); ok && s.stillServed(ctx, cached, principals) {
+	if cached, ok := s.cached(ctx, key); ok && s.stillServed(ctx, cached, principals, &queued) {
 		r.Fragments, r.CacheHit = cached, true
+		r.Timings["store_queue"] = queued
 		return r, nil
 	}
 
@@ -198,8 +210,9 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	}
 	r.Timings["embed"] = time.Since(start)
 
-	start = time.Now()
-	hits, err := step(ctx, "hybrid search", s.Timeouts.search(), func(ctx context.Context) ([]knowledge.Hit, error) {
+	// A store step's timing is its own, its wait for a slot apart.
+	start, waited := time.Now(), queued
+	hits, err := storeStep(ctx, s, "hybrid search", &queued, func(ctx context.Context) ([]knowledge.Hit, error) {
 		return s.Index.HybridSearch(ctx, knowledge.SearchRequest{
 			Query: query, Vector: vectors[0], Principals: principals, Primitives: s.Settings.Primitives,
 			Weights: s.Settings.Weights, Candidates: s.Settings.Candidates, RRFK: s.Settings.RRFK,
@@ -208,7 +221,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	if err != nil {
 		return r, err
 	}
-	r.Timings["retrieve"] = time.Since(start)
+	r.Timings["retrieve"] = time.Since(start) - (queued - waited)
 	if r.Confidence = s.confidence(query, hits); s.tooUnsure(r.Confidence) {
 		hits = nil // an on-topic gap: nothing for the model to answer from
 	}
@@ -229,13 +242,12 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	}
 	r.Timings["rerank"] = time.Since(start)
 
-	start = time.Now()
-	if candidates, err = step(ctx, "reassemble", s.Timeouts.search(), func(ctx context.Context) ([]Fragment, error) {
-		return s.reassemble(ctx, candidates, principals)
-	}); err != nil {
+	start, waited = time.Now(), queued
+	if candidates, err = s.reassemble(ctx, candidates, principals, &queued); err != nil {
 		return r, err
 	}
-	r.Timings["reassemble"] = time.Since(start)
+	r.Timings["reassemble"] = time.Since(start) - (queued - waited)
+	r.Timings["store_queue"] = queued
 	r.Fragments = candidates
 	s.Cache.Put(ctx, key, candidates)
 	return r, nil

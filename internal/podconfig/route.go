@@ -387,8 +387,14 @@ func (c RouteConfig) Validate() error {
 	if c.Turns.MaxMemoryBytes < 0 {
 		errs = append(errs, fmt.Errorf("turns.maxMemoryBytes %d is negative (0 takes the default)", c.Turns.MaxMemoryBytes))
 	}
-	if l := c.Limits; l.ConcurrentTurnsPerUser < 0 || l.TurnsPerMinutePerUser < 0 || l.MaxInFlightTurns < 0 || l.MaxSearchesInFlight < 0 {
-		errs = append(errs, fmt.Errorf("limits %+v: a limit is at least 1 (0 takes the default)", l))
+	for _, l := range []struct {
+		name  string
+		value int32
+	}{{"concurrentTurnsPerUser", c.Limits.ConcurrentTurnsPerUser}, {"turnsPerMinutePerUser", c.Limits.TurnsPerMinutePerUser},
+		{"maxInFlightTurns", c.Limits.MaxInFlightTurns}, {"maxSearchesInFlight", c.Limits.MaxSearchesInFlight}} {
+		if l.value < 0 {
+			errs = append(errs, fmt.Errorf("limits.%s %d is negative: a limit is at least 1 (0 takes the default)", l.name, l.value))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("invalid route config: %w", err)

@@ -6,7 +6,9 @@
 // endpoint) → strict floor → screen fragments first for a screen question
 // (ClassifyIntent) → per-document diversity (a margin and a cap, a
 // dominant document's sections let in) → reassembly of split sections.
-// Each I/O step runs under its own deadline and span. WebSearch is
+// Each I/O step runs under its own deadline and span; a call to the store
+// first takes one of the replica's StoreSlots, outside that deadline, so a
+// burst queues instead of failing. WebSearch is
 // web_search. GenerationWatch keeps the index generation in the cache keys
 // current, and says when it was built by another embedder than the
 // route's (EmbedderMismatchError: the Searcher then searches nothing);

@@ -8,7 +8,9 @@
 # goals of docs/performance.md; BENCH_JSON=path writes both as JSON.
 # PERF_SYSTEMS picks the systems (llamaindex-dense, llamaindex-hybrid,
 # ragroute, ragroute-dense: the same route searching the text's dense
-# vectors only, ragroute-cached); RAGROUTE_BIN replaces the binary built here.
+# vectors only, ragroute-cached); PERF_VARIED_ANSWERS=1 numbers every
+# answer's sentences so that none repeats (the grounding check then embeds
+# every sentence it judges); RAGROUTE_BIN replaces the binary built here.
 # Everything started here is stopped by its PID on exit.
 #
 # The embedder runs one thread (MODEL_THREADS, default 1 here): on a 2-core
@@ -44,4 +46,4 @@ go run ./hack/perf -ragroute "$bin" -python "$venv/bin/python" \
   -embedding-base-url "$EMBEDDING_BASE_URL" -embedding-model "$EMBEDDING_MODEL" -dimensions "${EMBEDDING_DIM:-384}" \
   -embedder-pid "$embedder_pid" -max-input-tokens "${EVAL_MAX_INPUT_TOKENS:-256}" \
   -streams "${PERF_STREAMS:-64}" -duration "${PERF_DURATION:-30s}" \
-  ${PERF_SYSTEMS:+-systems "$PERF_SYSTEMS"} -data "$data" ${BENCH_JSON:+-json "$BENCH_JSON"}
+  ${PERF_SYSTEMS:+-systems "$PERF_SYSTEMS"} ${PERF_VARIED_ANSWERS:+-varied-answers} -data "$data" ${BENCH_JSON:+-json "$BENCH_JSON"}

@@ -46,6 +46,7 @@ type options struct {
 	systems                       string
 	jsonOut, dataDir              string
 	topK                          int
+	variedAnswers                 bool
 }
 
 func main() {
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	flag.StringVar(&o.dataDir, "data", "", "scratch folder (configs, logs); a temporary one when empty")
 	flag.IntVar(&o.topK, "top-k", 6, "LlamaIndex's similarity_top_k: the route's maxFragments, so both answer from as many fragments")
+	flag.BoolVar(&o.variedAnswers, "varied-answers", false, "number every answer's sentences with the model call, so that no answer repeats (the grounding check's sentence cache then holds nothing)")
 	flag.Parse()
 	if o.ragroute == "" || o.milvusURI == "" || o.embedderURL == "" {
 		log.Fatal("-ragroute, -milvus-uri and -embedding-base-url are required")
@@ -107,7 +109,7 @@ func run(ctx context.Context, o options) error {
 	}
 	procs := &processes{}
 	defer procs.stopAll()
-	model, err := serveLocal(scriptedModel{answer: scriptedAnswer})
+	model, err := serveLocal(&scriptedModel{answer: scriptedAnswer, varied: o.variedAnswers})
 	if err != nil {
 		return err
 	}

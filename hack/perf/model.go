@@ -5,14 +5,31 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // scriptedModel is an instant OpenAI-compatible chat model for both
 // systems: offered tools, it searches the user's question
 // (search_knowledge); otherwise it streams answer word by word. Its cost
-// is this process's, not the systems'.
+// is this process's, not the systems'. Varied, each answer's sentences
+// carry the number of the call that wrote them, so no answer repeats.
 type scriptedModel struct {
 	answer string
+	varied bool
+	calls  atomic.Int64
+}
+
+// answerNow is the answer of one model call.
+func (m *scriptedModel) answerNow() string {
+	if !m.varied {
+		return m.answer
+	}
+	n := m.calls.Add(1)
+	sentences := strings.SplitAfter(m.answer, ". ")
+	for i, s := range sentences {
+		sentences[i] = fmt.Sprintf("In answer %d, %s%s", n, strings.ToLower(s[:1]), s[1:])
+	}
+	return strings.Join(sentences, "")
 }
 
 type chatRequest struct {
@@ -36,7 +53,7 @@ func (r chatRequest) lastUser() string {
 	return ""
 }
 
-func (m scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
@@ -68,7 +85,7 @@ func (m scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		send(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_0", "type": "function",
 			"function": map[string]any{"name": "search_knowledge", "arguments": call}}}}, nil)
 	} else {
-		for _, word := range strings.SplitAfter(m.answer, " ") {
+		for _, word := range strings.SplitAfter(m.answerNow(), " ") {
 			send(map[string]any{"content": word}, nil)
 		}
 	}
@@ -77,8 +94,9 @@ func (m scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // whole answers a request that does not stream.
-func (m scriptedModel) whole(w http.ResponseWriter, call string) {
-	message := map[string]any{"role": "assistant", "content": m.answer}
+func (m *scriptedModel) whole(w http.ResponseWriter, call string) {
+	answer := m.answerNow()
+	message := map[string]any{"role": "assistant", "content": answer}
 	finish := "stop"
 	if call != "" {
 		message = map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"id": "call_0", "type": "function",
@@ -88,5 +106,5 @@ func (m scriptedModel) whole(w http.ResponseWriter, call string) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-perf", "object": "chat.completion", "model": "scripted",
 		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
-		"usage":   map[string]int{"prompt_tokens": 100, "completion_tokens": len(strings.Fields(m.answer))}})
+		"usage":   map[string]int{"prompt_tokens": 100, "completion_tokens": len(strings.Fields(answer))}})
 }

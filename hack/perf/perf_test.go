@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,7 +16,7 @@ import (
 // The load's client reads an OpenAI stream as both systems send it: the
 // first and last content deltas, the end, and errors in the stream.
 func TestClientTimesAStreamedAnswer(t *testing.T) {
-	model := httptest.NewServer(scriptedModel{answer: "Lower waves go first. Then the next."})
+	model := httptest.NewServer(&scriptedModel{answer: "Lower waves go first. Then the next."})
 	defer model.Close()
 	c := client{http: model.Client(), url: model.URL}
 	turn := c.ask(context.Background(), "How are sync waves ordered?")
@@ -81,4 +82,26 @@ func TestGoalsCompareLikeForLike(t *testing.T) {
 	check("uncached turns/s, streams: ragroute-dense / LlamaIndex dense", false, false, 0)
 	check("ragroute: turns the grounding check cut, streams (%)", true, true, 100*2.0/390)
 	check("ragroute: stream end after the last token, p95, streams (ms)", true, false, 150)
+}
+
+// Varied, no two answers share a sentence and each keeps the script's
+// sentences; otherwise every answer is the script.
+func TestVariedAnswersNeverRepeat(t *testing.T) {
+	m := &scriptedModel{answer: scriptedAnswer, varied: true}
+	seen := map[string]bool{}
+	for range 3 {
+		sentences := strings.SplitAfter(m.answerNow(), ". ")
+		if len(sentences) != 3 || !strings.HasSuffix(sentences[2], "sync-wave annotation.") {
+			t.Fatalf("answer sentences %q", sentences)
+		}
+		for _, s := range sentences {
+			if seen[s] {
+				t.Errorf("sentence %q repeated", s)
+			}
+			seen[s] = true
+		}
+	}
+	if same := (&scriptedModel{answer: scriptedAnswer}); same.answerNow() != scriptedAnswer || same.answerNow() != scriptedAnswer {
+		t.Error("the unvaried model changed its answer")
+	}
 }

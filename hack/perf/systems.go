@@ -214,8 +214,8 @@ func routeConfig(o options, port int, modelURL, embedderURL, system string) (pod
 		}
 	}
 	// One user asks on every stream: the per-user limits are the load's,
-	// not the route's, to measure.
-	cfg.Limits = podconfig.Limits{ConcurrentTurnsPerUser: 1024, TurnsPerMinutePerUser: 1 << 20, MaxInFlightTurns: 1024}
+	// not the route's, to measure. The store slots stay the route's.
+	cfg.Limits.ConcurrentTurnsPerUser, cfg.Limits.TurnsPerMinutePerUser, cfg.Limits.MaxInFlightTurns = 1024, 1<<20, 1024
 	for _, d := range routemanifest.Deviations(shipped, cfg) {
 		log.Printf("route %s: %s", o.route, d)
 	}

@@ -829,7 +829,9 @@ type RouteLimits struct {
 // step past its deadline fails the search: the turn ends with the error
 // code knowledge_unavailable, and /v1/search answers 502.
 type RouteTimeouts struct {
-	// Embed bounds embedding the query.
+	// Embed bounds embedding the query, its wait behind the replica's
+	// grounding checks included; a turn the exact cache serves waits as
+	// long at most for its turn.
 	// +optional
 	// +kubebuilder:default="10s"
 	Embed *metav1.Duration `json:"embed,omitempty"`

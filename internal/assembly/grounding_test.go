@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -16,7 +17,7 @@ func TestCheckerKeepsUnitAndSentenceVectors(t *testing.T) {
 	models := testenv.StartModelServer(8)
 	defer models.Close()
 	cfg := podconfig.RouteConfig{Store: podconfig.Store{Embedding: podconfig.Embedding{BaseURL: models.BaseURL(), Model: "m", Dimensions: 8}}}
-	check, _ := Checker(cfg, nil, nil)
+	check := Checker(cfg, RouteEmbedder(cfg, nil).Lane(model.Finishing), nil)
 	ctx := context.Background()
 	units := []string{"Sync waves order the resources.", "Lower waves are applied first."}
 	answer := []string{"Lower waves go first [S1].", "A wave waits for the previous one."}

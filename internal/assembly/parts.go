@@ -30,8 +30,8 @@ type Parts struct {
 	// RerankHTTP is the cross-encoder's client; nil: one bounded by
 	// rerankHTTPTimeout.
 	RerankHTTP *http.Client
-	// Check is the grounding check's embedders; nil: a throttled client of
-	// the store's embedder with an in-memory vector cache.
+	// Check is the grounding check's embedders; nil: the Finishing lane of
+	// a RouteEmbedder of its own, with an in-memory vector cache.
 	Check *answer.Checker
 	// Secrets reads the secrets the config names (API keys); nil: none.
 	Secrets Secrets

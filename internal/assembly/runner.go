@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
@@ -52,7 +53,7 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 	if p.Check != nil {
 		runner.Check = *p.Check
 	} else {
-		runner.Check, _ = Checker(cfg, p.Secrets, nil)
+		runner.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil)
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,

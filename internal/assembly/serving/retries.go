@@ -6,26 +6,14 @@ import (
 )
 
 // upstreamRetries reads the retry counts of the route's model clients:
-// the grounding check's embedder client counts as the embedder.
-func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher, check model.Embedder) map[string]func() int64 {
-	retries := map[string]func() int64{}
+// the chat model, the embedder client the questions and the grounding
+// check share, and the reranker when the route has one.
+func upstreamRetries(chat *model.Chat, embedder *model.Shared, reranker retrieval.Reranker) map[string]func() int64 {
+	retries := map[string]func() int64{"embedder": embedder.Retries}
 	if chat != nil {
 		retries["chat"] = chat.Retries
 	}
-	query, _ := searcher.Embedder.(model.RetryCounter)
-	background, _ := check.(model.RetryCounter)
-	if query != nil || background != nil {
-		retries["embedder"] = func() int64 {
-			var n int64
-			for _, c := range []model.RetryCounter{query, background} {
-				if c != nil {
-					n += c.Retries()
-				}
-			}
-			return n
-		}
-	}
-	if counter, ok := searcher.Reranker.(model.RetryCounter); ok {
+	if counter, ok := reranker.(model.RetryCounter); ok {
 		retries["reranker"] = counter.Retries
 	}
 	return retries

@@ -69,7 +69,9 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		parts.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
 		vectors = vectorcache.NewRedis(rdb, sealer, redisPrefix(cfg), vectorTTL)
 	}
-	check, checkEmbedder := assembly.Checker(cfg, secrets, vectors)
+	embedder := assembly.RouteEmbedder(cfg, secrets)
+	parts.Embedder = embedder.Lane(model.Starting)
+	check := assembly.Checker(cfg, embedder.Lane(model.Finishing), vectors)
 	parts.Check = &check
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
@@ -99,7 +101,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		Logger:             logger,
 		Ready:              func(ctx context.Context) error { return indexServes(ctx, rt.Generation) },
 		ModelHealth:        modelHealth,
-		UpstreamRetries:    upstreamRetries(chat, searcher, checkEmbedder),
+		UpstreamRetries:    upstreamRetries(chat, embedder, searcher.Reranker),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
 	}

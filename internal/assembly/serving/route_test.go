@@ -39,12 +39,12 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 		slices.Sort(out)
 		return strings.Join(out, ",")
 	}
-	_, check := assembly.Checker(cfg, env, nil)
-	if got := names(upstreamRetries(chat, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}), check)); got != "chat,embedder,reranker" {
+	embedder := assembly.RouteEmbedder(cfg, env)
+	if got := names(upstreamRetries(chat, embedder, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}).Reranker)); got != "chat,embedder,reranker" {
 		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
 	}
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
-	if got := names(upstreamRetries(chat, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}), check)); got != "chat,embedder" {
+	if got := names(upstreamRetries(chat, embedder, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}).Reranker)); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
 )
 
 // Index is the part of the knowledge store a route searches.
@@ -151,6 +152,25 @@ func (s *Searcher) floors() (similarity, strict float64) {
 	return s.Settings.SimilarityFloor, s.Settings.StrictFloor
 }
 
+// admit holds a search the cache served until the embedder lets a new
+// turn in (model.Admitter), as the query's embedding would have, under
+// the same deadline: the turn costs the embedder nothing to start, but its
+// answer's check later. The wait is the embed_queue stage.
+func (s *Searcher) admit(ctx context.Context, timings map[string]time.Duration) error {
+	admitter, ok := s.Embedder.(model.Admitter)
+	if !ok {
+		return nil
+	}
+	start := time.Now()
+	if _, err := step(ctx, "embed queue", s.Timeouts.embed(), func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, admitter.Admit(ctx)
+	}); err != nil {
+		return fmt.Errorf("wait for the embedder: %w", err)
+	}
+	timings["embed_queue"] = time.Since(start)
+	return nil
+}
+
 // confidence reads the search's confidence, scored when the serving
 // generation has a background.
 func (s *Searcher) confidence(query string, hits []knowledge.Hit) Confidence {
@@ -198,7 +218,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	if cached, ok := s.cached(ctx, key); ok && s.stillServed(ctx, cached, principals, &queued) {
 		r.Fragments, r.CacheHit = cached, true
 		r.Timings["store_queue"] = queued
-		return r, nil
+		return r, s.admit(ctx, r.Timings)
 	}
 
 	start := time.Now()

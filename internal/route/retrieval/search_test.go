@@ -242,3 +242,61 @@ func TestCacheHitIsServedOnlyWhileTheStoreServesIt(t *testing.T) {
 		})
 	}
 }
+
+// admittingEmbedder holds every admission until the test lets it.
+type admittingEmbedder struct {
+	testenv.HashEmbedder
+	admissions chan struct{}
+	open       chan struct{}
+}
+
+func (a *admittingEmbedder) Admit(ctx context.Context) error {
+	a.admissions <- struct{}{}
+	select {
+	case <-a.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// A search the cache serves waits for the embedder to admit its turn, as
+// its query's embedding would have: its answer's check will need it.
+func TestCachedSearchWaitsForTheEmbeddersAdmission(t *testing.T) {
+	index := &fakeIndex{hits: []knowledge.Hit{hit("a1", "a", 1, "prose")}}
+	gen := int64(1)
+	s := newSearcher(index, &gen)
+	embedder := &admittingEmbedder{HashEmbedder: testenv.HashEmbedder{Dim: 8}, admissions: make(chan struct{}, 2), open: make(chan struct{})}
+	s.Embedder = embedder
+	ctx := context.Background()
+	if _, err := s.Search(ctx, "how do sync waves work", []string{"public"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(embedder.admissions) != 0 {
+		t.Fatal("a search that embedded its query asked for an admission too")
+	}
+	done := make(chan Retrieval, 1)
+	go func() {
+		r, err := s.Search(ctx, "how do sync waves work", []string{"public"})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	<-embedder.admissions
+	select {
+	case <-done:
+		t.Fatal("the cached search returned before its admission")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(embedder.open)
+	if r := <-done; !r.CacheHit || len(r.Fragments) != 1 {
+		t.Errorf("admitted: cache hit %v, %d fragments", r.CacheHit, len(r.Fragments))
+	}
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	embedder.open = make(chan struct{})
+	if _, err := s.Search(short, "how do sync waves work", []string{"public"}); err == nil {
+		t.Error("a cached search past its context was served")
+	}
+}

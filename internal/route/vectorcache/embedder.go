@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/keyhash"
 )
 
@@ -97,7 +98,8 @@ func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // fill embeds texts and keeps their vectors under keys: within the
 // caller's context, or, with FillFor, in a call of its own that the
-// caller waits for as long as its context lives.
+// caller waits for as long as its context lives (and that a shared
+// client serves after new turns once it stopped: model.Outlive).
 func (e Embedder) fill(ctx context.Context, texts, keys []string) ([][]float32, error) {
 	if e.FillFor <= 0 {
 		return e.embedAndKeep(ctx, texts, keys)
@@ -108,7 +110,7 @@ func (e Embedder) fill(ctx context.Context, texts, keys []string) ([][]float32, 
 	}
 	done := make(chan result, 1)
 	go func() {
-		fill, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.FillFor)
+		fill, cancel := model.Outlive(ctx, e.FillFor)
 		defer cancel()
 		vectors, err := e.embedAndKeep(fill, texts, keys)
 		done <- result{vectors, err}

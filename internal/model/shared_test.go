@@ -36,9 +36,9 @@ func (s *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 
 // Background embedding sends small batches, a few at once, and keeps each
 // caller's vectors in order.
-func TestThrottledBoundsBatchesAndCallsInFlight(t *testing.T) {
+func TestSharedBoundsBatchesAndCallsInFlight(t *testing.T) {
 	inner := &slowEmbedder{}
-	e := Throttled(inner, 2, 3)
+	e := NewShared(inner, 2, 3).Lane(Finishing)
 	var wg sync.WaitGroup
 	for c := range 6 {
 		wg.Add(1)
@@ -67,9 +67,9 @@ func TestThrottledBoundsBatchesAndCallsInFlight(t *testing.T) {
 }
 
 // A caller that gives up while waiting for a slot is told so at once.
-func TestThrottledWaitsOnlyAsLongAsItsContext(t *testing.T) {
+func TestSharedWaitsOnlyAsLongAsItsContext(t *testing.T) {
 	block := make(chan struct{})
-	e := Throttled(blockingEmbedder(block), 1, 8)
+	e := NewShared(blockingEmbedder(block), 1, 8).Lane(Finishing)
 	go func() { _, _ = e.Embed(context.Background(), []string{"holds the slot"}) }()
 	time.Sleep(10 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -109,25 +109,33 @@ func (h heldEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 }
 
 // queued is how many texts wait for a call.
-func (t *throttled) queued() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.queue)
+func (s *Shared) queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, queue := range s.queues {
+		n += len(queue)
+	}
+	return n
 }
 
 // busy says a call is in flight or texts wait.
-func (t *throttled) busy() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.running > 0 || len(t.queue) > 0
+func (s *Shared) busy() bool {
+	if s.queued() > 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running > 0
 }
 
 // Many callers with a few texts each, waiting while the embedder is busy,
 // share the next call instead of queueing one call each: the grounding
 // check of 64 concurrent turns costs a few calls, not 64.
-func TestThrottledCallersWaitingTogetherShareACall(t *testing.T) {
+func TestSharedCallersWaitingTogetherShareACall(t *testing.T) {
 	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
-	e := Throttled(inner, 1, 16).(*throttled)
+	shared := NewShared(inner, 1, 16)
+	e := shared.Lane(Finishing)
 	results := make(chan error, 6)
 	embed := func(texts []string) {
 		vectors, err := e.Embed(context.Background(), texts)
@@ -147,7 +155,7 @@ func TestThrottledCallersWaitingTogetherShareACall(t *testing.T) {
 	for c := range 5 {
 		go embed([]string{strings.Repeat("a", c+1), strings.Repeat("b", c+10), strings.Repeat("c", c+20)})
 	}
-	for e.queued() < 15 {
+	for shared.queued() < 15 {
 		runtime.Gosched()
 	}
 	close(inner.release)
@@ -168,9 +176,10 @@ func TestThrottledCallersWaitingTogetherShareACall(t *testing.T) {
 
 // A shared call goes on while one of its callers still waits, and stops
 // once all of them gave up.
-func TestThrottledCallStopsWhenAllItsCallersGaveUp(t *testing.T) {
+func TestSharedCallStopsWhenAllItsCallersGaveUp(t *testing.T) {
 	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
-	e := Throttled(inner, 1, 16).(*throttled)
+	shared := NewShared(inner, 1, 16)
+	e := shared.Lane(Finishing)
 	hold := make(chan error, 1)
 	go func() { _, err := e.Embed(context.Background(), []string{"holds the call"}); hold <- err }()
 	<-inner.started
@@ -179,7 +188,7 @@ func TestThrottledCallStopsWhenAllItsCallersGaveUp(t *testing.T) {
 	errA, errB := make(chan error, 1), make(chan error, 1)
 	go func() { _, err := e.Embed(ctxA, []string{"a"}); errA <- err }()
 	go func() { _, err := e.Embed(ctxB, []string{"b"}); errB <- err }()
-	for e.queued() < 2 {
+	for shared.queued() < 2 {
 		runtime.Gosched()
 	}
 	inner.release <- struct{}{} // the first call returns
@@ -206,15 +215,15 @@ func TestThrottledCallStopsWhenAllItsCallersGaveUp(t *testing.T) {
 	if err := <-errC; !errors.Is(err, context.Canceled) {
 		t.Errorf("the caller that gave up got %v", err)
 	}
-	for e.busy() { // the call ends without a release
+	for shared.busy() { // the call ends without a release
 		runtime.Gosched()
 	}
 	cancelB()
 }
 
 // A failed call fails its caller, and the next call goes on.
-func TestThrottledFailedCallFailsItsCaller(t *testing.T) {
-	e := Throttled(failOn("bad"), 1, 1)
+func TestSharedFailedCallFailsItsCaller(t *testing.T) {
+	e := NewShared(failOn("bad"), 1, 1).Lane(Finishing)
 	if _, err := e.Embed(context.Background(), []string{"ok", "bad", "ok"}); err == nil {
 		t.Error("the caller whose text failed was not told")
 	}
@@ -232,4 +241,152 @@ func (f failOn) Embed(_ context.Context, texts []string) ([][]float32, error) {
 		}
 	}
 	return make([][]float32, len(texts)), nil
+}
+
+// The check's texts go before new turns' questions, even questions that
+// waited longer, and questions go one a call: under load an answer that
+// has streamed gets its verdicts before new turns start.
+func TestSharedServesTheCheckBeforeNewQuestions(t *testing.T) {
+	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
+	shared := NewShared(inner, 1, 16)
+	questions, check := shared.Lane(Starting), shared.Lane(Finishing)
+	done := make(chan error, 8)
+	embed := func(e Embedder, texts ...string) {
+		go func() { _, err := e.Embed(context.Background(), texts); done <- err }()
+	}
+	embed(check, "holds the call")
+	<-inner.started
+	embed(questions, "first question")
+	for shared.queued() < 1 {
+		runtime.Gosched()
+	}
+	embed(questions, "second question")
+	for shared.queued() < 2 {
+		runtime.Gosched()
+	}
+	embed(check, "sentence one", "sentence two")
+	for shared.queued() < 4 {
+		runtime.Gosched()
+	}
+	var calls [][]string
+	for range 4 {
+		inner.release <- struct{}{}
+		if len(calls) < 3 {
+			calls = append(calls, <-inner.started)
+		}
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := [][]string{{"sentence one", "sentence two"}, {"first question"}, {"second question"}}
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("calls after the first: %q, want %q", calls, want)
+	}
+}
+
+// A turn that needs no embedding to start (its search came from the
+// cache) is admitted like a question: after the check's waiting texts,
+// and one at a time, each admission followed by the check's texts that
+// come before the next.
+func TestSharedAdmitsTurnsAfterTheCheck(t *testing.T) {
+	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
+	shared := NewShared(inner, 1, 16)
+	admitter := shared.Lane(Starting).(Admitter)
+	check := shared.Lane(Finishing)
+	checked := make(chan error, 4)
+	embed := func(text string) {
+		go func() { _, err := check.Embed(context.Background(), []string{text}); checked <- err }()
+	}
+	admitted := make(chan string, 2)
+	admit := func(name string) {
+		go func() {
+			if err := admitter.Admit(context.Background()); err != nil {
+				t.Error(err)
+			}
+			admitted <- name
+		}()
+	}
+	slowly := func() { time.Sleep(200 * time.Millisecond); inner.release <- struct{}{} } // the embedder takes 200 ms a text
+
+	embed("holds the call")
+	<-inner.started
+	admit("a")
+	for shared.queued() < 1 {
+		runtime.Gosched()
+	}
+	embed("a sentence that was waiting")
+	for shared.queued() < 2 {
+		runtime.Gosched()
+	}
+	admit("b")
+	for shared.queued() < 3 {
+		runtime.Gosched()
+	}
+	slowly()
+	if got := <-inner.started; got[0] != "a sentence that was waiting" {
+		t.Fatalf("after the first call: %q, want the waiting sentence before any admission", got)
+	}
+	slowly()
+	if name := <-admitted; name != "a" {
+		t.Fatalf("admitted %s first", name)
+	}
+	embed("a's sentence") // a's check, while the drain pauses
+	if got := <-inner.started; got[0] != "a's sentence" {
+		t.Fatalf("after a's admission: %q", got)
+	}
+	select {
+	case name := <-admitted:
+		t.Fatalf("%s admitted while a's check was embedding", name)
+	default:
+	}
+	inner.release <- struct{}{}
+	if name := <-admitted; name != "b" {
+		t.Fatalf("admitted %s", name)
+	}
+	for range 3 {
+		if err := <-checked; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Work that outlives its caller (a cut check's units, whose vectors are
+// kept) goes on, but once the caller stopped waiting it comes after new
+// turns' questions, not before them.
+func TestSharedServesAbandonedWorkAfterNewQuestions(t *testing.T) {
+	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
+	shared := NewShared(inner, 1, 16)
+	questions, check := shared.Lane(Starting), shared.Lane(Finishing)
+	done := make(chan error, 3)
+	go func() { _, err := check.Embed(context.Background(), []string{"holds the call"}); done <- err }()
+	<-inner.started
+	turn, stopWaiting := context.WithCancel(context.Background())
+	fill, cancelFill := Outlive(turn, time.Minute)
+	defer cancelFill()
+	go func() { _, err := check.Embed(fill, []string{"a unit the cut check wanted"}); done <- err }()
+	for shared.queued() < 1 {
+		runtime.Gosched()
+	}
+	stopWaiting()
+	go func() { _, err := questions.Embed(context.Background(), []string{"a new question"}); done <- err }()
+	for shared.queued() < 2 {
+		runtime.Gosched()
+	}
+	var calls [][]string
+	for range 3 {
+		inner.release <- struct{}{}
+		if len(calls) < 2 {
+			calls = append(calls, <-inner.started)
+		}
+	}
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := [][]string{{"a new question"}, {"a unit the cut check wanted"}}; fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("calls after the first: %q, want %q", calls, want)
+	}
 }

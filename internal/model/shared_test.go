@@ -108,6 +108,26 @@ func (h heldEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 	return out, nil
 }
 
+// releaseEach releases the call in flight and the n-1 calls after it,
+// waits for the n callers' results on done, and returns the texts of the
+// calls after the first.
+func (h heldEmbedder) releaseEach(t *testing.T, n int, done <-chan error) [][]string {
+	t.Helper()
+	var calls [][]string
+	for i := range n {
+		h.release <- struct{}{}
+		if i < n-1 {
+			calls = append(calls, <-h.started)
+		}
+	}
+	for range n {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	return calls
+}
+
 // queued is how many texts wait for a call.
 func (s *Shared) queued() int {
 	s.mu.Lock()
@@ -268,18 +288,7 @@ func TestSharedServesTheCheckBeforeNewQuestions(t *testing.T) {
 	for shared.queued() < 4 {
 		runtime.Gosched()
 	}
-	var calls [][]string
-	for range 4 {
-		inner.release <- struct{}{}
-		if len(calls) < 3 {
-			calls = append(calls, <-inner.started)
-		}
-	}
-	for range 4 {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
+	calls := inner.releaseEach(t, 4, done)
 	want := [][]string{{"sentence one", "sentence two"}, {"first question"}, {"second question"}}
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("calls after the first: %q, want %q", calls, want)
@@ -374,18 +383,7 @@ func TestSharedServesAbandonedWorkAfterNewQuestions(t *testing.T) {
 	for shared.queued() < 2 {
 		runtime.Gosched()
 	}
-	var calls [][]string
-	for range 3 {
-		inner.release <- struct{}{}
-		if len(calls) < 2 {
-			calls = append(calls, <-inner.started)
-		}
-	}
-	for range 3 {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
+	calls := inner.releaseEach(t, 3, done)
 	if want := [][]string{{"a new question"}, {"a unit the cut check wanted"}}; fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("calls after the first: %q, want %q", calls, want)
 	}

@@ -248,18 +248,13 @@ func (s *Shared) take() ([]piece, Lane) {
 // demoteAbandoned moves the Finishing texts no caller waits for any more
 // behind the new turns. Under s.mu.
 func (s *Shared) demoteAbandoned() {
-	if !slices.ContainsFunc(s.queues[Finishing], func(p piece) bool { return abandoned(p.req.ctx) }) {
-		return
-	}
-	var kept []piece
-	for _, p := range s.queues[Finishing] {
-		if abandoned(p.req.ctx) {
-			s.queues[leftover] = append(s.queues[leftover], p)
-		} else {
-			kept = append(kept, p)
+	s.queues[Finishing] = slices.DeleteFunc(s.queues[Finishing], func(p piece) bool {
+		if !abandoned(p.req.ctx) {
+			return false
 		}
-	}
-	s.queues[Finishing] = kept
+		s.queues[leftover] = append(s.queues[leftover], p)
+		return true
+	})
 }
 
 // call embeds one batch and hands each caller its vectors. The call lives

@@ -148,29 +148,18 @@ func Fuse(primitives []Primitive, lists [][]Hit, weights map[Primitive]float64, 
 // searchPrimitive runs one primitive; each hit carries its cosine to the
 // query vector.
 func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequest, filter string) ([]Hit, error) {
-	field, vector, metric, err := s.annTarget(p, req)
+	vector, err := s.queryOf(p, req)
 	if err != nil {
 		return nil, err
 	}
-	// The vectors give each hit its cosine to the query, what the floors
-	// compare. A text-dense search scores by that cosine already, so it
-	// needs the title's vector only: vectors are a third of what a search
-	// costs Milvus Lite to return (docs/performance.md).
-	vectorFields := []string{FieldTextDense, FieldTitleDense}
-	if p == TextDense {
-		vectorFields = vectorFields[1:]
-	}
-	results, err := s.client.Search(ctx, milvusclient.NewSearchOption(s.alias, req.Candidates, []entity.Vector{vector}).
-		WithANNSField(field).WithFilter(filter).
-		WithSearchParam("metric_type", string(metric)).
-		WithOutputFields(append(s.servedFields(), vectorFields...)...))
+	rs, err := s.searches.do(ctx, searchShape{primitive: p, filter: filter, topK: req.Candidates}, vector)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	if len(results) == 0 {
+	if rs.ResultCount == 0 {
 		return nil, nil
 	}
-	hits, err := hitsOf(results[0])
+	hits, err := hitsOf(rs)
 	if err != nil {
 		return nil, err
 	}
@@ -179,10 +168,43 @@ func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequ
 			hits[i].Similarity = hits[i].Score // COSINE: the text's cosine
 		}
 	}
-	if err := similarities(results[0], req.Vector, hits, vectorFields); err != nil {
+	if err := similarities(rs, req.Vector, hits, returnedVectors(p)); err != nil {
 		return nil, err
 	}
 	return hits, nil
+}
+
+// searchShape is what searches must share to go in one call (coalesce.go):
+// all but the query.
+type searchShape struct {
+	primitive Primitive
+	filter    string
+	topK      int
+}
+
+// searchCall is one Milvus search of a shape, one result set per query.
+func (s *Store) searchCall(ctx context.Context, shape searchShape, queries []entity.Vector) ([]milvusclient.ResultSet, error) {
+	field, metric := annField(shape.primitive)
+	results, err := s.client.Search(ctx, milvusclient.NewSearchOption(s.alias, shape.topK, queries).
+		WithANNSField(field).WithFilter(shape.filter).
+		WithSearchParam("metric_type", string(metric)).
+		WithOutputFields(append(s.servedFields(), returnedVectors(shape.primitive)...)...))
+	if err == nil && len(results) == 0 {
+		results = make([]milvusclient.ResultSet, len(queries)) // nothing matched any query
+	}
+	return results, err
+}
+
+// returnedVectors are the vector fields a primitive's search returns. The
+// vectors give each hit its cosine to the query, what the floors compare.
+// A text-dense search scores by that cosine already, so it needs the
+// title's vector only: vectors are a third of what a search costs Milvus
+// Lite to return (docs/performance.md).
+func returnedVectors(p Primitive) []string {
+	if p == TextDense {
+		return []string{FieldTitleDense}
+	}
+	return []string{FieldTextDense, FieldTitleDense}
 }
 
 // similarities sets each hit's cosine to the query, text or title
@@ -226,24 +248,33 @@ func Cosine(a, b []float32) float32 {
 	return float32(dot / math.Sqrt(na*nb))
 }
 
-// annTarget names one primitive's field, query and metric. The metric is
-// named explicitly: Milvus infers it from the index, Milvus Lite requires it.
-func (s *Store) annTarget(p Primitive, req SearchRequest) (string, entity.Vector, entity.MetricType, error) {
+// queryOf is a primitive's query: the vector of the question for the
+// dense ones, its text for BM25.
+func (s *Store) queryOf(p Primitive, req SearchRequest) (entity.Vector, error) {
 	switch p {
 	case TextDense, TitleDense:
 		if len(req.Vector) != s.dim {
-			return "", nil, "", fmt.Errorf("search: query vector has %d dimensions, the store %d", len(req.Vector), s.dim)
+			return nil, fmt.Errorf("search: query vector has %d dimensions, the store %d", len(req.Vector), s.dim)
 		}
-		if p == TitleDense {
-			return FieldTitleDense, entity.FloatVector(req.Vector), entity.COSINE, nil
-		}
-		return FieldTextDense, entity.FloatVector(req.Vector), entity.COSINE, nil
-	case TextSparse:
-		return FieldTextSparse, entity.Text(req.Query), entity.BM25, nil
-	case TitleSparse:
-		return FieldTitleSparse, entity.Text(req.Query), entity.BM25, nil
+		return entity.FloatVector(req.Vector), nil
+	case TextSparse, TitleSparse:
+		return entity.Text(req.Query), nil
 	}
-	return "", nil, "", fmt.Errorf("search: unknown primitive %q", p)
+	return nil, fmt.Errorf("search: unknown primitive %q", p)
+}
+
+// annField names a primitive's field and metric. The metric is named
+// explicitly: Milvus infers it from the index, Milvus Lite requires it.
+func annField(p Primitive) (string, entity.MetricType) {
+	switch p {
+	case TitleDense:
+		return FieldTitleDense, entity.COSINE
+	case TextSparse:
+		return FieldTextSparse, entity.BM25
+	case TitleSparse:
+		return FieldTitleSparse, entity.BM25
+	}
+	return FieldTextDense, entity.COSINE
 }
 
 // hitsOf reads the output fields of a result set.
@@ -303,41 +334,70 @@ const maxPartsQuery = 1000
 
 // Parts returns, for each parent id, the parts of that split section that
 // principals may see, in order, so a route can reassemble the sections.
-// One query serves all of them.
+// One query serves all of them, and the sections of other turns under the
+// same ACL filter that wait meanwhile (coalesce.go).
 func (s *Store) Parts(ctx context.Context, parentIDs []string, principals []string) (map[string][]Row, error) {
 	if len(parentIDs) == 0 {
 		return map[string][]Row{}, nil
 	}
-	literals := make([]string, len(parentIDs))
-	for i, id := range parentIDs {
-		lit, ok := quoteLiteral(id)
-		if !ok {
+	for _, id := range parentIDs {
+		if _, ok := quoteLiteral(id); !ok {
 			return nil, fmt.Errorf("parts: bad parent id %q", id)
 		}
-		literals[i] = lit
 	}
-	filter, err := s.readFilter(ctx, principals, FieldParentID+" in ["+strings.Join(literals, ", ")+"]")
+	filter, err := s.readFilter(ctx, principals, "")
 	if err != nil {
 		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)
 	}
+	parts, err := s.parts.do(ctx, filter, parentIDs)
+	if err != nil {
+		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)
+	}
+	return parts, nil
+}
+
+// quotedList is ids as the literals of an `in` list, each once. The ids
+// were checked by quoteLiteral already.
+func quotedList(ids []string) string {
+	var literals []string
+	for _, id := range ids {
+		if lit, _ := quoteLiteral(id); !slices.Contains(literals, lit) {
+			literals = append(literals, lit)
+		}
+	}
+	return strings.Join(literals, ", ")
+}
+
+// partsCall is one query for the parts of every section the lookups ask
+// for, under their ACL filter; each lookup gets its own sections' parts.
+func (s *Store) partsCall(ctx context.Context, aclFilter string, lookups [][]string) ([]map[string][]Row, error) {
 	rs, err := s.client.Query(ctx, milvusclient.NewQueryOption(s.alias).
-		WithFilter(filter).
+		WithFilter("("+aclFilter+") and ("+FieldParentID+" in ["+quotedList(slices.Concat(lookups...))+"])").
 		WithOutputFields(s.servedFields()...).
-		WithLimit(maxPartsQuery))
+		WithLimit(maxPartsQuery*len(lookups)))
 	if err != nil {
-		return nil, fmt.Errorf("parts of %d sections: %w", len(parentIDs), err)
+		return nil, err
 	}
 	rs.Scores = make([]float32, rs.ResultCount)
 	hits, err := hitsOf(rs)
 	if err != nil {
 		return nil, err
 	}
-	parts := map[string][]Row{}
+	sections := map[string][]Row{}
 	for _, h := range hits {
-		parts[h.ParentID] = append(parts[h.ParentID], h.Row)
+		sections[h.ParentID] = append(sections[h.ParentID], h.Row)
 	}
-	for _, rows := range parts {
+	for _, rows := range sections {
 		slices.SortFunc(rows, func(a, b Row) int { return int(a.PartIndex - b.PartIndex) })
 	}
-	return parts, nil
+	out := make([]map[string][]Row, len(lookups))
+	for i, ids := range lookups {
+		out[i] = map[string][]Row{}
+		for _, id := range ids {
+			if rows, ok := sections[id]; ok {
+				out[i][id] = rows
+			}
+		}
+	}
+	return out, nil
 }

@@ -24,6 +24,11 @@ type Store struct {
 	alias  string
 	dim    int
 	acl    *aclCache
+	// searches, parts and current coalesce concurrent reads of one
+	// shape (coalesce.go).
+	searches *coalescer[searchShape, entity.Vector, milvusclient.ResultSet]
+	parts    *coalescer[string, []string, map[string][]Row]
+	current  *coalescer[string, rowsAsked, []RowVersion]
 	// owner is the KnowledgeStore (namespace/name) this store acts for;
 	// empty in a local run (WithOwner).
 	owner string
@@ -32,7 +37,9 @@ type Store struct {
 // NewStore wraps a connected client for the collection alias with vectors
 // of dim dimensions.
 func NewStore(client *milvusclient.Client, alias string, dim int) *Store {
-	return &Store{client: client, alias: alias, dim: dim, acl: &aclCache{}}
+	s := &Store{client: client, alias: alias, dim: dim, acl: &aclCache{}}
+	s.searches, s.parts, s.current = newCoalescer(s.searchCall), newCoalescer(s.partsCall), newCoalescer(s.currentCall)
+	return s
 }
 
 // Generation is one collection behind the alias.

@@ -8,12 +8,11 @@ import (
 )
 
 // Reads of one shape (for a search: its primitive, filter and candidates;
-// for a parts lookup: its ACL filter) that arrive while enough of that
-// shape are already in flight wait together and go as one Milvus call: a
-// search with several query vectors (nq), a query for the union of the
-// sections. A call's fixed cost is paid once for all of them: Milvus Lite
-// walks every row once per call whatever it asks, and Milvus shares its
-// segment scans and the filter between a call's queries. One at a time
+// for a parts lookup or a cache check: its ACL filter) that arrive while a
+// call of that shape is in flight wait together and go as one Milvus call:
+// a search with several query vectors (nq), a query for the union of the
+// rows asked. A call's fixed cost is paid once for all of them: Milvus
+// Lite walks every row once per call whatever it asks. One at a time
 // nothing waits (docs/performance.md, "Coalesced searches").
 const (
 	// callsPerShape is how many calls of one shape run at once before

@@ -33,10 +33,8 @@ func (s *Store) Current(ctx context.Context, ids, parentIDs []string, principals
 	if len(ids)+len(parentIDs) == 0 {
 		return nil, nil
 	}
-	for _, id := range slices.Concat(ids, parentIDs) {
-		if _, ok := quoteLiteral(id); !ok {
-			return nil, fmt.Errorf("current rows: bad id %q", id)
-		}
+	if id, bad := unquotable(slices.Concat(ids, parentIDs)); bad {
+		return nil, fmt.Errorf("current rows: bad id %q", id)
 	}
 	filter, err := s.readFilter(ctx, principals, "")
 	if err != nil {

@@ -340,10 +340,8 @@ func (s *Store) Parts(ctx context.Context, parentIDs []string, principals []stri
 	if len(parentIDs) == 0 {
 		return map[string][]Row{}, nil
 	}
-	for _, id := range parentIDs {
-		if _, ok := quoteLiteral(id); !ok {
-			return nil, fmt.Errorf("parts: bad parent id %q", id)
-		}
+	if id, bad := unquotable(parentIDs); bad {
+		return nil, fmt.Errorf("parts: bad parent id %q", id)
 	}
 	filter, err := s.readFilter(ctx, principals, "")
 	if err != nil {
@@ -356,12 +354,25 @@ func (s *Store) Parts(ctx context.Context, parentIDs []string, principals []stri
 	return parts, nil
 }
 
-// quotedList is ids as the literals of an `in` list, each once. The ids
-// were checked by quoteLiteral already.
-func quotedList(ids []string) string {
-	var literals []string
+// unquotable is the first id that cannot be an expression literal.
+func unquotable(ids []string) (string, bool) {
 	for _, id := range ids {
-		if lit, _ := quoteLiteral(id); !slices.Contains(literals, lit) {
+		if _, ok := quoteLiteral(id); !ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// quotedList is ids as the literals of an `in` list, each once. The ids
+// were checked by unquotable already.
+func quotedList(ids []string) string {
+	literals := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			lit, _ := quoteLiteral(id)
 			literals = append(literals, lit)
 		}
 	}

@@ -53,6 +53,8 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 60*time.Second, "bound of one request (a turn's stream included)")
 	deadline := fs.Duration("deadline", 15*time.Minute, "bound of the whole run")
 	retries := fs.Int("retries", 5, "retries of a request the route answers 429, each after its Retry-After")
+	configHash := fs.String("config-hash", "", "the route config this run measures (the QueryRoute's status.configHash): answers from replicas of another config are asked again")
+	configWait := fs.Duration("config-wait", 2*time.Minute, "how long answers of another config than --config-hash are asked again before the run fails")
 	jsonOut := fs.String("json", "", "write the summary as JSON to this file")
 	resultsOut := fs.String("results", "", "write the per-question results, misses first, as JSON to this file")
 	resultsMax := fs.Int("results-max-bytes", 900000, "cut --results to this many bytes (a ConfigMap holds 1 MiB)")
@@ -81,7 +83,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	if *source == "" && *corpus != "" {
 		*source = filepath.Base(filepath.Clean(*corpus))
 	}
-	if msg := evalRouteUsage(*routeURL, *questions, *source, *scope, *maxConcurrent, *timeout, *deadline, *retries, *resultsMax); msg != "" {
+	if msg := evalRouteUsage(*routeURL, *questions, *source, *scope, *maxConcurrent, *timeout, *deadline, *configWait, *retries, *resultsMax); msg != "" {
 		fmt.Fprintln(stderr, "ragroute eval-route:", msg)
 		return 2
 	}
@@ -102,6 +104,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	report, err := live.Run(ctx, live.Options{
 		BaseURL: *routeURL, Header: header, Questions: qs, Source: *source, Corpus: *corpus, Scope: *scope,
 		MaxConcurrent: *maxConcurrent, Timeout: *timeout, Retries: *retries, Progress: stderr,
+		ConfigHash: *configHash, ConfigWait: *configWait,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
@@ -126,7 +129,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 }
 
 // evalRouteUsage is what is wrong with the flags, or "".
-func evalRouteUsage(routeURL, questions, source, scope string, maxConcurrent int, timeout, deadline time.Duration, retries, resultsMax int) string {
+func evalRouteUsage(routeURL, questions, source, scope string, maxConcurrent int, timeout, deadline, configWait time.Duration, retries, resultsMax int) string {
 	u, err := url.Parse(routeURL)
 	switch {
 	case routeURL == "":
@@ -143,6 +146,8 @@ func evalRouteUsage(routeURL, questions, source, scope string, maxConcurrent int
 		return "--max-concurrent must be at least 1"
 	case timeout <= 0 || deadline <= 0:
 		return "--timeout and --deadline must be positive"
+	case configWait < 0:
+		return "--config-wait must not be negative"
 	case retries < 0:
 		return "--retries must not be negative"
 	case resultsMax < 1024:

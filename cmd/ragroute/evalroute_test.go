@@ -267,6 +267,23 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 		}
 	})
 
+	t.Run("only the measured config's answers count", func(t *testing.T) {
+		proxy, stale := rollingProxy(t, base, 3)
+		code, stdout, stderr := evalRoute(t, as(proxy, "--corpus", corpus, "--json", filepath.Join(dir, "rolled.json"), "--config-hash", "new")...)
+		if code != 0 || stale.Load() != 3 || !strings.Contains(stdout, "0 failed") {
+			t.Fatalf("exit %d after %d answers of the old config\n%s%s", code, stale.Load(), stdout, stderr)
+		}
+		// The old config's answers found nothing; had one been scored,
+		// a question would have lost its section.
+		figureIs(t, readSummary(t, filepath.Join(dir, "rolled.json")), "recallAt5", 4.0/5)
+
+		proxy, stale = rollingProxy(t, base, 1000)
+		code, _, stderr = evalRoute(t, as(proxy, "--source", "docs", "--config-hash", "new", "--config-wait", "1s")...)
+		if code != 1 || !strings.Contains(stderr, "the route still answers from config old after 1s, and this run measures config new") {
+			t.Errorf("exit %d after %d answers of the old config\n%s", code, stale.Load(), stderr)
+		}
+	})
+
 	t.Run("a refused identity says so", func(t *testing.T) {
 		wrong := writeFile(t, t.TempDir(), "wrong", "not-the-secret")
 		code, stdout, stderr := evalRoute(t, "--route", base, "--questions", questions, "--source", "docs",
@@ -325,6 +342,29 @@ func refusingProxy(t *testing.T, base string, n int64) (string, *atomic.Int64) {
 	return server.URL, &refused
 }
 
+// rollingProxy stands for a route rolling from config "old" to "new": its
+// first n answers come from a replica of the old config, which finds
+// nothing, and the rest are the route's, named "new".
+func rollingProxy(t *testing.T, base string, n int64) (string, *atomic.Int64) {
+	t.Helper()
+	target, _ := url.Parse(base)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	var seen, stale atomic.Int64
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if seen.Add(1) <= n {
+			stale.Add(1)
+			w.Header().Set(podconfig.ConfigHashHeader, "old")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"fragments":[]}`))
+			return
+		}
+		w.Header().Set(podconfig.ConfigHashHeader, "new")
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(server.Close)
+	return server.URL, &stale
+}
+
 // TestEvalRouteRefusesBadInput: each mistake is named, with the exit code
 // of its kind, before (or without) a route answering.
 func TestEvalRouteRefusesBadInput(t *testing.T) {
@@ -351,6 +391,7 @@ func TestEvalRouteRefusesBadInput(t *testing.T) {
 		{"unreadable questions", []string{"--route", down, "--questions", filepath.Join(dir, "absent.jsonl"), "--source", "docs"}, 1, "questions: open"},
 		{"a line that is not JSON", []string{"--route", down, "--questions", bad, "--source", "docs"}, 1, "bad.jsonl:2:"},
 		{"route down", []string{"--route", down, "--questions", good, "--source", "docs", "--timeout", "5s"}, 1, "every question failed"},
+		{"negative config wait", []string{"--route", down, "--questions", good, "--source", "docs", "--config-wait", "-1s"}, 2, "--config-wait must not be negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := evalRoute(t, c.args...)

@@ -117,6 +117,7 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln l
 	}
 	defer flushTraces() // last: after the drain, so finishing turns' spans go out
 	rt.API.Tracing = tracing
+	rt.API.ConfigHash = env(podconfig.EnvConfigHash)
 	turns, cancelTurns := context.WithCancel(context.Background())
 	defer cancelTurns()
 	go rt.Generation.Run(ctx, 30*time.Second)

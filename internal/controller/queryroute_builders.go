@@ -110,7 +110,11 @@ func buildRouteDeployment(route *v1alpha1.QueryRoute, image, configHash string, 
 		WithLivenessProbe(httpProbe("/healthz", 3, 10)).
 		WithReadinessProbe(httpProbe("/readyz", 3, 5)).
 		WithResources(routeResources(route.Spec.Resources)).
-		WithSecurityContext(restrictedContainerSecurity())
+		WithSecurityContext(restrictedContainerSecurity()).
+		// The pod names its config on every answer (podconfig.ConfigHashHeader).
+		WithEnv(corev1ac.EnvVar().WithName(podconfig.EnvConfigHash).WithValueFrom(
+			corev1ac.EnvVarSource().WithFieldRef(corev1ac.ObjectFieldSelector().
+				WithFieldPath("metadata.annotations['" + configHashAnnotation + "']"))))
 	for _, use := range env {
 		container.WithEnv(corev1ac.EnvVar().WithName(use.env).WithValueFrom(
 			corev1ac.EnvVarSource().WithSecretKeyRef(

@@ -128,6 +128,13 @@ func TestRouteHappyPath(t *testing.T) {
 	}
 	wantEnv := map[string]string{podconfig.EnvModelAPIKey: "llm/apiKey", podconfig.EnvEmbeddingAPIKey: "embedder/apiKey"}
 	for _, env := range container.Env {
+		if env.Name == podconfig.EnvConfigHash {
+			// The pod's own name for its config: the template's annotation.
+			if field := env.ValueFrom.FieldRef; field == nil || field.FieldPath != "metadata.annotations['"+configHashAnnotation+"']" {
+				t.Errorf("env %s = %+v", env.Name, env)
+			}
+			continue
+		}
 		ref := env.ValueFrom.SecretKeyRef
 		if env.Value != "" || ref == nil || wantEnv[env.Name] != ref.Name+"/"+ref.Key {
 			t.Errorf("env %s = %+v", env.Name, env)

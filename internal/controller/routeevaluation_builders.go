@@ -101,6 +101,11 @@ func evaluationArgs(run evaluationRun) []string {
 		"--deadline=" + evaluationTimeout(run.evaluation).String(),
 		"--termination-log=" + evalTerminationLog,
 	}
+	if hash := run.route.Status.ConfigHash; hash != "" {
+		// Only the measured config's answers count: a stopping pod of
+		// the old one still answers for a few seconds after a roll.
+		args = append(args, "--config-hash="+hash)
+	}
 	switch id := spec.Identity; {
 	case id.TrustedProxy != nil:
 		user, groups, secret := proxyHeaderNames(run.route)

@@ -32,6 +32,7 @@ func goldenEvaluationRoute() *v1alpha1.QueryRoute {
 	route := &v1alpha1.QueryRoute{ObjectMeta: metav1.ObjectMeta{Name: "support", Namespace: "acme-rag"}}
 	route.Spec.Auth.TrustedProxy = &v1alpha1.TrustedProxyAuth{UserHeader: "X-User", SecretHeader: "X-Proxy-Secret",
 		SecretRef: &v1alpha1.SecretKeyRef{Name: "proxy", Key: "secret"}}
+	route.Status.ConfigHash = "5f0e1d2c3b4a"
 	return route
 }
 
@@ -90,7 +91,8 @@ func labelsHold(labels, want map[string]string) bool {
 }
 
 // The command line names secrets by file only, uses the route's header
-// names and the defaults for what the spec leaves out.
+// names, the config the run measures, and the defaults for what the spec
+// leaves out.
 func TestEvaluationArgs(t *testing.T) {
 	evaluation := goldenEvaluation()
 	args := evaluationArgs(evaluationRun{evaluation: evaluation, route: goldenEvaluationRoute()})
@@ -99,6 +101,7 @@ func TestEvaluationArgs(t *testing.T) {
 		"--source=handbook", "--scope=both", "--max-concurrent=3", "--deadline=20m0s",
 		"--header=X-User: eval-bot", "--header=X-Forwarded-Groups: staff,engineering",
 		"--header-file=X-Proxy-Secret=/var/run/secrets/ragroute/identity/value", "--termination-log=/dev/termination-log",
+		"--config-hash=5f0e1d2c3b4a",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %q: %v", want, args)
@@ -116,5 +119,8 @@ func TestEvaluationArgs(t *testing.T) {
 	}
 	if strings.Contains(joined, "Groups") {
 		t.Errorf("no groups, yet a groups header: %v", args)
+	}
+	if strings.Contains(joined, "--config-hash") {
+		t.Errorf("a route without a config hash, yet --config-hash: %v", args)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -210,7 +211,7 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 	}
 	r := route{url: "http://" + net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port))),
 		proxyHeader: v1alpha1.DefaultProxySecretHeader, proxySecret: "e2e-proxy-secret"}
-	w.waitServiceProgrammed(readyCtx, t, r)
+	w.waitServiceProgrammed(readyCtx, t, r, qr.Status.ConfigHash)
 	return r
 }
 
@@ -219,8 +220,10 @@ func (w *world) applySamples(ctx context.Context, t *testing.T, gitURL string) r
 // Service on its own schedule, a moment later. Until then the address is
 // not ours: a connection may be refused, or (on a machine whose egress
 // proxy accepts any address, as CI's does) answered by someone else with
-// a bare 404, so only the route's own answer counts: its X-Request-Id.
-func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route) {
+// a bare 404, so only the route's own answer counts: its X-Request-Id,
+// and the config it names (the pod's downward-API copy of its template's
+// hash), which must be configHash, the route's status.
+func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route, configHash string) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
@@ -236,7 +239,11 @@ func (w *world) waitServiceProgrammed(ctx context.Context, t *testing.T, r route
 			return false, err.Error()
 		}
 		_ = resp.Body.Close()
-		return resp.Header.Get("X-Request-Id") != "", resp.Status + " without the route's X-Request-Id"
+		if resp.Header.Get("X-Request-Id") == "" {
+			return false, resp.Status + " without the route's X-Request-Id"
+		}
+		served := resp.Header.Get(podconfig.ConfigHashHeader)
+		return served == configHash, fmt.Sprintf("the route answered from config %q; its status says %q", served, configHash)
 	})
 	fmt.Fprintf(os.Stderr, "e2e: the route's Service answered as the route %.1f s after Ready\n", time.Since(start).Seconds())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,14 +25,13 @@ func (w *world) evaluate(ctx context.Context, t *testing.T) {
 	if w.evaluation == nil {
 		t.Fatal("config/samples holds no RouteEvaluation")
 	}
+	var firstJob string   // the first run's Job, once it passed
+	var changed time.Time // when the route's floor was raised
 	defer func() {
 		if !t.Failed() {
 			return
 		}
-		route := &v1alpha1.QueryRoute{}
-		_ = w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, route)
-		logs := strings.Split(w.operatorLogs(ctx), "\n")
-		t.Logf("the route's status: %+v\noperator logs, last lines:\n%s", route.Status, strings.Join(logs[max(0, len(logs)-80):], "\n"))
+		w.dumpEvaluation(ctx, t, w.evaluation.GetName(), firstJob, changed)
 	}()
 	sample := w.evaluation.DeepCopy()
 	thresholds := map[string]any{"minNotFound": int64(1)}
@@ -57,6 +55,7 @@ func (w *world) evaluate(ctx context.Context, t *testing.T) {
 	}
 	fmt.Fprintf(os.Stderr, "e2e: the sample evaluation's first run: %s in %.1f s (R@5 %.2f, %s)\n",
 		passing.Reason, time.Since(started).Seconds(), *first.Figures.RecallAt5, first.Job)
+	firstJob = first.Job
 
 	route := &v1alpha1.QueryRoute{}
 	if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, route); err != nil {
@@ -68,6 +67,7 @@ func (w *world) evaluate(ctx context.Context, t *testing.T) {
 		t.Fatalf("narrow the route's strict floor: %v", err)
 	}
 	started = time.Now()
+	changed = started
 	failing := w.waitPassing(ctx, t, re, func(c *metav1.Condition) bool {
 		return c.Status == metav1.ConditionFalse && re.Status.LastRun != nil && re.Status.LastRun.Job != first.Job
 	})

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // The live route's HTTP client: every request as the identity the caller
@@ -37,6 +39,23 @@ func (e *IdentityRefusedError) Error() string {
 		e.Status, http.StatusText(e.Status), e.Message)
 }
 
+// staleConfigRetry is how long a request answered by a replica of
+// another config waits before it is sent again: the Service's endpoints
+// drop a stopping replica within seconds.
+const staleConfigRetry = 500 * time.Millisecond
+
+// StaleConfigError is a route whose replicas still answered from another
+// config than the one the run measures when the run's wait for it ended.
+type StaleConfigError struct {
+	Want, Served string
+	Waited       time.Duration
+}
+
+func (e *StaleConfigError) Error() string {
+	return fmt.Sprintf("the route still answers from config %s after %s, and this run measures config %s: the route is rolling, or changed after the run started",
+		e.Served, e.Waited.Round(time.Second), e.Want)
+}
+
 // routeClient asks one route.
 type routeClient struct {
 	base    string
@@ -44,6 +63,10 @@ type routeClient struct {
 	http    *http.Client
 	timeout time.Duration
 	retries int
+	// configHash, when set, is the only config whose answers are taken;
+	// another's are asked again for up to configWait.
+	configHash string
+	configWait time.Duration
 }
 
 // cancelOnClose ends a response's attempt context when its body closes, so
@@ -59,12 +82,14 @@ func (c cancelOnClose) Close() error {
 	return err
 }
 
-// do sends one request, retrying a 429 up to c.retries times; a 2xx
-// answer comes back open (the caller closes it) with the time its last
-// attempt took to answer. The attempt's timeout also bounds reading the
-// body.
+// do sends one request, retrying a 429 up to c.retries times and an
+// answer of another config than c.configHash for up to c.configWait; a
+// 2xx answer comes back open (the caller closes it) with the time its
+// last attempt took to answer. The attempt's timeout also bounds reading
+// the body.
 func (c *routeClient) do(ctx context.Context, method, path string, body []byte) (*http.Response, time.Duration, error) {
-	for attempt := 0; ; attempt++ {
+	var firstStale time.Time
+	for attempt := 0; ; {
 		var reader io.Reader
 		if body != nil {
 			reader = bytes.NewReader(body)
@@ -88,6 +113,20 @@ func (c *routeClient) do(ctx context.Context, method, path string, body []byte) 
 			cancel()
 			return nil, 0, fmt.Errorf("%s %s: %w", method, path, err)
 		}
+		if served := resp.Header.Get(podconfig.ConfigHashHeader); c.configHash != "" && served != "" && served != c.configHash {
+			resp.Body.Close()
+			cancel()
+			if firstStale.IsZero() {
+				firstStale = start
+			}
+			if waited := time.Since(firstStale); waited >= c.configWait {
+				return nil, 0, &StaleConfigError{Want: c.configHash, Served: served, Waited: waited}
+			}
+			if err := sleep(ctx, staleConfigRetry); err != nil {
+				return nil, 0, fmt.Errorf("%s %s: answered from config %s, and the run ended waiting for %s: %w", method, path, served, c.configHash, err)
+			}
+			continue
+		}
 		if resp.StatusCode/100 == 2 {
 			resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 			return resp, elapsed, nil
@@ -102,12 +141,23 @@ func (c *routeClient) do(ctx context.Context, method, path string, body []byte) 
 		case attempt >= c.retries:
 			return nil, 0, fmt.Errorf("%s %s: still rate limited after %d retries: %s", method, path, c.retries, message)
 		}
+		attempt++
 		wait := retryAfter(resp.Header.Get("Retry-After"))
-		select {
-		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("%s %s: rate limited, and the run ended waiting %s to retry: %w", method, path, wait, ctx.Err())
-		case <-time.After(wait):
+		if err := sleep(ctx, wait); err != nil {
+			return nil, 0, fmt.Errorf("%s %s: rate limited, and the run ended waiting %s to retry: %w", method, path, wait, err)
 		}
+	}
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
 	}
 }
 
@@ -162,9 +212,11 @@ func errorMessage(resp *http.Response) string {
 	return "no message"
 }
 
-// isIdentityRefused reports whether err is the route refusing the
-// identity: the run stops, as every other question would be refused too.
-func isIdentityRefused(err error) bool {
+// endsTheRun reports whether err is one every other question would meet
+// too, so the run stops: the route refusing the identity, or answering
+// from another config than the one the run measures.
+func endsTheRun(err error) bool {
 	var refused *IdentityRefusedError
-	return errors.As(err, &refused)
+	var stale *StaleConfigError
+	return errors.As(err, &refused) || errors.As(err, &stale)
 }

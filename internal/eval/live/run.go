@@ -45,6 +45,14 @@ type Options struct {
 	MaxConcurrent int
 	Timeout       time.Duration
 	Retries       int
+	// ConfigHash, when set, is the route config the run measures (its
+	// status.configHash): an answer whose podconfig.ConfigHashHeader
+	// names another, from a replica of the old config during a roll or
+	// just after it, is asked again, and after ConfigWait of such answers
+	// the run fails (StaleConfigError). A route that names no config (run
+	// by hand, or an older image) is taken as it answers.
+	ConfigHash string
+	ConfigWait time.Duration
 	// HTTP sends the requests; nil: a client of its own.
 	HTTP *http.Client
 	// Progress, if set, hears each question as it ends.
@@ -81,7 +89,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	client := &routeClient{base: opts.BaseURL, header: opts.Header, http: opts.HTTP, timeout: opts.Timeout, retries: opts.Retries}
+	client := &routeClient{base: opts.BaseURL, header: opts.Header, http: opts.HTTP, timeout: opts.Timeout, retries: opts.Retries,
+		configHash: opts.ConfigHash, configWait: opts.ConfigWait}
 	if client.http == nil {
 		client.http = &http.Client{}
 	}
@@ -97,7 +106,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	for i, q := range opts.Questions {
 		group.Go(func() error {
 			got[i] = askLive(groupCtx, client, opts.Scope, q, fragments)
-			if isIdentityRefused(got[i].err) {
+			if endsTheRun(got[i].err) {
 				return got[i].err
 			}
 			fmt.Fprintf(progress, "[%d/%d] %s %s\n", done.Add(1), len(opts.Questions), q.ID, liveBrief(got[i]))
@@ -125,8 +134,8 @@ func checkOptions(opts Options) error {
 		return fmt.Errorf("scope %q: want %s, %s or %s", opts.Scope, ScopeRetrieval, ScopeAnswers, ScopeBoth)
 	case len(opts.Questions) == 0:
 		return errors.New("no questions")
-	case opts.MaxConcurrent < 1 || opts.Timeout <= 0 || opts.Retries < 0:
-		return errors.New("max concurrent must be at least 1, the timeout positive and the retries not negative")
+	case opts.MaxConcurrent < 1 || opts.Timeout <= 0 || opts.Retries < 0 || opts.ConfigWait < 0:
+		return errors.New("max concurrent must be at least 1, the timeout positive, and the retries and the config wait not negative")
 	}
 	return nil
 }

@@ -51,6 +51,10 @@ type Options struct {
 	RedisRejected func() int64
 	// ModelID is the model name /v1/models lists (the route's name).
 	ModelID string
+	// ConfigHash names the config this replica runs (the operator's
+	// podconfig.EnvConfigHash), sent on every API answer
+	// (withConfigHash); "": none sent.
+	ConfigHash string
 	// Page, when set, serves the route's web page at GET / (and its
 	// assets); nil: no page.
 	Page http.Handler
@@ -181,5 +185,5 @@ func (s *Server) routes() (api, probes http.Handler) {
 		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })))
 	probeMux.Handle("GET /readyz", s.metrics.instrument("/readyz", http.HandlerFunc(s.ready)))
 	probeMux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
-	return withRequestID(withCORS(s.opts.CORSAllowedOrigins, handler)), withRequestID(probeMux)
+	return withRequestID(withConfigHash(s.opts.ConfigHash, withCORS(s.opts.CORSAllowedOrigins, handler))), withRequestID(probeMux)
 }

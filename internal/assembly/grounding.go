@@ -14,8 +14,9 @@ import (
 // the check's texts first (the Finishing lane, up to embedBatch a call,
 // shared by all the turns being checked), a new turn's question, or a
 // cached turn's admission, only while no check text waits or is in a call
-// (the Starting lane). So under load new turns wait to start instead of
-// answers ending unchecked. The fragments' units are embedded once and
+// and no faster than the checks they bring are served (the Starting
+// lane). So under load new turns wait to start instead of answers ending
+// unchecked, or waiting for the verdicts of answers that came with them. The fragments' units are embedded once and
 // kept (vectorCacheBytes per replica in memory, or in the vector cache
 // the caller gives, such as the route's Redis). The answers' sentences are
 // kept too, in sentenceCacheBytes of the replica's memory apart from the

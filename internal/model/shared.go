@@ -49,10 +49,11 @@ func abandoned(ctx context.Context) bool {
 // Shared is one embedding server's client for all of a replica's work:
 // at most inFlight calls at once, each sending at most batch texts of the
 // Finishing lane or, while none waits or is in a call, one of the
-// Starting lane (a question, or an admission: Admitter), oldest first
-// within a lane. Concurrent callers' Finishing texts share calls:
-// many callers with a few texts each (every turn's answer sentences) cost
-// a few full calls, not one call each queued behind the others. A caller
+// Starting lane (a question, or an admission: Admitter) as often as the
+// checks the turns bring leave time for, oldest first within a lane.
+// Concurrent callers' Finishing texts share calls: many callers with a
+// few texts each (every turn's answer sentences) cost a few full calls,
+// not one call each queued behind the others. A caller
 // waits as long as its context lives; a call stops once every caller it
 // embeds for has given up.
 type Shared struct {
@@ -64,11 +65,28 @@ type Shared struct {
 	queues   [lanes][]piece // texts waiting for a call, by lane, oldest first
 	running  int            // drains running (each makes a call at a time)
 	checking int            // calls of Finishing texts in flight
-	// finishing wakes a drain pausing after an admission when a
-	// Finishing text arrives; perText is what the latest call took a text.
+	// finishing wakes a drain pausing after an admission, or waiting to
+	// start the next turn, when a Finishing text arrives; perText is what
+	// the latest call took a text.
 	finishing chan struct{}
 	perText   atomic.Int64
+	// Each start reserves the embedder's time for the check its turn will
+	// bring: the next may go at nextStart, checkPerTurn texts' time later
+	// (the Finishing texts queued between starts, smoothed), so turns are
+	// let in as fast as their checks are served and their answers do not
+	// come back together, a wave the answers behind it would wait out.
+	// checkTexts counts the Finishing texts since the latest start; pacing
+	// says a drain waits for nextStart.
+	nextStart    time.Time
+	checkTexts   int
+	checkPerTurn float64
+	pacing       bool
 }
+
+// checkSmoothing is how many starts the check texts a turn brings are
+// averaged over: enough that a turn's own check, which comes a search and
+// an answer after its start, is counted with the starts around it.
+const checkSmoothing = 8
 
 // request is one caller's texts and, as calls return, their vectors.
 type request struct {
@@ -145,6 +163,7 @@ func (s *Shared) wait(ctx context.Context, lane Lane, texts []string) ([][]float
 		s.queues[lane] = append(s.queues[lane], piece{req: req, index: admission})
 	}
 	if lane == Finishing {
+		s.checkTexts += len(texts)
 		select {
 		case s.finishing <- struct{}{}:
 		default:
@@ -171,20 +190,25 @@ func (s *Shared) wait(ctx context.Context, lane Lane, texts []string) ([][]float
 func (s *Shared) drain() {
 	for {
 		s.mu.Lock()
-		batch, lane := s.take()
+		batch, lane, paced := s.take(time.Now())
 		switch {
+		case len(batch) == 0 && paced > 0 && !s.pacing:
+			s.pacing = true
+			s.forgetFinishing()
+			s.mu.Unlock()
+			s.pause(paced)
+			s.mu.Lock()
+			s.pacing = false
+			s.mu.Unlock()
 		case len(batch) == 0:
 			s.running--
 			s.mu.Unlock()
 			return
 		case batch[0].index == admission:
 			close(batch[0].req.done)
-			select { // no Finishing text waits: forget the older arrivals'
-			case <-s.finishing:
-			default:
-			}
+			s.forgetFinishing()
 			s.mu.Unlock()
-			s.pause()
+			s.pause(time.Duration(s.perText.Load()))
 		default:
 			if lane == Finishing {
 				s.checking++
@@ -200,12 +224,21 @@ func (s *Shared) drain() {
 	}
 }
 
-// pause follows an admission: the turn let in brings its check later, so
-// the drain lets in no other for as long as the embedder takes a text,
-// unless a check text comes first. Without it every turn waiting would be
-// let in at once, and their checks would come back together.
-func (s *Shared) pause() {
-	timer := time.NewTimer(time.Duration(s.perText.Load()))
+// forgetFinishing drops the signal of Finishing texts that arrived
+// before now: take has seen them. Under s.mu.
+func (s *Shared) forgetFinishing() {
+	select {
+	case <-s.finishing:
+	default:
+	}
+}
+
+// pause waits d, or until a check text arrives. It follows an admission,
+// which takes the drain for as long as the embedder takes a text, as the
+// question it stands for would, and a start that must wait for
+// nextStart.
+func (s *Shared) pause(d time.Duration) {
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
@@ -216,21 +249,26 @@ func (s *Shared) pause() {
 // take removes the next batch from the queues and says its lane,
 // skipping the texts of callers that gave up or failed: up to batch
 // Finishing texts or, while none waits or is in a call, one Starting text
-// or admission, or else up to batch leftover texts. New turns are let in
-// one at a time: a crowd let in together would bring their answers'
-// sentences back together, a wave that the answers behind it would wait
-// out. Under s.mu.
-func (s *Shared) take() ([]piece, Lane) {
+// or admission once nextStart has come (else how long until it does), or
+// else up to batch leftover texts. New turns are let in one at a time: a
+// crowd let in together would bring their answers' sentences back
+// together. Under s.mu.
+func (s *Shared) take(now time.Time) ([]piece, Lane, time.Duration) {
 	s.demoteAbandoned()
 	for lane, limit := range [lanes]int{Finishing: s.batch, Starting: 1, leftover: s.batch} {
 		if Lane(lane) != Finishing && s.checking > 0 {
-			return nil, Lane(lane) // the drain in a check's call looks again after it
+			return nil, Lane(lane), 0 // the drain in a check's call looks again after it
+		}
+		if Lane(lane) == Starting && now.Before(s.nextStart) {
+			if s.dropGone(Starting); len(s.queues[Starting]) > 0 {
+				return nil, Starting, s.nextStart.Sub(now)
+			}
 		}
 		var batch []piece
 		queue := s.queues[lane]
 		n := 0
 		for ; n < len(queue) && len(batch) < limit; n++ {
-			if p := queue[n]; p.req.err == nil && p.req.ctx.Err() == nil {
+			if p := queue[n]; live(p) {
 				batch = append(batch, p)
 			}
 		}
@@ -239,10 +277,37 @@ func (s *Shared) take() ([]piece, Lane) {
 			s.queues[lane] = nil // let the drained array go
 		}
 		if len(batch) > 0 {
-			return batch, Lane(lane)
+			if Lane(lane) == Starting {
+				s.started(now)
+			}
+			return batch, Lane(lane), 0
 		}
 	}
-	return nil, leftover
+	return nil, leftover, 0
+}
+
+// live says a piece's caller still waits for it.
+func live(p piece) bool { return p.req.err == nil && p.req.ctx.Err() == nil }
+
+// dropGone removes the pieces at the head of lane that no caller waits
+// for any more. Under s.mu.
+func (s *Shared) dropGone(lane Lane) {
+	queue := s.queues[lane]
+	n := 0
+	for n < len(queue) && !live(queue[n]) {
+		n++
+	}
+	if s.queues[lane] = queue[n:]; len(s.queues[lane]) == 0 {
+		s.queues[lane] = nil
+	}
+}
+
+// started reserves, at a turn's start, the embedder's time for the check
+// the turn will bring. Under s.mu.
+func (s *Shared) started(now time.Time) {
+	s.checkPerTurn += (float64(s.checkTexts) - s.checkPerTurn) / checkSmoothing
+	s.checkTexts = 0
+	s.nextStart = now.Add(time.Duration(s.checkPerTurn * float64(s.perText.Load())))
 }
 
 // demoteAbandoned moves the Finishing texts no caller waits for any more

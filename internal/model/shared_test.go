@@ -361,6 +361,68 @@ func TestSharedAdmitsTurnsAfterTheCheck(t *testing.T) {
 	}
 }
 
+// timedEmbedder computes one call at a time, perText a text, and records
+// when each text's call started.
+type timedEmbedder struct {
+	perText time.Duration
+	mu      sync.Mutex
+	started map[string]time.Time
+}
+
+func (e *timedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range texts {
+		e.started[t] = time.Now()
+	}
+	time.Sleep(time.Duration(len(texts)) * e.perText)
+	return make([][]float32, len(texts)), nil
+}
+
+// Turns are let in no faster than the embedder serves the checks they
+// bring: two questions asked together after turns whose answers each
+// brought four sentences to check go four texts' time apart (started
+// back to back, their answers would come back together and the last
+// would wait for every verdict), while after turns whose checks brought
+// nothing (their sentences were known) they go one after the other.
+func TestSharedLetsTurnsInAsFastAsTheirChecksAreServed(t *testing.T) {
+	const perText, sentences = 20 * time.Millisecond, 4
+	for _, checked := range []bool{false, true} {
+		inner := &timedEmbedder{perText: perText, started: map[string]time.Time{}}
+		shared := NewShared(inner, 2, 16)
+		questions, check := shared.Lane(Starting), shared.Lane(Finishing)
+		ctx := context.Background()
+		for turn := range 3 * checkSmoothing {
+			if _, err := questions.Embed(ctx, []string{fmt.Sprint("question ", turn)}); err != nil {
+				t.Fatal(err)
+			}
+			if !checked {
+				continue
+			}
+			answer := make([]string, sentences)
+			for i := range answer {
+				answer[i] = fmt.Sprintf("turn %d sentence %d", turn, i)
+			}
+			if _, err := check.Embed(ctx, answer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		for _, q := range []string{"a", "b"} {
+			wg.Go(func() {
+				if _, err := questions.Embed(ctx, []string{q}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		gap := inner.started["b"].Sub(inner.started["a"]).Abs()
+		if paced := gap >= (sentences-1)*perText; paced != checked {
+			t.Errorf("checks of %d sentences a turn: %v: the questions asked together started %v apart", sentences, checked, gap)
+		}
+	}
+}
+
 // Work that outlives its caller (a cut check's units, whose vectors are
 // kept) goes on, but once the caller stopped waiting it comes after new
 // turns' questions, not before them.

@@ -37,9 +37,16 @@ type measured struct {
 type runDecision struct {
 	trigger     string
 	scheduledAt time.Time
-	// after is when the schedule next fires (0: no schedule to wait on).
+	// after is when to look again: when the schedule next fires, and at
+	// most activeRunRecheck while a run is active (0: nothing to wait on).
 	after time.Duration
 }
+
+// activeRunRecheck bounds how long an active run goes unlooked-at. Its end
+// is heard from its Job's and pod's events; a run marked active from a
+// view that lagged its Job's end sends none, and would otherwise stay
+// active until the schedule's next time.
+const activeRunRecheck = 30 * time.Second
 
 // parseSchedule parses a five-field cron schedule, as a CronJob does.
 func parseSchedule(schedule string) (cron.Schedule, error) {
@@ -50,7 +57,8 @@ func parseSchedule(schedule string) (cron.Schedule, error) {
 	return s, nil
 }
 
-// nextRun decides whether a run starts now. None while one is active.
+// nextRun decides whether a run starts now. None while one is active,
+// which is looked at again within activeRunRecheck.
 // The first run starts at once (the evaluation then has figures); then
 // onChange starts one when the route's config hash or its store's
 // generation differs from what the last run measured, and the schedule
@@ -74,6 +82,9 @@ func nextRun(status *v1alpha1.RouteEvaluationStatus, onChange bool, schedule cro
 	switch {
 	case status.Active != nil:
 		d.trigger, d.scheduledAt = "", time.Time{}
+		if d.after == 0 || d.after > activeRunRecheck {
+			d.after = activeRunRecheck
+		}
 	case status.LastRun == nil:
 		d.trigger = triggerInitial
 	case !d.scheduledAt.IsZero():

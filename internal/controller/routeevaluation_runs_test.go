@@ -31,7 +31,8 @@ func TestNextRun(t *testing.T) {
 		after    time.Duration
 	}{
 		{"first run at once", v1alpha1.RouteEvaluationStatus{}, false, m, at(5, 31), triggerInitial, 29 * time.Minute},
-		{"none while one runs", v1alpha1.RouteEvaluationStatus{Active: last}, true, measured{configHash: "h2"}, at(7, 0), "", 23 * time.Hour},
+		{"none while one runs, which is looked at again soon", v1alpha1.RouteEvaluationStatus{Active: last}, true, measured{configHash: "h2"}, at(7, 0), "", activeRunRecheck},
+		{"the schedule sooner than the recheck", v1alpha1.RouteEvaluationStatus{Active: last}, false, m, at(5, 59).Add(50 * time.Second), "", 10 * time.Second},
 		{"unchanged: nothing", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, m, at(5, 40), "", 20 * time.Minute},
 		{"config hash changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h2", storeGeneration: 3, questionsHash: "q"}, at(5, 40), triggerOnChange, 20 * time.Minute},
 		{"store generation changed", v1alpha1.RouteEvaluationStatus{LastRun: last}, true, measured{configHash: "h1", storeGeneration: 4, questionsHash: "q"}, at(5, 40), triggerOnChange, 20 * time.Minute},
@@ -50,6 +51,13 @@ func TestNextRun(t *testing.T) {
 				t.Errorf("scheduledAt %s with trigger %q", d.scheduledAt, d.trigger)
 			}
 		})
+	}
+	// Without a schedule only an active run is looked at again.
+	if d := nextRun(&v1alpha1.RouteEvaluationStatus{Active: last}, true, nil, m, created, at(7, 0)); d.after != activeRunRecheck {
+		t.Errorf("an active run without a schedule: looked at again after %s", d.after)
+	}
+	if d := nextRun(&v1alpha1.RouteEvaluationStatus{LastRun: last}, true, nil, m, created, at(7, 0)); d.after != 0 {
+		t.Errorf("no run and no schedule: looked at again after %s", d.after)
 	}
 	// Missed three days: one run, for the latest time.
 	d := nextRun(&v1alpha1.RouteEvaluationStatus{LastRun: last, LastScheduleTime: &metav1.Time{Time: at(6, 0)}}, false, daily, m, created, at(6, 0).Add(72*time.Hour+time.Minute))

@@ -16,10 +16,10 @@ import (
 // cached turn's admission, only while no check text waits or is in a call
 // and no faster than the checks they bring are served (the Starting
 // lane). So under load new turns wait to start instead of answers ending
-// unchecked, or waiting for the verdicts of answers that came with them. The fragments' units are embedded once and
-// kept (vectorCacheBytes per replica in memory, or in the vector cache
-// the caller gives, such as the route's Redis). The answers' sentences are
-// kept too, in sentenceCacheBytes of the replica's memory apart from the
+// unchecked, or waiting for the verdicts of answers that came with them.
+// The fragments' units are embedded once and kept (vectorCacheBytes per
+// replica in memory, or in the vector cache the caller gives, such as the
+// route's Redis). The answers' sentences are kept too, in sentenceCacheBytes of the replica's memory apart from the
 // units, which they must not evict: they repeat only where answers do
 // (the same question over the same fragments, as the exact cache serves
 // it again to a model that writes the same answer). A units call goes on

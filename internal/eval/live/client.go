@@ -113,7 +113,9 @@ func (c *routeClient) do(ctx context.Context, method, path string, body []byte) 
 			cancel()
 			return nil, 0, fmt.Errorf("%s %s: %w", method, path, err)
 		}
-		if served := resp.Header.Get(podconfig.ConfigHashHeader); c.configHash != "" && served != "" && served != c.configHash {
+		var wait time.Duration
+		var waitingFor string // what the run ended waiting for, if it does
+		if served := c.otherConfig(resp); served != "" {
 			resp.Body.Close()
 			cancel()
 			if firstStale.IsZero() {
@@ -122,43 +124,42 @@ func (c *routeClient) do(ctx context.Context, method, path string, body []byte) 
 			if waited := time.Since(firstStale); waited >= c.configWait {
 				return nil, 0, &StaleConfigError{Want: c.configHash, Served: served, Waited: waited}
 			}
-			if err := sleep(ctx, staleConfigRetry); err != nil {
-				return nil, 0, fmt.Errorf("%s %s: answered from config %s, and the run ended waiting for %s: %w", method, path, served, c.configHash, err)
+			wait, waitingFor = staleConfigRetry, fmt.Sprintf("answered from config %s, and the run ended waiting for %s", served, c.configHash)
+		} else {
+			if resp.StatusCode/100 == 2 {
+				resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+				return resp, elapsed, nil
 			}
-			continue
+			message := errorMessage(resp)
+			cancel()
+			switch {
+			case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+				return nil, 0, &IdentityRefusedError{Status: resp.StatusCode, Message: message}
+			case resp.StatusCode != http.StatusTooManyRequests:
+				return nil, 0, fmt.Errorf("%s %s: the route answered %d: %s", method, path, resp.StatusCode, message)
+			case attempt >= c.retries:
+				return nil, 0, fmt.Errorf("%s %s: still rate limited after %d retries: %s", method, path, c.retries, message)
+			}
+			attempt++
+			wait = retryAfter(resp.Header.Get("Retry-After"))
+			waitingFor = fmt.Sprintf("rate limited, and the run ended waiting %s to retry", wait)
 		}
-		if resp.StatusCode/100 == 2 {
-			resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-			return resp, elapsed, nil
-		}
-		message := errorMessage(resp)
-		cancel()
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			return nil, 0, &IdentityRefusedError{Status: resp.StatusCode, Message: message}
-		case resp.StatusCode != http.StatusTooManyRequests:
-			return nil, 0, fmt.Errorf("%s %s: the route answered %d: %s", method, path, resp.StatusCode, message)
-		case attempt >= c.retries:
-			return nil, 0, fmt.Errorf("%s %s: still rate limited after %d retries: %s", method, path, c.retries, message)
-		}
-		attempt++
-		wait := retryAfter(resp.Header.Get("Retry-After"))
-		if err := sleep(ctx, wait); err != nil {
-			return nil, 0, fmt.Errorf("%s %s: rate limited, and the run ended waiting %s to retry: %w", method, path, wait, err)
+		select {
+		case <-ctx.Done():
+			return nil, 0, fmt.Errorf("%s %s: %s: %w", method, path, waitingFor, ctx.Err())
+		case <-time.After(wait):
 		}
 	}
 }
 
-// sleep waits d, or until ctx ends (its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
+// otherConfig is the config an answer names when it is not the one the
+// run measures; "" when it is, or when either names none.
+func (c *routeClient) otherConfig(resp *http.Response) string {
+	served := resp.Header.Get(podconfig.ConfigHashHeader)
+	if c.configHash == "" || served == c.configHash {
+		return ""
 	}
+	return served
 }
 
 // postJSON posts in as JSON and decodes the answer into out.

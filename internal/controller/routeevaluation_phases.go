@@ -29,11 +29,9 @@ func (r *RouteEvaluationReconciler) observeActiveRun(ctx context.Context, s *eva
 		return nil
 	}
 	key := types.NamespacedName{Namespace: s.evaluation.Namespace, Name: active.Job}
-	job := &batchv1.Job{}
-	if err := r.Get(ctx, key, job); apierrors.IsNotFound(err) {
-		job = nil
-	} else if err != nil {
-		return fmt.Errorf("get evaluation Job %s: %w", key, err)
+	job, err := r.runJob(ctx, key)
+	if err != nil {
+		return err
 	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{evalRunLabel: active.Job}); err != nil {
@@ -46,6 +44,25 @@ func (r *RouteEvaluationReconciler) observeActiveRun(ctx context.Context, s *eva
 	s.finished, s.misses = &run, misses
 	s.status.PreviousRun, s.status.LastRun, s.status.Active = s.status.LastRun, &run, nil
 	return nil
+}
+
+// runJob is the active run's Job, nil when it is gone. The Jobs' cache
+// may lag the evaluation's (the two are separate watches), and a Job
+// created a moment ago but missing from it is not gone: a miss is
+// confirmed on the API server before the run is recorded as failed.
+func (r *RouteEvaluationReconciler) runJob(ctx context.Context, key types.NamespacedName) (*batchv1.Job, error) {
+	job := &batchv1.Job{}
+	err := r.Get(ctx, key, job)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, job)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get evaluation Job %s: %w", key, err)
+	}
+	return job, nil
 }
 
 // writeResults writes a finished run's misses to the results ConfigMap.

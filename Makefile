@@ -104,7 +104,7 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
 .PHONY: bench-operator
-bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 5,000 routes, 500 stores, 50 prompts (BENCH_OPERATOR_ROUTES, _STORES, _PROMPTS); time to Ready, peak RSS, CPU by process, reconciles and writes per route, prompt-edit roll, restart writes, and the goals (BENCH_JSON=path writes them as JSON; RAGROUTE_SCALE_PROFILE=dir writes CPU profiles of the API server and the manager, and its heap).
+bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 5,000 routes, 500 stores, 50 prompts (BENCH_OPERATOR_ROUTES, _STORES, _PROMPTS); time to Ready, peak RSS, CPU by process, reconciles and writes per route, prompt-edit roll, restart writes, and the goals (BENCH_JSON=path writes them as JSON; RAGROUTE_SCALE_PROFILE=dir writes CPU profiles of the API server and the manager, and its heap; BENCH_OPERATOR_PROFILE_AFTER=200s starts them that long after the first create).
 	go build -o $(LOCALBIN)/ragroute ./cmd/ragroute
 	KUBEBUILDER_ASSETS="$$(hack/testbed.sh)" \
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
@@ -112,13 +112,15 @@ bench-operator: testbed ## The operator at scale on simulated nodes (kwok): 5,00
 	BENCH_JSON="$(if $(BENCH_JSON),$(abspath $(BENCH_JSON)))" \
 	$(if $(RAGROUTE_SCALE_PROFILE),RAGROUTE_SCALE_PROFILE=$(abspath $(RAGROUTE_SCALE_PROFILE))) go test ./test/scale -run '^TestOperatorScale$$' -count=1 -v -timeout 60m \
 		-args -scale.ready-timeout=30m -scale.routes=$(BENCH_OPERATOR_ROUTES) -scale.stores=$(BENCH_OPERATOR_STORES) \
-		-scale.prompts=$(BENCH_OPERATOR_PROMPTS) -scale.namespaces=5 -scale.nodes=4
+		-scale.prompts=$(BENCH_OPERATOR_PROMPTS) -scale.namespaces=5 -scale.nodes=4 \
+		-scale.profile-after=$(BENCH_OPERATOR_PROFILE_AFTER)
 
 # The world make bench-operator creates: a store per 10 routes and a prompt
 # per 100 by default (each count must divide evenly over 5 namespaces).
 BENCH_OPERATOR_ROUTES ?= 5000
 BENCH_OPERATOR_STORES ?= $(shell expr $(BENCH_OPERATOR_ROUTES) / 10)
 BENCH_OPERATOR_PROMPTS ?= $(shell expr $(BENCH_OPERATOR_ROUTES) / 100)
+BENCH_OPERATOR_PROFILE_AFTER ?= 0s
 
 .PHONY: bench-scale
 bench-scale: ## How search cost, ingestion and memory grow with the corpus: the Argo CD corpus at 1, 2, 5 and 10× (perturbed copies), the OpenTelemetry docs and both; search p50/p95 and Milvus CPU per search, ingestion chunks/s and peak RSS, the route's RSS, and the goals (SCALE_MULTIPLES, SCALE_OTEL, SCALE_QUERIES, SCALE_EMBEDDER=hash, BENCH_JSON; docs/performance.md).

@@ -15,25 +15,45 @@ import (
 )
 
 // envProfile names a folder: when set, the run writes a CPU profile of the
-// API server taken while everything is created and turns Ready
+// API server taken while everything is created and turns Ready (50 s from
+// the first create, or from -scale.profile-after)
 // (kube-apiserver.pprof, where the bed spends most of its CPU, and
 // manager-cpu.pprof), and the manager's heap once everything is Ready
 // (manager-heap.pprof). Read them
 // with `go tool pprof`.
 const envProfile = "RAGROUTE_SCALE_PROFILE"
 
-// profileCPU takes CPU profiles of the API server and the manager for d
-// in the background; the returned function waits for them and reports a
-// failure.
-func profileCPU(ctx context.Context, t *testing.T, admin *rest.Config, m *manager, d time.Duration) func() {
+// profileCPU takes CPU profiles of the API server and the manager for d,
+// starting after the given delay (-scale.profile-after: costs that grow
+// with the world show late in a run), in the background; the returned
+// function waits for them and reports a failure.
+func profileCPU(ctx context.Context, t *testing.T, admin *rest.Config, m *manager, after, d time.Duration) func() {
 	dir := os.Getenv(envProfile)
 	if dir == "" {
 		return func() {}
 	}
+	wait := func() error {
+		select {
+		case <-time.After(after):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	apiServer := make(chan error, 1)
-	go func() { apiServer <- fetchProfile(ctx, admin, d, filepath.Join(dir, "kube-apiserver.pprof")) }()
+	go func() {
+		if err := wait(); err != nil {
+			apiServer <- err
+			return
+		}
+		apiServer <- fetchProfile(ctx, admin, d, filepath.Join(dir, "kube-apiserver.pprof"))
+	}()
 	mgr := make(chan error, 1)
 	go func() {
+		if err := wait(); err != nil {
+			mgr <- err
+			return
+		}
 		ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 		defer cancel()
 		url := fmt.Sprintf("%s/profile?seconds=%d", m.pprofURL, int(d.Seconds()))

@@ -47,9 +47,12 @@ func init() {
 	flag.IntVar(&size.Nodes, "scale.nodes", 2, "kwok nodes")
 	flag.IntVar(&apiServerGOGC, "scale.apiserver-gogc", 400, "the bed API server's GOGC (0: Go's default)")
 	flag.DurationVar(&readyTimeout, "scale.ready-timeout", 0, "how long to wait for everything to turn Ready (default: 1m + 300ms per route)")
+	flag.DurationVar(&profileAfter, "scale.profile-after", 0, "with RAGROUTE_SCALE_PROFILE: how long after the first create the 50-second CPU profiles start")
 }
 
 var readyTimeout time.Duration
+
+var profileAfter time.Duration
 
 // apiServerGOGC: the bed's API server is not what is measured, yet on 2
 // cores it competes with the manager for CPU, up to 40% of it its garbage
@@ -148,7 +151,7 @@ func TestOperatorScale(t *testing.T) {
 	defer func() { mgr.Stop() }()
 	t0 := time.Now()
 	cpu0 := processCPU()
-	profiled := profileCPU(ctx, t, bed.Admin, mgr, 50*time.Second)
+	profiled := profileCPU(ctx, t, bed.Admin, mgr, profileAfter, 50*time.Second)
 	if err := w.create(ctx, admin); err != nil {
 		t.Fatal(err)
 	}

@@ -32,33 +32,28 @@ func profileCPU(ctx context.Context, t *testing.T, admin *rest.Config, m *manage
 	if dir == "" {
 		return func() {}
 	}
-	wait := func() error {
-		select {
-		case <-time.After(after):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	// later runs take one profile in the background once the delay is over.
+	later := func(take func() error) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			select {
+			case <-time.After(after):
+				done <- take()
+			case <-ctx.Done():
+				done <- ctx.Err()
+			}
+		}()
+		return done
 	}
-	apiServer := make(chan error, 1)
-	go func() {
-		if err := wait(); err != nil {
-			apiServer <- err
-			return
-		}
-		apiServer <- fetchProfile(ctx, admin, d, filepath.Join(dir, "kube-apiserver.pprof"))
-	}()
-	mgr := make(chan error, 1)
-	go func() {
-		if err := wait(); err != nil {
-			mgr <- err
-			return
-		}
+	apiServer := later(func() error {
+		return fetchProfile(ctx, admin, d, filepath.Join(dir, "kube-apiserver.pprof"))
+	})
+	mgr := later(func() error {
 		ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 		defer cancel()
 		url := fmt.Sprintf("%s/profile?seconds=%d", m.pprofURL, int(d.Seconds()))
-		mgr <- fetch(ctx, http.DefaultClient, url, filepath.Join(dir, "manager-cpu.pprof"))
-	}()
+		return fetch(ctx, http.DefaultClient, url, filepath.Join(dir, "manager-cpu.pprof"))
+	})
 	return func() {
 		if err := <-apiServer; err != nil {
 			t.Logf("API server profile: %v", err)

@@ -325,44 +325,44 @@ func countingProxy(t *testing.T, base string, delay time.Duration) (string, *ato
 // refusingProxy answers the first n requests 429 with Retry-After: 1, as
 // the route's per-user limit does, and forwards the rest to base.
 func refusingProxy(t *testing.T, base string, n int64) (string, *atomic.Int64) {
-	t.Helper()
-	target, _ := url.Parse(base)
-	forward := httputil.NewSingleHostReverseProxy(target)
-	var seen, refused atomic.Int64
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if seen.Add(1) <= n {
-			refused.Add(1)
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"error":{"code":"rate_limited","message":"too many turns a minute"}}`, http.StatusTooManyRequests)
-			return
-		}
-		forward.ServeHTTP(w, r)
-	}))
-	t.Cleanup(server.Close)
-	return server.URL, &refused
+	return standInProxy(t, base, n, func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, `{"error":{"code":"rate_limited","message":"too many turns a minute"}}`, http.StatusTooManyRequests)
+	}, nil)
 }
 
 // rollingProxy stands for a route rolling from config "old" to "new": its
 // first n answers come from a replica of the old config, which finds
 // nothing, and the rest are the route's, named "new".
 func rollingProxy(t *testing.T, base string, n int64) (string, *atomic.Int64) {
+	return standInProxy(t, base, n, func(w http.ResponseWriter) {
+		w.Header().Set(podconfig.ConfigHashHeader, "old")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"fragments":[]}`))
+	}, func(h http.Header) { h.Set(podconfig.ConfigHashHeader, "new") })
+}
+
+// standInProxy answers the first n requests with standIn and forwards the
+// rest to base, their headers set by mark first (nil: none); it counts
+// the stand-in's answers.
+func standInProxy(t *testing.T, base string, n int64, standIn func(http.ResponseWriter), mark func(http.Header)) (string, *atomic.Int64) {
 	t.Helper()
 	target, _ := url.Parse(base)
 	forward := httputil.NewSingleHostReverseProxy(target)
-	var seen, stale atomic.Int64
+	var seen, stoodIn atomic.Int64
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if seen.Add(1) <= n {
-			stale.Add(1)
-			w.Header().Set(podconfig.ConfigHashHeader, "old")
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"fragments":[]}`))
+			stoodIn.Add(1)
+			standIn(w)
 			return
 		}
-		w.Header().Set(podconfig.ConfigHashHeader, "new")
+		if mark != nil {
+			mark(w.Header())
+		}
 		forward.ServeHTTP(w, r)
 	}))
 	t.Cleanup(server.Close)
-	return server.URL, &stale
+	return server.URL, &stoodIn
 }
 
 // TestEvalRouteRefusesBadInput: each mistake is named, with the exit code

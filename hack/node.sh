@@ -14,6 +14,8 @@ mkdir -p "$dest"
 log() { echo "node: $*" >&2; }
 # shellcheck source=hack/lib/apt.sh
 . "$root/hack/lib/apt.sh"
+# shellcheck source=hack/lib/heartbeat.sh
+. "$root/hack/lib/heartbeat.sh"
 # shellcheck source=hack/lib/k8sbuild.sh
 . "$root/hack/lib/k8sbuild.sh"
 

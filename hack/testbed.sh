@@ -15,6 +15,8 @@ log() { echo "testbed: $*" >&2; }
 
 # shellcheck source=hack/lib/apt.sh
 . "$root/hack/lib/apt.sh"
+# shellcheck source=hack/lib/heartbeat.sh
+. "$root/hack/lib/heartbeat.sh"
 # shellcheck source=hack/lib/k8sbuild.sh
 . "$root/hack/lib/k8sbuild.sh"
 
@@ -49,7 +51,9 @@ if [ ! -x "$kwok_dir/kwok" ] || [ ! -s "$kwok_dir/kwok-stages.yaml" ]; then
   log "installing kwok $kwok_version from the Go module proxy (about 3 minutes on first run; cached in bin/kwok-$kwok_version)"
   start=$SECONDS
   mkdir -p "$kwok_dir"
+  heartbeat_start "installing kwok" 180
   GOBIN="$kwok_dir" go install "sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
+  heartbeat_stop
   # Outside any module, so no go.sum is touched.
   tmp="$(mktemp -d)"
   src="$(cd "$tmp" && go mod download -json "sigs.k8s.io/kwok@$kwok_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"

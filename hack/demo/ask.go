@@ -58,9 +58,14 @@ func (d *demo) askQuestions(ctx context.Context) error {
 	return nil
 }
 
-// ask submits a turn and prints its event stream as it arrives; it
-// returns the turn's id.
+// ask submits a turn to the sample route and prints its event stream as
+// it arrives; it returns the turn's id.
 func (d *demo) ask(ctx context.Context, q question) (string, error) {
+	return d.askAt(ctx, d.routeURL, q)
+}
+
+// askAt is ask at the route at base.
+func (d *demo) askAt(ctx context.Context, base string, q question) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": q.text}}})
@@ -68,18 +73,24 @@ func (d *demo) ask(ctx context.Context, q question) (string, error) {
 		TurnID    string `json:"turn_id"`
 		StreamURL string `json:"stream_url"`
 	}
-	if err := d.call(ctx, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
+	if err := d.callAt(ctx, base, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
 		return json.NewDecoder(resp.Body).Decode(&submitted)
 	}); err != nil {
 		return "", err
 	}
-	return submitted.TurnID, d.call(ctx, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
+	return submitted.TurnID, d.callAt(ctx, base, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
 		return printEvents(os.Stdout, resp.Body)
 	})
 }
 
 func (d *demo) call(ctx context.Context, q question, method, path string, body []byte, read func(*http.Response) error) error {
-	req, err := http.NewRequestWithContext(ctx, method, d.routeURL+path, bytes.NewReader(body))
+	return d.callAt(ctx, d.routeURL, q, method, path, body, read)
+}
+
+// callAt sends a request to the route at base as q's user, with the
+// headers the sign-in proxy would send.
+func (d *demo) callAt(ctx context.Context, base string, q question, method, path string, body []byte, read func(*http.Response) error) error {
+	req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

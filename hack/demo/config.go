@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,9 @@ type config struct {
 	assets   string // etcd, kube-apiserver, kubectl (hack/testbed.sh)
 	ragroute string // the ragroute binary
 	models   string // hack/models.sh
+	// scripted (DEMO_MODELS=scripted) runs the tests' scripted model
+	// server instead of the local models: the demo's path in make test.
+	scripted bool
 	// stay keeps everything running after the questions, until Ctrl-C.
 	stay bool
 	// chat is the local chat model (DEMO_CHAT): qwen (the default), qwen-0.5b
@@ -55,9 +59,9 @@ func configFromEnv() (config, error) {
 	}
 	cfg := config{
 		root:       root,
-		work:       filepath.Join(root, "bin", "demo"),
+		work:       cmp.Or(os.Getenv("DEMO_WORK"), filepath.Join(root, "bin", "demo")),
 		assets:     os.Getenv("KUBEBUILDER_ASSETS"),
-		ragroute:   filepath.Join(root, "bin", "ragroute"),
+		ragroute:   cmp.Or(os.Getenv("DEMO_RAGROUTE"), filepath.Join(root, "bin", "ragroute")),
 		models:     filepath.Join(root, "hack", "models.sh"),
 		stay:       os.Getenv("DEMO_STAY") != "",
 		chat:       localChats[0],
@@ -66,6 +70,13 @@ func configFromEnv() (config, error) {
 		mode:       os.Getenv("DEMO_MODE"),
 		answerMode: os.Getenv("DEMO_ANSWER"),
 		grounding:  os.Getenv("DEMO_GROUNDING"),
+	}
+	switch models := os.Getenv("DEMO_MODELS"); models {
+	case "", "local":
+	case "scripted":
+		cfg.scripted = true
+	default:
+		return config{}, fmt.Errorf("DEMO_MODELS=%q: want local (the default) or scripted", models)
 	}
 	if name := os.Getenv("DEMO_CHAT"); name != "" {
 		i := slices.IndexFunc(localChats, func(c localChat) bool { return c.name == name })
@@ -90,7 +101,7 @@ func configFromEnv() (config, error) {
 		return config{}, errors.New("run me with `make demo`: it installs the test bed and sets KUBEBUILDER_ASSETS and RAGROUTE_MILVUS_LITE")
 	}
 	if _, err := os.Stat(cfg.ragroute); err != nil {
-		return config{}, errors.New("bin/ragroute is missing: run me with `make demo`, which builds it")
+		return config{}, fmt.Errorf("%s is missing: run me with `make demo`, which builds it", cfg.ragroute)
 	}
 	return cfg, nil
 }

@@ -23,8 +23,10 @@ type demo struct {
 	cfg       config
 	start     time.Time
 	processes []*testenv.Process
-	env       *envtest.Environment
-	admin     client.Client
+	// scripted is the in-process model server of DEMO_MODELS=scripted.
+	scripted *testenv.ModelServer
+	env      *envtest.Environment
+	admin    client.Client
 
 	chatURL, embedURL, rerankURL, milvusURI, routeURL, redisAddr string
 	applied                                                      samples
@@ -55,7 +57,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	steps := []step{
-		{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime)", d.startModels},
+		d.modelsStep(),
 		{"Milvus Lite", d.startMilvus},
 		{"Redis, the route's turn log and its users' verdicts", d.startRedis},
 		{"local control plane: etcd + kube-apiserver (no nodes), ragroute's CRDs", d.startControlPlane},
@@ -67,6 +69,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"a user's verdict: alice rates an answer down; `ragroute feedback export` turns it into an evaluation question", d.rateAndExport},
 		{"the route's MCP tools, listed, and search_knowledge as the same two users", d.mcpTools},
 		{"the sample RouteEvaluation's first run: the Job the operator started, run here as a process", d.runEvaluation},
+		{"the other samples (config/samples/*.yaml beside the kustomization): created, their route Deployments run here, Ready", d.runOtherSamples},
 		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}
 	for i, s := range steps {
@@ -98,6 +101,9 @@ func (d *demo) run(ctx context.Context) error {
 func (d *demo) shutdown() {
 	for i := len(d.processes) - 1; i >= 0; i-- {
 		d.processes[i].Stop()
+	}
+	if d.scripted != nil {
+		d.scripted.Close()
 	}
 	if d.env != nil {
 		if err := d.env.Stop(); err != nil {

@@ -23,10 +23,10 @@ import (
 // markRolledOut plays the Deployment controller and the kubelet, which
 // have no nodes here: once the route's process is ready, the Deployment's
 // status says its replicas run the current template, so the route turns
-// Ready and the operator starts the sample evaluation's first run.
-func (d *demo) markRolledOut(ctx context.Context) error {
+// Ready (and the operator starts the sample evaluation's first run).
+func (d *demo) markRolledOut(ctx context.Context, name string) error {
 	deployment := &appsv1.Deployment{}
-	if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: d.applied.route}, deployment); err != nil {
+	if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, deployment); err != nil {
 		return err
 	}
 	patch := client.MergeFrom(deployment.DeepCopy())
@@ -41,8 +41,8 @@ func (d *demo) markRolledOut(ctx context.Context) error {
 	}
 	fmt.Printf("    Deployment %s marked %d/%d available (as the Deployment controller would)\n", deployment.Name, replicas, replicas)
 	route := &v1alpha1.QueryRoute{}
-	return waitFor(ctx, time.Minute, "QueryRoute "+d.applied.route+" becomes Ready", func(ctx context.Context) (bool, error) {
-		if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: d.applied.route}, route); err != nil {
+	return waitFor(ctx, time.Minute, "QueryRoute "+name+" becomes Ready", func(ctx context.Context) (bool, error) {
+		if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, route); err != nil {
 			return false, err
 		}
 		return meta.IsStatusConditionTrue(route.Status.Conditions, v1alpha1.ConditionReady), nil
@@ -63,7 +63,7 @@ func (d *demo) runEvaluation(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd, err := d.prepare(ctx, job.Spec.Template.Spec, "eval", "eval")
+	cmd, err := d.prepare(ctx, job.Spec.Template, job.Name+"-local", "eval", "eval")
 	if err != nil {
 		return fmt.Errorf("evaluation job %s: %w", job.Name, err)
 	}

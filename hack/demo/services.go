@@ -10,6 +10,14 @@ import (
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
+// modelsStep starts the local models, or DEMO_MODELS=scripted's stand-ins.
+func (d *demo) modelsStep() step {
+	if d.cfg.scripted {
+		return step{"scripted models: the tests' OpenAI-compatible stand-in for the chat model, embedder and reranker", d.startScriptedModels}
+	}
+	return step{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime)", d.startModels}
+}
+
 // startModels runs the chat model, the embedder and the reranker through
 // hack/models.sh, which installed them (cached under bin/models; the Qwen
 // models and the reranker are fetched on first use).

@@ -9,14 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
@@ -32,7 +36,7 @@ func (d *demo) runIngestion(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd, err := d.prepare(ctx, job.Spec.Template.Spec, "ingest", "ingest")
+	cmd, err := d.prepare(ctx, job.Spec.Template, job.Name+"-local", "ingest", "ingest")
 	if err != nil {
 		return fmt.Errorf("ingest job %s: %w", job.Name, err)
 	}
@@ -109,49 +113,65 @@ func (d *demo) completeJob(ctx context.Context, job *batchv1.Job) error {
 	return nil
 }
 
-// runRoute waits for the route's Deployment and runs its container here on
-// a free loopback port, until the route says it is ready.
+// runRoute runs the sample route's Deployment here (runDeployment).
 func (d *demo) runRoute(ctx context.Context) error {
+	url, cmd, err := d.runDeployment(ctx, d.applied.route)
+	if err != nil {
+		return err
+	}
+	d.routeURL, d.routeCmd = url, cmd
+	return nil
+}
+
+// runDeployment waits for the Deployment the operator renders for route,
+// runs its container here on a free loopback port until the route says it
+// is ready, and records it rolled out; it returns the route's address and
+// its container as run here.
+func (d *demo) runDeployment(ctx context.Context, route string) (string, localrun.Command, error) {
 	deployment := &appsv1.Deployment{}
-	err := waitFor(ctx, time.Minute, "the operator renders Deployment "+d.applied.route, func(ctx context.Context) (bool, error) {
-		err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: d.applied.route}, deployment)
+	err := waitFor(ctx, time.Minute, "the operator renders Deployment "+route, func(ctx context.Context) (bool, error) {
+		err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: route}, deployment)
 		return err == nil, client.IgnoreNotFound(err)
 	})
 	if err != nil {
-		return err
+		return "", localrun.Command{}, err
 	}
-	cmd, err := d.prepare(ctx, deployment.Spec.Template.Spec, "serve", "route")
+	cmd, err := d.prepare(ctx, deployment.Spec.Template, deployment.Name+"-local", "serve", filepath.Join("routes", route))
 	if err != nil {
-		return fmt.Errorf("route deployment %s: %w", deployment.Name, err)
+		return "", cmd, fmt.Errorf("route deployment %s: %w", deployment.Name, err)
 	}
 	port, err := testenv.FreePort()
 	if err != nil {
-		return err
+		return "", cmd, err
 	}
 	probePort, err := testenv.FreePort()
 	if err != nil {
-		return err
+		return "", cmd, err
 	}
 	// Only the listen addresses differ from the pod: 8080 and 8081 may be
 	// taken here.
 	args := append(cmd.Args, fmt.Sprintf("--listen=127.0.0.1:%d", port), fmt.Sprintf("--metrics-listen=127.0.0.1:%d", probePort))
 	fmt.Printf("    Deployment %s: ragroute %s\n", deployment.Name, strings.Join(args, " "))
-	p, err := d.startProcess("route", d.cfg.ragroute, args, cmd.Env)
+	p, err := d.startProcess("route-"+route, d.cfg.ragroute, args, cmd.Env)
 	if err != nil {
-		return err
+		return "", cmd, err
 	}
-	d.routeURL = fmt.Sprintf("http://127.0.0.1:%d", port)
-	d.routeCmd = cmd
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	if err := waitHTTP(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), time.Minute); err != nil {
-		return err
+		return "", cmd, err
 	}
-	fmt.Printf("    route ready at %s; log %s\n", d.routeURL, p.LogPath)
-	return d.markRolledOut(ctx)
+	fmt.Printf("    route %s ready at %s; log %s\n", route, url, p.LogPath)
+	return url, cmd, d.markRolledOut(ctx, route)
 }
 
-// prepare materialises a pod's volumes under the work folder.
-func (d *demo) prepare(ctx context.Context, spec corev1.PodSpec, container, dir string) (localrun.Command, error) {
-	cmd, err := localrun.Prepare(ctx, objects{d.admin}, namespace, spec, container, filepath.Join(d.cfg.work, dir))
+// prepare materialises the volumes of the pod a controller would create
+// from template, named name, under the work folder; the pod runs on this
+// machine, whose cores and memory are its node's allocatable.
+func (d *demo) prepare(ctx context.Context, template corev1.PodTemplateSpec, name, container, dir string) (localrun.Command, error) {
+	meta := *template.ObjectMeta.DeepCopy()
+	meta.Name, meta.Namespace, meta.UID = name, namespace, uuid.NewUUID()
+	pod := localrun.Pod{Meta: meta, Spec: template.Spec, NodeName: "localhost", IP: "127.0.0.1", Allocatable: localAllocatable()}
+	cmd, err := localrun.Prepare(ctx, objects{d.admin}, pod, container, filepath.Join(d.cfg.work, dir))
 	if err != nil {
 		return cmd, err
 	}
@@ -159,6 +179,16 @@ func (d *demo) prepare(ctx context.Context, spec corev1.PodSpec, container, dir 
 		return cmd, errors.New("the container overrides the image's entrypoint; the demo runs bin/ragroute")
 	}
 	return cmd, nil
+}
+
+// localAllocatable is this machine as a node: its cores and its memory.
+func localAllocatable() corev1.ResourceList {
+	list := corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI)}
+	var info syscall.Sysinfo_t
+	if syscall.Sysinfo(&info) == nil {
+		list[corev1.ResourceMemory] = *resource.NewQuantity(int64(info.Totalram)*int64(info.Unit), resource.BinarySI)
+	}
+	return list
 }
 
 // objects reads ConfigMaps and Secrets for localrun.

@@ -59,7 +59,7 @@ func (r *Runner) generate(ctx context.Context, history []model.Message, calls []
 	case strings.TrimSpace(r.Prompt.NotFound):
 		return generated{notFound: true}, gate.Release()
 	}
-	replace, err := r.settle(gate, packing, shown.String(), st)
+	replace, err := r.settle(gate, packing, &shown, st)
 	if replace {
 		// The check embedded the fragments' units; the extractive answer
 		// that replaces this one scores the same units.

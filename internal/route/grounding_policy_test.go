@@ -102,13 +102,23 @@ func (c *textCounter) Embed(ctx context.Context, texts []string) ([][]float32, e
 	return c.Embedder.Embed(ctx, texts)
 }
 
-// fallback shows a well grounded answer as written, once checked.
+// fallback shows a well grounded answer as written, once checked, and
+// reports the fragment it cites (the answer is held until then: the
+// citations are read from what was released).
 func TestFallbackKeepsAGroundedAnswer(t *testing.T) {
-	w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence)), podconfig.GroundingFallback)
-	events := w.run(staff, routetest.User("How are sync waves ordered?"))
+	for _, policy := range []podconfig.GroundingPolicy{podconfig.GroundingFallback, podconfig.GroundingStrip} {
+		t.Run(string(policy), func(t *testing.T) {
+			w := withPolicy(newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence)), policy)
+			events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
-	if got := routetest.AnswerOf(events); got != groundedSentence || len(routetest.OfType(events, route.EventAnswerReplaced)) != 0 {
-		t.Errorf("client read %q, events %v", got, events)
+			if got := routetest.AnswerOf(events); got != groundedSentence || len(routetest.OfType(events, route.EventAnswerReplaced)) != 0 {
+				t.Errorf("client read %q, events %v", got, events)
+			}
+			cites := routetest.OfType(events, route.EventCitation)
+			if len(cites) != 1 || cites[0].Data.(route.Citation).Marker != "S1" || cites[0].Data.(route.Citation).Inferred {
+				t.Errorf("citations %+v, want S1 as written", cites)
+			}
+		})
 	}
 }
 

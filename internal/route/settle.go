@@ -1,14 +1,18 @@
 package route
 
 import (
+	"strings"
+
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 )
 
 // settle ends a checked answer: the grounding summary, then either the
 // citations (written, then inferred) or, when the policy does not let it
-// stand, the decision to replace it with the extractive answer.
-func (r *Runner) settle(gate *answer.Gate, packing Packing, shown string, st *turnState) (replace bool, err error) {
+// stand, the decision to replace it with the extractive answer. shown is
+// the answer as the client reads it, read once the gate has released
+// what it held (strip and fallback hold the whole answer until then).
+func (r *Runner) settle(gate *answer.Gate, packing Packing, shown *strings.Builder, st *turnState) (replace bool, err error) {
 	if err := gate.CheckErr(); err != nil {
 		if gate.Policy() != podconfig.GroundingAnnotate {
 			return false, &ToolError{Tool: "grounding", Err: err} // nothing unchecked may be shown
@@ -27,7 +31,7 @@ func (r *Runner) settle(gate *answer.Gate, packing Packing, shown string, st *tu
 	if err := gate.Release(); err != nil {
 		return false, err
 	}
-	emitCitations(answer.Cited(shown, packing.Packed), false, st)
-	emitCitations(answer.Inferred(gate.Checked(), shown, packing.Packed), true, st)
+	emitCitations(answer.Cited(shown.String(), packing.Packed), false, st)
+	emitCitations(answer.Inferred(gate.Checked(), shown.String(), packing.Packed), true, st)
 	return false, nil
 }

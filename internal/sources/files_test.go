@@ -52,29 +52,29 @@ func TestReadMarkdownFollowsLinksInsideTheSource(t *testing.T) {
 func TestReadMarkdownReadsOnlyRegularFilesInsideTheSource(t *testing.T) {
 	outside := write(t, t.TempDir(), "secret.txt", "CANARY token")
 	cases := map[string]struct {
-		make func(root string)
+		make func(t *testing.T, root string)
 		want string
 	}{
-		"link to a file outside": {func(root string) {
+		"link to a file outside": {func(t *testing.T, root string) {
 			_ = os.Symlink(outside, filepath.Join(root, "docs", "env.md"))
 		}, "docs/env.md links to"},
-		"relative link climbing out": {func(root string) {
+		"relative link climbing out": {func(t *testing.T, root string) {
 			rel, _ := filepath.Rel(filepath.Join(root, "docs"), outside)
 			_ = os.Symlink(rel, filepath.Join(root, "docs", "env.md"))
 		}, "outside the source"},
-		"link to the process environment": {func(root string) {
+		"link to the process environment": {func(t *testing.T, root string) {
 			_ = os.Symlink("/proc/self/environ", filepath.Join(root, "docs", "env.md"))
 		}, "outside the source"},
-		"link to /dev/zero": {func(root string) {
+		"link to /dev/zero": {func(t *testing.T, root string) {
 			_ = os.Symlink("/dev/zero", filepath.Join(root, "docs", "zero.md"))
 		}, "outside the source"},
-		"a link to nothing": {func(root string) {
+		"a link to nothing": {func(t *testing.T, root string) {
 			_ = os.Symlink("gone.md", filepath.Join(root, "docs", "dangling.md"))
 		}, "docs/dangling.md: a link to gone.md, which leads nowhere: refused"},
-		"a FIFO": {func(root string) {
+		"a FIFO": {func(t *testing.T, root string) {
 			_ = syscall.Mkfifo(filepath.Join(root, "docs", "pipe.md"), 0o644)
 		}, "docs/pipe.md is not a regular file"},
-		"a file over the limit": {func(root string) {
+		"a file over the limit": {func(t *testing.T, root string) {
 			write(t, root, "docs/huge.md", strings.Repeat("x", ingest.MaxDocumentBytes+1))
 		}, "docs/huge.md is over"},
 	}
@@ -82,7 +82,7 @@ func TestReadMarkdownReadsOnlyRegularFilesInsideTheSource(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			write(t, root, "docs/intro.md", "# Intro\n")
-			tc.make(root)
+			tc.make(t, root)
 			done := make(chan struct{})
 			var read Read
 			var err error
@@ -126,24 +126,24 @@ func TestReadMarkdownRefusesALinkAtOrAboveTheSourcesPath(t *testing.T) {
 	write(t, sources, "finance/salaries.md", "# Salaries\n\nCANARY: the CEO earns a lot.\n")
 	cases := map[string]struct {
 		path string
-		make func(mount string)
+		make func(t *testing.T, mount string)
 		want string
 	}{
-		"the path is a link to another source's mount": {"docs", func(mount string) {
+		"the path is a link to another source's mount": {"docs", func(t *testing.T, mount string) {
 			_ = os.Symlink(filepath.Join(sources, "finance"), filepath.Join(mount, "docs"))
 		}, "docs is a symbolic link, the source's path: refused"},
-		"the path is a relative link climbing out": {"docs", func(mount string) {
+		"the path is a relative link climbing out": {"docs", func(t *testing.T, mount string) {
 			_ = os.Symlink("../finance", filepath.Join(mount, "docs"))
 		}, "docs is a symbolic link, the source's path: refused"},
-		"the path is a link to /": {"docs", func(mount string) {
+		"the path is a link to /": {"docs", func(t *testing.T, mount string) {
 			_ = os.Symlink("/", filepath.Join(mount, "docs"))
 		}, "docs is a symbolic link"},
-		"a folder above the path is a link": {"team/docs", func(mount string) {
+		"a folder above the path is a link": {"team/docs", func(t *testing.T, mount string) {
 			_ = os.MkdirAll(filepath.Join(sources, "finance", "docs"), 0o755)
 			write(t, sources, "finance/docs/pay.md", "# Pay\n\nCANARY\n")
 			_ = os.Symlink(filepath.Join(sources, "finance"), filepath.Join(mount, "team"))
 		}, "team is a symbolic link, a folder above the source's path team/docs: refused"},
-		"a link inside the mount to a folder beside the path": {"docs", func(mount string) {
+		"a link inside the mount to a folder beside the path": {"docs", func(t *testing.T, mount string) {
 			write(t, mount, "private/pay.md", "# Pay\n\nCANARY\n")
 			_ = os.Symlink("private", filepath.Join(mount, "docs"))
 		}, "docs is a symbolic link"},
@@ -154,7 +154,7 @@ func TestReadMarkdownRefusesALinkAtOrAboveTheSourcesPath(t *testing.T) {
 			if err := os.MkdirAll(mount, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			tc.make(mount)
+			tc.make(t, mount)
 			read, err := ReadMarkdown(mount, tc.path, []string{"public"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
 				t.Errorf("ReadMarkdown() = %v, want an error saying %q", err, tc.want)

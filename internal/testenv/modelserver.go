@@ -16,7 +16,8 @@ import (
 
 // ModelServer is a scripted OpenAI-compatible server on loopback: its
 // /embeddings answers with HashEmbedder vectors, its /chat/completions
-// streams what Chat decides. Requests counts calls.
+// streams what Chat decides, and its /rerank (at URL, not BaseURL) scores
+// documents by the query's words they hold. Requests counts calls.
 type ModelServer struct {
 	*httptest.Server
 	Embedder *HashEmbedder
@@ -117,6 +118,7 @@ func StartModelServerOn(addr string, dim int) (*ModelServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", m.embeddings)
 	mux.HandleFunc("POST /v1/chat/completions", m.chat)
+	mux.HandleFunc("POST /rerank", m.rerank)
 	listener, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("model server on %s: %w", addr, err)

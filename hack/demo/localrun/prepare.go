@@ -30,9 +30,10 @@ type Command struct {
 	Mounts map[string]string
 }
 
-// Prepare materialises the volumes the named container mounts under root
-// (one folder per volume) and resolves its args and environment.
-func Prepare(ctx context.Context, objects Objects, namespace string, spec corev1.PodSpec, container, root string) (Command, error) {
+// Prepare materialises the volumes the named container of pod mounts under
+// root (one folder per volume) and resolves its args and environment.
+func Prepare(ctx context.Context, objects Objects, pod Pod, container, root string) (Command, error) {
+	spec, namespace := pod.Spec, pod.Meta.Namespace
 	var c *corev1.Container
 	for i := range spec.Containers {
 		if spec.Containers[i].Name == container {
@@ -87,7 +88,7 @@ func Prepare(ctx context.Context, objects Objects, namespace string, spec corev1
 		}
 	}
 	for _, e := range c.Env {
-		value, err := envValue(ctx, objects, namespace, e)
+		value, err := envValue(ctx, objects, pod, c.Name, e)
 		if err != nil {
 			return Command{}, fmt.Errorf("env %s: %w", e.Name, err)
 		}
@@ -161,10 +162,15 @@ func writeFiles(dir string, data map[string][]byte, items []corev1.KeyToPath) ([
 	return written, nil
 }
 
-func envValue(ctx context.Context, objects Objects, namespace string, e corev1.EnvVar) (string, error) {
+func envValue(ctx context.Context, objects Objects, pod Pod, container string, e corev1.EnvVar) (string, error) {
+	namespace := pod.Meta.Namespace
 	switch {
 	case e.ValueFrom == nil:
 		return e.Value, nil
+	case e.ValueFrom.FieldRef != nil:
+		return fieldValue(pod, e.ValueFrom.FieldRef)
+	case e.ValueFrom.ResourceFieldRef != nil:
+		return resourceValue(pod, container, e.ValueFrom.ResourceFieldRef)
 	case e.ValueFrom.SecretKeyRef != nil:
 		ref := e.ValueFrom.SecretKeyRef
 		data, err := objects.Secret(ctx, namespace, ref.Name)
@@ -188,7 +194,7 @@ func envValue(ctx context.Context, objects Objects, namespace string, e corev1.E
 		}
 		return v, nil
 	default:
-		return "", fmt.Errorf("only values, secretKeyRef and configMapKeyRef run locally")
+		return "", fmt.Errorf("no source: want a value, secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef")
 	}
 }
 

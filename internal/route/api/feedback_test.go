@@ -43,14 +43,14 @@ func postVerdict(t *testing.T, srv *httptest.Server, turn, user, body string) (i
 }
 
 // feedbackServers serve the world's route with feedback in memory or in
-// Redis; each returns the server and its store.
-func feedbackServers(t *testing.T) map[string]func(*routetest.World) (*httptest.Server, turnlog.Feedback) {
-	return map[string]func(*routetest.World) (*httptest.Server, turnlog.Feedback){
-		"memory": func(w *routetest.World) (*httptest.Server, turnlog.Feedback) {
+// Redis; each, given the subtest's t, returns the server and its store.
+func feedbackServers() map[string]func(*testing.T, *routetest.World) (*httptest.Server, turnlog.Feedback) {
+	return map[string]func(*testing.T, *routetest.World) (*httptest.Server, turnlog.Feedback){
+		"memory": func(t *testing.T, w *routetest.World) (*httptest.Server, turnlog.Feedback) {
 			store := turnlog.NewMemoryFeedback(time.Minute, time.Hour, 0, time.Now)
 			return serveWith(t, w, func(o *Options) { o.Feedback = store; o.ModelID = "handbook" }), store
 		},
-		"redis": func(w *routetest.World) (*httptest.Server, turnlog.Feedback) {
+		"redis": func(t *testing.T, w *routetest.World) (*httptest.Server, turnlog.Feedback) {
 			client := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(t).Addr})
 			t.Cleanup(func() { _ = client.Close() })
 			store := turnlog.NewRedisFeedback(client, sealtest.New(t), "t:"+strconv.FormatInt(time.Now().UnixNano(), 10)+":", time.Minute, time.Hour, time.Now)
@@ -64,11 +64,11 @@ func feedbackServers(t *testing.T) map[string]func(*routetest.World) (*httptest.
 // the answer is the same, byte for byte, as for a turn that never was. The last verdict
 // wins, kept with the turn's question, answer and citations, and counted.
 func TestFeedbackIsTheOwnersAndTheLastWins(t *testing.T) {
-	for name, start := range feedbackServers(t) {
+	for name, start := range feedbackServers() {
 		t.Run(name, func(t *testing.T) {
 			w := routetest.NewWorld(t)
 			w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
-			srv, store := start(w)
+			srv, store := start(t, w)
 			turn := answerTurn(t, srv, "ann", "How are sync waves ordered?")
 
 			unknownStatus, unknownBody := postVerdict(t, srv, "0123456789abcdef0123456789abcdef", "bob", `{"rating":"down"}`)

@@ -19,9 +19,9 @@ import (
 // replaying nothing, on either turn log, not send keep-alives until the
 // turn expires.
 func TestResumeAtTheEndOfAFinishedTurnEndsTheStream(t *testing.T) {
-	servers := map[string]func(*routetest.World) *httptest.Server{
-		"memory": func(w *routetest.World) *httptest.Server { return serve(t, w) },
-		"redis": func(w *routetest.World) *httptest.Server {
+	servers := map[string]func(*testing.T, *routetest.World) *httptest.Server{
+		"memory": func(t *testing.T, w *routetest.World) *httptest.Server { return serve(t, w) },
+		"redis": func(t *testing.T, w *routetest.World) *httptest.Server {
 			prefix := "t:" + strconv.FormatInt(time.Now().UnixNano(), 10) + ":"
 			return newReplica(t, w, routetest.Redis.Get(t).Addr, prefix).srv
 		},
@@ -30,7 +30,7 @@ func TestResumeAtTheEndOfAFinishedTurnEndsTheStream(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := routetest.NewWorld(t)
 			w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
-			srv := start(w)
+			srv := start(t, w)
 			turn := submit(t, srv, "ann", "How are sync waves ordered?")
 			resp := do(t, "GET", srv.URL+"/v1/turns/"+turn+"/events", "ann", "")
 			events := readSSE(t, resp.Body, 1000)

@@ -198,41 +198,45 @@ func TestJWTRefusesBadTokens(t *testing.T) {
 	}
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})
 	sign := func(c jwt.MapClaims) *http.Request { return bearer(t, jwt.SigningMethodRS256, "k1", key, c) }
-	bad := map[string]func() *http.Request{
-		"alg none": func() *http.Request {
+	bad := map[string]func(t *testing.T) *http.Request{
+		"alg none": func(t *testing.T) *http.Request {
 			return bearer(t, jwt.SigningMethodNone, "k1", jwt.UnsafeAllowNoneSignatureType, p.claims())
 		},
-		"HS256 with the public key as secret": func() *http.Request {
+		"HS256 with the public key as secret": func(t *testing.T) *http.Request {
 			return bearer(t, jwt.SigningMethodHS256, "k1", pubPEM, p.claims())
 		},
-		"HS256 with the public key's DER as secret": func() *http.Request {
+		"HS256 with the public key's DER as secret": func(t *testing.T) *http.Request {
 			return bearer(t, jwt.SigningMethodHS256, "k1", pub, p.claims())
 		},
-		"wrong audience": func() *http.Request { c := p.claims(); c["aud"] = "other"; return sign(c) },
-		"wrong issuer":   func() *http.Request { c := p.claims(); c["iss"] = "https://evil.example"; return sign(c) },
-		"expired":        func() *http.Request { c := p.claims(); c["exp"] = time.Now().Add(-time.Hour).Unix(); return sign(c) },
-		"no expiry":      func() *http.Request { c := p.claims(); delete(c, "exp"); return sign(c) },
-		"forged key":     func() *http.Request { return bearer(t, jwt.SigningMethodRS256, "k1", other, p.claims()) },
-		"forged key, no kid": func() *http.Request {
+		"wrong audience": func(t *testing.T) *http.Request { c := p.claims(); c["aud"] = "other"; return sign(c) },
+		"wrong issuer":   func(t *testing.T) *http.Request { c := p.claims(); c["iss"] = "https://evil.example"; return sign(c) },
+		"expired": func(t *testing.T) *http.Request {
+			c := p.claims()
+			c["exp"] = time.Now().Add(-time.Hour).Unix()
+			return sign(c)
+		},
+		"no expiry":  func(t *testing.T) *http.Request { c := p.claims(); delete(c, "exp"); return sign(c) },
+		"forged key": func(t *testing.T) *http.Request { return bearer(t, jwt.SigningMethodRS256, "k1", other, p.claims()) },
+		"forged key, no kid": func(t *testing.T) *http.Request {
 			return bearer(t, jwt.SigningMethodRS256, "", other, p.claims())
 		},
-		"unknown kid":                func() *http.Request { return bearer(t, jwt.SigningMethodRS256, "k9", other, p.claims()) },
-		"no user":                    func() *http.Request { c := p.claims(); delete(c, "sub"); return sign(c) },
-		"user with a no-break space": func() *http.Request { c := p.claims(); c["sub"] = "ann\u00a0"; return sign(c) },
-		"group with a zero width space": func() *http.Request {
+		"unknown kid":                func(t *testing.T) *http.Request { return bearer(t, jwt.SigningMethodRS256, "k9", other, p.claims()) },
+		"no user":                    func(t *testing.T) *http.Request { c := p.claims(); delete(c, "sub"); return sign(c) },
+		"user with a no-break space": func(t *testing.T) *http.Request { c := p.claims(); c["sub"] = "ann\u00a0"; return sign(c) },
+		"group with a zero width space": func(t *testing.T) *http.Request {
 			c := p.claims()
 			c["groups"] = []string{"staff", "ad\u200bmins"}
 			return sign(c)
 		},
-		"groups string with U+FFFD": func() *http.Request { c := p.claims(); c["groups"] = "staff,\ufffd"; return sign(c) },
-		"not a token": func() *http.Request {
+		"groups string with U+FFFD": func(t *testing.T) *http.Request { c := p.claims(); c["groups"] = "staff,\ufffd"; return sign(c) },
+		"not a token": func(t *testing.T) *http.Request {
 			r := httptest.NewRequest("GET", "/", nil)
 			r.Header.Set("Authorization", "Bearer x.y.z")
 			return r
 		},
 	}
 	for name, req := range bad {
-		if _, err := v.Authenticate(req()); !errors.Is(err, ErrNoIdentity) {
+		if _, err := v.Authenticate(req(t)); !errors.Is(err, ErrNoIdentity) {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}

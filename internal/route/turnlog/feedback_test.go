@@ -26,11 +26,13 @@ func (c *clock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// feedbackBackends are both Feedback stores, on a clock each test moves.
-func feedbackBackends(t *testing.T, window, retention time.Duration) map[string]func(*clock) Feedback {
-	return map[string]func(*clock) Feedback{
-		"memory": func(c *clock) Feedback { return NewMemoryFeedback(window, retention, 0, c.now) },
-		"redis": func(c *clock) Feedback {
+// feedbackBackends are both Feedback stores, on a clock each test moves;
+// each is opened with the subtest's own t, so the Redis one skips (under
+// -short) or fails the subtest, never its parent from the wrong goroutine.
+func feedbackBackends(window, retention time.Duration) map[string]func(*testing.T, *clock) Feedback {
+	return map[string]func(*testing.T, *clock) Feedback{
+		"memory": func(_ *testing.T, c *clock) Feedback { return NewMemoryFeedback(window, retention, 0, c.now) },
+		"redis": func(t *testing.T, c *clock) Feedback {
 			client := redis.NewClient(&redis.Options{Addr: redisServer.Get(t).Addr})
 			t.Cleanup(func() { _ = client.Close() })
 			return NewRedisFeedback(client, sealtest.New(t), fmt.Sprintf("t%d:", time.Now().UnixNano()), window, retention, c.now)
@@ -48,10 +50,10 @@ func answered(id, owner string) AnsweredTurn {
 // once, the last one winning, with the question, answer, citations and
 // fragments.
 func TestFeedbackKeepsTheTurnWithItsLastVerdict(t *testing.T) {
-	for name, open := range feedbackBackends(t, 10*time.Minute, 24*time.Hour) {
+	for name, open := range feedbackBackends(10*time.Minute, 24*time.Hour) {
 		t.Run(name, func(t *testing.T) {
 			c := &clock{t: time.Unix(1_700_000_000, 0)}
-			f := open(c)
+			f := open(t, c)
 			ctx := context.Background()
 			turn := answered("t1", "ann")
 			if err := f.Keep(ctx, turn); err != nil {
@@ -86,10 +88,10 @@ func TestFeedbackKeepsTheTurnWithItsLastVerdict(t *testing.T) {
 // A turn can be rated within its window only, and a verdict is gone
 // after the feedback retention.
 func TestFeedbackRetentionIsEnforced(t *testing.T) {
-	for name, open := range feedbackBackends(t, 10*time.Minute, time.Hour) {
+	for name, open := range feedbackBackends(10*time.Minute, time.Hour) {
 		t.Run(name, func(t *testing.T) {
 			c := &clock{t: time.Unix(1_700_000_000, 0)}
-			f := open(c)
+			f := open(t, c)
 			ctx := context.Background()
 			for _, id := range []string{"old", "new"} {
 				if err := f.Keep(ctx, answered(id, "ann")); err != nil {

@@ -1,0 +1,30 @@
+# Shared by the install scripts: a long step says every 30 s that it is
+# still running, how long it has run and about how long is left, so a first
+# run is never silent for a minute. heartbeat_start WHAT EXPECTED_SECONDS
+# starts it in the background (EXPECTED_SECONDS: the step's measured time on
+# the 2-core machine), heartbeat_stop ends it; one at a time per shell.
+# Source it after defining log.
+heartbeat_start() {
+  heartbeat_stop
+  local what="$1" expected="$2" began=$SECONDS
+  (
+    while sleep "${RAGROUTE_HEARTBEAT_SECONDS:-30}"; do
+      elapsed=$((SECONDS - began))
+      if [ "$elapsed" -lt "$expected" ]; then
+        log "still $what: ${elapsed}s so far, about $((expected - elapsed))s left"
+      else
+        log "still $what: ${elapsed}s so far, longer than the ${expected}s it usually takes"
+      fi
+    done
+  ) &
+  heartbeat_pid=$!
+  trap heartbeat_stop EXIT
+}
+
+heartbeat_stop() {
+  if [ -n "${heartbeat_pid:-}" ]; then
+    kill "$heartbeat_pid" 2>/dev/null || true
+    wait "$heartbeat_pid" 2>/dev/null || true
+    heartbeat_pid=
+  fi
+}

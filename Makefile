@@ -209,12 +209,13 @@ image-kubectl: ## Build bin/image/kubectl.tar, the image ragroute/kubectl:dev wi
 ##@ Tools (cached under bin/)
 
 $(CONTROLLER_GEN):
-	GOBIN="$(dir $(CONTROLLER_GEN))" go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	@echo "installing controller-gen $(CONTROLLER_TOOLS_VERSION) from the Go module proxy (a minute or two on first run)"
+	GOBIN="$(dir $(CONTROLLER_GEN))" hack/with-heartbeat.sh "installing controller-gen" 90 go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 
 $(GOLANGCI_LINT):
 	@echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) from the Go module proxy (a few minutes on first run)"
-	GOBIN="$(dir $(GOLANGCI_LINT))" go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	GOBIN="$(dir $(GOLANGCI_LINT))" hack/with-heartbeat.sh "installing golangci-lint" 240 go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 $(HELM):
 	@echo "installing helm $(HELM_VERSION) from the Go module proxy (a few minutes on first run)"
-	GOBIN="$(dir $(HELM))" go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	GOBIN="$(dir $(HELM))" hack/with-heartbeat.sh "installing helm" 180 go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)

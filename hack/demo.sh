@@ -40,8 +40,13 @@ if [ "${DEMO_MODELS:-local}" != scripted ]; then
   timed "reranker" hack/models.sh fetch rerank
 fi
 echo "demo: building bin/ragroute and bin/ragroute-demo" >&2
+log() { echo "demo: $*" >&2; }
+# shellcheck source=hack/lib/heartbeat.sh
+. "$root/hack/lib/heartbeat.sh"
+heartbeat_start "building bin/ragroute and bin/ragroute-demo" 180
 timed "ragroute build" go build -o bin/ragroute ./cmd/ragroute
 timed "demo build" go build -o bin/ragroute-demo ./hack/demo
+heartbeat_stop
 setup=$((SECONDS - t0))
 echo "demo: set-up took $setup s" >&2
 

@@ -111,9 +111,11 @@ func TestDemoRunsToItsLastStep(t *testing.T) {
 	}
 	shows("the sample RouteEvaluation's first run", "the evaluation's verdict and figures",
 		"Passing=True", "recall@5 1.00")
-	shows("the other samples", "the agentic and extractive samples Ready, the extractive one answering",
+	shows("the other samples", "every sample Ready, the extractive one answering",
 		"created QueryRoute/research", "created QueryRoute/quotes", "route research ready at", "route quotes ready at",
-		"asks route quotes:", "expenses.md")
+		"asks route quotes:", "expenses.md", "PlatformPrompt/default Ready=True", "KnowledgeStore/docs Ready=True",
+		"QueryRoute/support Ready=True", "QueryRoute/research Ready=True", "QueryRoute/quotes Ready=True",
+		"RouteEvaluation/support-handbook Ready=True")
 	shows("the route's page", "the page's address", "the route's page: http://127.0.0.1:")
 	if t.Failed() {
 		t.Logf("the whole transcript:\n%s", transcript)

@@ -9,16 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // The samples config/samples holds beside its kustomization (the agentic
 // and the extractive route): the README names them, so the demo creates
 // them too, runs their Deployments here and waits for them Ready, and asks
-// the extractive one, which needs no model, the first question.
+// the extractive one, which needs no model, the first question. Then every
+// sample's Ready condition is printed, as `kubectl get ragroute` shows it,
+// and one that is not Ready fails the demo.
 
 // runOtherSamples creates each sample file kustomization.yaml does not
 // list, with its endpoints pointed here, and runs its routes.
@@ -61,6 +70,58 @@ func (d *demo) runOtherSamples(ctx context.Context) error {
 			return fmt.Errorf("route %s: %s's question: %w", route.GetName(), q.user, err)
 		}
 	}
+	return d.everySampleReady(ctx)
+}
+
+// everySampleReady prints each ragroute object's Ready condition and
+// fails on one that is not Ready.
+func (d *demo) everySampleReady(ctx context.Context) error {
+	lists := []struct {
+		kind string
+		list client.ObjectList
+	}{{"PlatformPrompt", &v1alpha1.PlatformPromptList{}}, {"KnowledgeStore", &v1alpha1.KnowledgeStoreList{}},
+		{"QueryRoute", &v1alpha1.QueryRouteList{}}, {"RouteEvaluation", &v1alpha1.RouteEvaluationList{}}}
+	var notReady []string
+	fmt.Println("\n  every sample, as kubectl get ragroute shows it:")
+	for _, l := range lists {
+		if err := d.admin.List(ctx, l.list, client.InNamespace(namespace)); err != nil {
+			return err
+		}
+		kind := l.kind
+		err := meta.EachListItem(l.list, func(o runtime.Object) error {
+			obj := o.(client.Object)
+			ready := meta.FindStatusCondition(conditionsOf(obj), v1alpha1.ConditionReady)
+			if ready == nil {
+				ready = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: "NoCondition"}
+			}
+			fmt.Printf("    %s/%s Ready=%s %s\n", kind, obj.GetName(), ready.Status, ready.Reason)
+			if ready.Status != metav1.ConditionTrue {
+				notReady = append(notReady, fmt.Sprintf("%s/%s (%s: %s)", kind, obj.GetName(), ready.Reason, ready.Message))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(notReady) > 0 {
+		return fmt.Errorf("not Ready: %s", strings.Join(notReady, ", "))
+	}
+	return nil
+}
+
+// conditionsOf is a ragroute object's status conditions.
+func conditionsOf(obj client.Object) []metav1.Condition {
+	switch o := obj.(type) {
+	case *v1alpha1.PlatformPrompt:
+		return o.Status.Conditions
+	case *v1alpha1.KnowledgeStore:
+		return o.Status.Conditions
+	case *v1alpha1.QueryRoute:
+		return o.Status.Conditions
+	case *v1alpha1.RouteEvaluation:
+		return o.Status.Conditions
+	}
 	return nil
 }
 
@@ -97,6 +158,12 @@ func decodeFile(file string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeObjects(data, file)
+}
+
+// decodeObjects reads every object of YAML or JSON documents; what names
+// them in errors.
+func decodeObjects(data []byte, what string) ([]*unstructured.Unstructured, error) {
 	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var objs []*unstructured.Unstructured
 	for {
@@ -104,7 +171,7 @@ func decodeFile(file string) ([]*unstructured.Unstructured, error) {
 		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
 			return objs, nil
 		} else if err != nil {
-			return nil, fmt.Errorf("decode %s: %w", file, err)
+			return nil, fmt.Errorf("decode %s: %w", what, err)
 		}
 		if len(obj.Object) > 0 {
 			objs = append(objs, obj)

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -58,17 +56,11 @@ func (d *demo) applySamples(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kubectl kustomize config/samples: %w: %s", err, stderr.String())
 	}
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return fmt.Errorf("decode config/samples: %w", err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
+	objs, err := decodeObjects(rendered, "config/samples")
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
 		obj.SetNamespace(namespace)
 		if err := d.localise(obj); err != nil {
 			return err

@@ -3,12 +3,19 @@
 # run is never silent for a minute. heartbeat_start WHAT EXPECTED_SECONDS
 # starts it in the background (EXPECTED_SECONDS: the step's measured time on
 # the 2-core machine), heartbeat_stop ends it; one at a time per shell.
-# Source it after defining log.
+# It also ends with the shell that started it, so a step that fails under
+# set -e leaves nothing ticking. Source it after defining log.
 heartbeat_start() {
   heartbeat_stop
-  local what="$1" expected="$2" began=$SECONDS
+  local what="$1" expected="$2" began=$SECONDS shell=$$
   (
-    while sleep "${RAGROUTE_HEARTBEAT_SECONDS:-30}"; do
+    # Asleep in wait, not in sleep, so heartbeat_stop ends it at once.
+    trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep "${RAGROUTE_HEARTBEAT_SECONDS:-30}" </dev/null >/dev/null 2>&1 &
+      nap=$!
+      wait "$nap"
+      kill -0 "$shell" 2>/dev/null || exit 0
       elapsed=$((SECONDS - began))
       if [ "$elapsed" -lt "$expected" ]; then
         log "still $what: ${elapsed}s so far, about $((expected - elapsed))s left"
@@ -16,9 +23,8 @@ heartbeat_start() {
         log "still $what: ${elapsed}s so far, longer than the ${expected}s it usually takes"
       fi
     done
-  ) &
+  ) >&2 &
   heartbeat_pid=$!
-  trap heartbeat_stop EXIT
 }
 
 heartbeat_stop() {

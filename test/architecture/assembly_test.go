@@ -2,9 +2,7 @@ package architecture
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,26 +25,8 @@ var mayConstruct = []string{"internal/assembly", "internal/route", "internal/rou
 // a second construction would drift from the config the operator renders
 // (the evaluations once scored a route nobody shipped).
 func TestOnlyTheAssemblyConstructsARoute(t *testing.T) {
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || mayBuild(filepath.Dir(rel)) {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	keep := func(rel string) bool { return !mayBuild(filepath.Dir(rel)) }
+	eachGoFile(t, filepath.Join("..", ".."), nil, keep, func(fset *token.FileSet, file *ast.File) {
 		names := map[string][]string{}
 		for pkg, types := range assembled {
 			if name := importName(file, pkg); name != "" {
@@ -72,11 +52,7 @@ func TestOnlyTheAssemblyConstructsARoute(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func mayBuild(dir string) bool {

@@ -2,9 +2,7 @@ package architecture
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,25 +17,11 @@ var envReaders = map[string]bool{"Getenv": true, "LookupEnv": true, "Environ": t
 // starter (it reads where `make test` installed the servers and passes the
 // environment on to the processes it starts) and no binary links it.
 func TestOnlyCmdReadsTheEnvironment(t *testing.T) {
-	root := filepath.Join("..", "..", "internal")
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testenv" || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	keep := func(rel string) bool { return !strings.HasSuffix(rel, "_test.go") }
+	eachGoFile(t, filepath.Join("..", "..", "internal"), []string{"testenv"}, keep, func(fset *token.FileSet, file *ast.File) {
 		osName := importName(file, "os")
 		if osName == "" {
-			return nil
+			return
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
@@ -49,11 +33,7 @@ func TestOnlyCmdReadsTheEnvironment(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // importName is the name file uses for the package path, or "".

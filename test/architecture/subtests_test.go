@@ -2,9 +2,7 @@ package architecture
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,25 +14,8 @@ import (
 // the subtest's goroutine (`go test -short` panicked on it). Each func
 // takes the subtest's t instead.
 func TestTableFuncsTakeTheSubtestsT(t *testing.T) {
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	isTest := func(rel string) bool { return strings.HasSuffix(rel, "_test.go") }
+	eachGoFile(t, filepath.Join("..", ".."), nil, isTest, func(fset *token.FileSet, file *ast.File) {
 		for _, decl := range file.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -49,11 +30,7 @@ func TestTableFuncsTakeTheSubtestsT(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // testingTParams are the names of a function's *testing.T parameters.

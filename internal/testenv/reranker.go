@@ -11,7 +11,7 @@ import (
 // rerank answers POST /rerank in the common shape (Cohere, Jina, vLLM,
 // TEI) as a lexical stand-in for a cross-encoder: a document's relevance
 // is the share of the query's content words it holds, through a logistic
-// centred on one half, so a document holding few of them scores near 0
+// centered on one half, so a document holding few of them scores near 0
 // and one holding most near 1, as a cross-encoder's probabilities do.
 // Words are all it reads: a document that shares the words of a question
 // it does not answer scores as if it did.

@@ -39,10 +39,10 @@ staging="v0.${version#v1.}"
 } > go.mod
 printf '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n' > tools.go
 echo "kube-apiserver-1.30: resolving $version" >&2
-GOFLAGS=-mod=mod go mod tidy >&2
+GOFLAGS=-mod=mod "$root/hack/with-heartbeat.sh" "resolving kube-apiserver $version's modules" 120 go mod tidy >&2
 echo "kube-apiserver-1.30: building (several minutes on first run)" >&2
 minor="$(echo "$version" | cut -d. -f2)"
-go build -trimpath \
+"$root/hack/with-heartbeat.sh" "building kube-apiserver $version" 600 go build -trimpath \
   -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor" \
   -o "$bin" k8s.io/kubernetes/cmd/kube-apiserver
 echo "$version" > "$dest/.version"

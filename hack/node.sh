@@ -29,7 +29,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt_install "${missing[@]}"
 fi
 
-build_kubernetes "$root/hack/node" "$dest" kubelet kube-proxy
+build_kubernetes "$root/hack/node" "$dest" 420 kubelet kube-proxy
 
 # The node's images: name, binary source (in hack/node's module), tarball.
 images_stamp="$(cat "$root"/hack/node/pause/*.go "$root"/hack/node/probe/*.go "$root"/hack/image/*.go "$root"/hack/image/go.sum | sha256sum | cut -c1-16)"

@@ -36,7 +36,7 @@ fi
 # the machine has none): one pinned module, one build cache, one stamp.
 wanted=(kube-apiserver kube-controller-manager kube-scheduler)
 command -v kubectl >/dev/null 2>&1 || wanted+=(kubectl)
-build_kubernetes "$root/hack/testbed" "$dest" "${wanted[@]}"
+build_kubernetes "$root/hack/testbed" "$dest" 900 "${wanted[@]}"
 if [ ! -x "$dest/kubectl" ]; then
   ln -sf "$(command -v kubectl)" "$dest/kubectl"
 fi

@@ -148,9 +148,11 @@ func (d *demo) runDeployment(ctx context.Context, route string) (string, localru
 	if err != nil {
 		return "", cmd, err
 	}
-	// Only the listen addresses differ from the pod: 8080 and 8081 may be
-	// taken here.
-	args := append(cmd.Args, fmt.Sprintf("--listen=127.0.0.1:%d", port), fmt.Sprintf("--metrics-listen=127.0.0.1:%d", probePort))
+	// Only the listen addresses differ from the pod (8080 and 8081 may be
+	// taken here), and the shutdown delay: no Service has to stop sending
+	// this process requests before it drains.
+	args := append(cmd.Args, fmt.Sprintf("--listen=127.0.0.1:%d", port), fmt.Sprintf("--metrics-listen=127.0.0.1:%d", probePort),
+		"--shutdown-delay=0s")
 	fmt.Printf("    Deployment %s: ragroute %s\n", deployment.Name, strings.Join(args, " "))
 	p, err := d.startProcess("route-"+route, d.cfg.ragroute, args, cmd.Env)
 	if err != nil {

@@ -21,7 +21,7 @@ timed() {
   timings+=("$what $((SECONDS - start)) s")
 }
 
-echo "demo: installing the test bed (etcd, kube-apiserver, kubectl; the first run builds them from the Go module proxy: about 20 min on 2 cores)" >&2
+echo "demo: installing the test bed (etcd, kube-apiserver, kubectl; the first run builds them from the Go module proxy: about 10 min on 2 cores)" >&2
 mkdir -p "$root/bin"
 timed "test bed" hack/testbed.sh >"$root/bin/.demo-assets"
 assets="$(cat "$root/bin/.demo-assets")"
@@ -29,7 +29,7 @@ echo "demo: installing Milvus Lite" >&2
 timed "Milvus Lite" hack/milvus-lite.sh >"$root/bin/.demo-milvus"
 milvus="$(cat "$root/bin/.demo-milvus")"
 if [ "${DEMO_MODELS:-local}" != scripted ]; then
-  echo "demo: installing the local models (the first run compiles llama.cpp: about 10 min on 2 cores)" >&2
+  echo "demo: installing the local models (the first run compiles llama.cpp: about 9 min on 2 cores)" >&2
   timed "local models" hack/models.sh install
   # The chat model and the reranker are fetched on first use (Qwen 1.5B:
   # 1.1 GB; DEMO_CHAT=smollm2 needs nothing more).
@@ -43,7 +43,7 @@ echo "demo: building bin/ragroute and bin/ragroute-demo" >&2
 log() { echo "demo: $*" >&2; }
 # shellcheck source=hack/lib/heartbeat.sh
 . "$root/hack/lib/heartbeat.sh"
-heartbeat_start "building bin/ragroute and bin/ragroute-demo" 180
+heartbeat_start "building bin/ragroute and bin/ragroute-demo" 240
 timed "ragroute build" go build -o bin/ragroute ./cmd/ragroute
 timed "demo build" go build -o bin/ragroute-demo ./hack/demo
 heartbeat_stop

@@ -36,7 +36,7 @@ fi
 # the machine has none): one pinned module, one build cache, one stamp.
 wanted=(kube-apiserver kube-controller-manager kube-scheduler)
 command -v kubectl >/dev/null 2>&1 || wanted+=(kubectl)
-build_kubernetes "$root/hack/testbed" "$dest" 900 "${wanted[@]}"
+build_kubernetes "$root/hack/testbed" "$dest" 540 "${wanted[@]}"
 if [ ! -x "$dest/kubectl" ]; then
   ln -sf "$(command -v kubectl)" "$dest/kubectl"
 fi
@@ -48,10 +48,10 @@ fi
 kwok_version="${KWOK_VERSION:-v0.8.0}"
 kwok_dir="$root/bin/kwok-$kwok_version"
 if [ ! -x "$kwok_dir/kwok" ] || [ ! -s "$kwok_dir/kwok-stages.yaml" ]; then
-  log "installing kwok $kwok_version from the Go module proxy (about 3 minutes on first run; cached in bin/kwok-$kwok_version)"
+  log "installing kwok $kwok_version from the Go module proxy (about 2 minutes on first run; cached in bin/kwok-$kwok_version)"
   start=$SECONDS
   mkdir -p "$kwok_dir"
-  heartbeat_start "installing kwok" 180
+  heartbeat_start "installing kwok" 120
   GOBIN="$kwok_dir" go install "sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
   heartbeat_stop
   # Outside any module, so no go.sum is touched.

@@ -6,7 +6,6 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 what="$1" expected="$2"
 shift 2
-log() { echo "$*" >&2; }
 # shellcheck source=hack/lib/heartbeat.sh
 . "$root/hack/lib/heartbeat.sh"
 heartbeat_start "$what" "$expected"

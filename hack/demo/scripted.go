@@ -13,8 +13,8 @@ import (
 // OpenAI-compatible server the tests use stands in for the local models,
 // in this process: hashed bags of words for the embedder, the query's
 // words for the reranker, and a chat model that answers with the first
-// sentence of each of the first two fragments it was given, cited. Everything
-// else is what `make demo` runs.
+// sentence of each of the first two fragments it was given, cited.
+// Everything else is what `make demo` runs.
 
 // scriptedDimensions are the sample store's (all-MiniLM-L6-v2's).
 const scriptedDimensions = 384
@@ -33,7 +33,7 @@ func (d *demo) startScriptedModels(context.Context) error {
 
 // fragmentBlock is one packed fragment as the route fences it for the
 // model: "⟦data-…⟧ S1 | label | source", its text, "⟦data-…⟧ end S1".
-var fragmentBlock = regexp.MustCompile(`(?s)(⟦data-[0-9a-f]+⟧) (S\d+) \| [^\n]*\n(.*?)\n⟦data-[0-9a-f]+⟧ end S\d+`)
+var fragmentBlock = regexp.MustCompile(`(?s)⟦data-[0-9a-f]+⟧ (S\d+) \| [^\n]*\n(.*?)\n⟦data-[0-9a-f]+⟧ end S\d+`)
 
 // scriptedChat answers from the fragments in the request: the first
 // sentence of each of the first two, with its marker; a request with
@@ -46,8 +46,8 @@ func scriptedChat(req testenv.ChatRequest) testenv.ChatReply {
 			question = msg.Content
 		}
 		for _, block := range fragmentBlock.FindAllStringSubmatch(msg.Content, -1) {
-			if sentence := firstSentence(block[3]); sentence != "" && len(answer) < 2 {
-				answer = append(answer, strings.TrimSuffix(sentence, ".")+" ["+block[2]+"].")
+			if sentence := firstSentence(block[2]); sentence != "" && len(answer) < 2 {
+				answer = append(answer, strings.TrimSuffix(sentence, ".")+" ["+block[1]+"].")
 			}
 		}
 	}

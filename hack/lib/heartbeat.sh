@@ -4,7 +4,10 @@
 # starts it in the background (EXPECTED_SECONDS: the step's measured time on
 # the 2-core machine), heartbeat_stop ends it; one at a time per shell.
 # It also ends with the shell that started it, so a step that fails under
-# set -e leaves nothing ticking. Source it after defining log.
+# set -e leaves nothing ticking. It says so with the sourcing script's
+# log, or on stderr where the script defines none.
+declare -F log >/dev/null || log() { echo "$*" >&2; }
+
 heartbeat_start() {
   heartbeat_stop
   local what="$1" expected="$2" began=$SECONDS shell=$$

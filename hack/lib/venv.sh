@@ -12,7 +12,6 @@ venv_install() {
     python3 -m venv "$venv"
     # shellcheck source=hack/lib/heartbeat.sh
     . "$root/hack/lib/heartbeat.sh"
-    declare -F log >/dev/null || log() { echo "$*" >&2; }
     heartbeat_start "installing $1" 60
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2
     heartbeat_stop

@@ -269,8 +269,8 @@ func linkStart(s string, last byte) int {
 }
 
 // partialLinkStart is the length of the longest end of s that may begin
-// a link, tag or URL once more text arrives: "!", "<", slashes, or a
-// scheme's first letters. last is the byte let through before s.
+// a link, tag or URL once more text arrives: "!", "<", slashes, a
+// scheme's first letters or "www.". last is the byte let through before s.
 func partialLinkStart(s string, last byte) int {
 	best := 0
 	if strings.HasSuffix(s, "!") || strings.HasSuffix(s, "<") {
@@ -288,6 +288,13 @@ func partialLinkStart(s string, last byte) int {
 			}
 		}
 	}
+	// "www." is known to start an autolink only with the host after it.
+	for n := min(len(s), len(wwwPrefix)); n > best; n-- {
+		if strings.EqualFold(s[len(s)-n:], wwwPrefix[:n]) && mayStartWWW(byteBefore(s, len(s)-n, last)) {
+			best = n
+			break
+		}
+	}
 	return best
 }
 
@@ -300,10 +307,28 @@ func byteBefore(s string, i int, last byte) byte {
 }
 
 // urlAt says whether a bare URL starts at s[i], prev being the byte
-// before it: a scheme's (any case), or a scheme-relative "//host", which
-// a page loads from that host as readily.
+// before it: a scheme's (any case), a scheme-relative "//host", which
+// a page loads from that host as readily, or a GFM "www." autolink,
+// which a click opens.
 func urlAt(s string, i int, prev byte) bool {
-	return schemeAt(s, i) || slashURLAt(s, i, prev)
+	return schemeAt(s, i) || slashURLAt(s, i, prev) || wwwAt(s, i, prev)
+}
+
+// wwwPrefix starts a GFM extended autolink without a scheme. A bare
+// domain without it ("evil.example/?q=") is linked only by clients that
+// guess links from any domain name; the guard leaves those as text.
+const wwwPrefix = "www."
+
+// wwwAt says whether a GFM "www." autolink starts at s[i]: not inside a
+// word, host or path, and a host after it.
+func wwwAt(s string, i int, prev byte) bool {
+	return len(s)-i > len(wwwPrefix) && strings.EqualFold(s[i:i+len(wwwPrefix)], wwwPrefix) &&
+		mayStartWWW(prev) && isHostStart(s[i+len(wwwPrefix)])
+}
+
+// mayStartWWW says whether "www." after prev may start an autolink.
+func mayStartWWW(prev byte) bool {
+	return prev < 0x80 && !isASCIILetter(prev) && !isASCIIDigit(prev) && strings.IndexByte("./\\:@-", prev) < 0
 }
 
 // schemeAt says whether a URL scheme starts at s[i] (any case).

@@ -45,6 +45,14 @@ type htmlAttr struct {
 // one), or where a tag runs past the hold: the client must not read a
 // tag the guard did not.
 func (g *LinkGuard) judgeTag(s string, final bool) verdict {
+	switch dest, n, state := scanAutolink(s); {
+	case state == formIncomplete && holding(s, final):
+		return waitForMore
+	case state == formComplete && g.allowed.Allows(dest):
+		return kept(s, n)
+	case state == formComplete:
+		return replaced(n, linkRemoved)
+	}
 	tag, state, failAt := scanTag(s)
 	escaped := verdict{n: 1, text: escapedTagStart}
 	switch {
@@ -183,8 +191,11 @@ func scanAttribute(s string, i int) (htmlAttr, int, formState) {
 		attr.value = s[j+1 : j+1+closing]
 		return attr, j + closing + 2, formComplete
 	}
+	// Unquoted, it goes on to a blank or ">" as an HTML parser reads it
+	// (CommonMark's inline tag stops at a quote, "=", "<" or "`", but an
+	// HTML block passes the line to the parser as it is).
 	end := j
-	for end < len(s) && !isHTMLSpace(s[end]) && strings.IndexByte("\"'=<>`", s[end]) < 0 {
+	for end < len(s) && !isHTMLSpace(s[end]) && s[end] != '>' {
 		end++
 	}
 	switch {
@@ -206,4 +217,30 @@ func isAttributeNameByte(c byte, first bool) bool {
 		return true
 	}
 	return !first && (isASCIIDigit(c) || c == '.' || c == '-')
+}
+
+// scanAutolink reads the CommonMark URI autolink s starts with:
+// "<scheme:…>", a scheme of 2 to 32 letters, digits, "+", "." or "-"
+// after a letter, and no blank, control or angle bracket before the ">".
+// Any scheme is a link to a client ("javascript:" too), so each is judged.
+func scanAutolink(s string) (dest string, n int, state formState) {
+	i := 1
+	for i < len(s) && i <= 33 && (isASCIILetter(s[i]) || (i > 1 && (isASCIIDigit(s[i]) || strings.IndexByte("+.-", s[i]) >= 0))) {
+		i++
+	}
+	switch {
+	case i == len(s):
+		return "", 0, formIncomplete
+	case i < 3 || i > 33 || s[i] != ':':
+		return "", 0, formNot
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '>':
+			return s[1:j], j + 1, formComplete
+		case c <= ' ' || c == 0x7f || c == '<':
+			return "", 0, formNot
+		}
+	}
+	return "", 0, formIncomplete
 }

@@ -136,7 +136,14 @@ func (g *LinkGuard) judgeDefinition(s string, final bool) verdict {
 		return waitForMore
 	case state != formComplete:
 		return kept(s, 1)
-	case g.allowed.Allows(target.dest) || !mayNameAnotherSite(target.dest):
+	case g.allowed.Allows(target.dest):
+		return kept(s, target.end)
+	case !mayNameAnotherSite(target.dest):
+		// A client that does not read a definition here reads the target
+		// as text: a form in it is judged as any other.
+		if inner := linkStart(s[1:target.end], s[0]); inner >= 0 {
+			return kept(s, 1+inner)
+		}
 		return kept(s, target.end)
 	}
 	return replaced(target.end, ": "+linkRemoved)
@@ -145,8 +152,12 @@ func (g *LinkGuard) judgeDefinition(s string, final bool) verdict {
 // mayNameAnotherSite says whether a target may resolve to another site
 // than the page's: it has a scheme ("https:", "javascript:"), starts with
 // two slashes or backslashes, or holds an entity or escape that may spell
-// either.
+// either. It is judged past an opening "<" and blanks: a client reads
+// "<https://host>" as the URL inside, whether or not the guard read the
+// brackets as one target (a form inside makes it read on as plain text),
+// and a browser drops the blanks and controls before a URL.
 func mayNameAnotherSite(dest string) bool {
+	dest = strings.TrimLeftFunc(dest, func(r rune) bool { return r == '<' || r <= ' ' })
 	// "&lt;" spells nothing a URL's site is made of (and the guard writes it).
 	if strings.ContainsAny(strings.ReplaceAll(dest, escapedTagStart, ""), "&\\") {
 		return true
@@ -260,7 +271,9 @@ func scanPlainDestination(s string, start int) (dest string, end int, state form
 		switch c := s[i]; {
 		case c == '\\':
 			i++ // an escaped byte is part of the target
-		case c <= ' ' || c == 0x7f:
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			// Other controls stay in the target: a client may take them
+			// into it, and a browser drops them before a scheme.
 			return s[start:i], i, formComplete
 		case c == '(':
 			depth++

@@ -311,7 +311,9 @@ func (s *Shared) started(now time.Time) {
 }
 
 // demoteAbandoned moves the Finishing texts no caller waits for any more
-// behind the new turns. Under s.mu.
+// behind the new turns, and drops the leftover texts past their own
+// deadline: while new turns keep the embedder busy the leftover lane is
+// never reached, and they would pile up. Under s.mu.
 func (s *Shared) demoteAbandoned() {
 	s.queues[Finishing] = slices.DeleteFunc(s.queues[Finishing], func(p piece) bool {
 		if !abandoned(p.req.ctx) {
@@ -320,6 +322,9 @@ func (s *Shared) demoteAbandoned() {
 		s.queues[leftover] = append(s.queues[leftover], p)
 		return true
 	})
+	if s.queues[leftover] = slices.DeleteFunc(s.queues[leftover], func(p piece) bool { return !live(p) }); len(s.queues[leftover]) == 0 {
+		s.queues[leftover] = nil
+	}
 }
 
 // call embeds one batch and hands each caller its vectors. The call lives

@@ -450,3 +450,44 @@ func TestSharedServesAbandonedWorkAfterNewQuestions(t *testing.T) {
 		t.Errorf("calls after the first: %q, want %q", calls, want)
 	}
 }
+
+// Work that outlived its caller is dropped once its own deadline passed,
+// even while new turns keep the embedder from ever reaching it: it
+// holds its texts and no one will take its vectors.
+func TestSharedForgetsAbandonedWorkPastItsDeadline(t *testing.T) {
+	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
+	shared := NewShared(inner, 1, 16)
+	questions, check := shared.Lane(Starting), shared.Lane(Finishing)
+	done := make(chan error, 3)
+	go func() { _, err := check.Embed(context.Background(), []string{"holds the call"}); done <- err }()
+	<-inner.started
+	turn, stopWaiting := context.WithCancel(context.Background())
+	const cut = 50
+	for i := range cut {
+		fill, cancelFill := Outlive(turn, 10*time.Millisecond)
+		defer cancelFill()
+		go func() { _, _ = check.Embed(fill, []string{fmt.Sprint("a unit of cut check ", i)}) }()
+	}
+	for shared.queued() < cut {
+		runtime.Gosched()
+	}
+	stopWaiting()
+	time.Sleep(20 * time.Millisecond) // past every unit's deadline
+	go func() { _, err := questions.Embed(context.Background(), []string{"a new question"}); done <- err }()
+	for shared.queued() < cut+1 {
+		runtime.Gosched()
+	}
+	inner.release <- struct{}{}
+	if got := <-inner.started; fmt.Sprint(got) != "[a new question]" {
+		t.Fatalf("the call after the first embeds %q, want the new question", got)
+	}
+	if n := shared.queued(); n != 0 {
+		t.Errorf("%d texts still queued past their deadline while a new turn is served, want 0", n)
+	}
+	inner.release <- struct{}{}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

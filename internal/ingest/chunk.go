@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -18,6 +19,7 @@ type chunker struct {
 	opts   Options
 	tokens *lineCounts
 	pieces []piece // split's, kept from draft to draft
+	bounds bounds
 }
 
 // Chunks cuts one document into chunks, each within the store's limits
@@ -25,8 +27,16 @@ type chunker struct {
 // matter that cannot be trusted (invalid YAML, principals or kind) or a
 // source principal that breaks the principal rule (guessing an ACL would
 // risk showing a document to the wrong people), and on a document that
-// would make more than MaxChunksPerDocument chunks.
+// would make more than MaxChunksPerDocument chunks or whose chunks would
+// repeat more than MaxRepeatRatio times its bytes.
 func Chunks(doc Document, opts Options) ([]Chunk, error) {
+	return ChunksContext(context.Background(), doc, opts)
+}
+
+// ChunksContext is Chunks giving up once ctx is done, with an error
+// wrapping ctx's: an ingestion gives each document a deadline, so that
+// no page, however its text is made, holds the run.
+func ChunksContext(ctx context.Context, doc Document, opts Options) ([]Chunk, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -38,7 +48,10 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Source, err)
 	}
-	c := &chunker{opts: opts, tokens: newLineCounts(opts.Tokens, strings.Count(body, "\n")+1)}
+	c := &chunker{opts: opts, tokens: newLineCounts(opts.Tokens, strings.Count(body, "\n")+1), bounds: newBounds(ctx, len(doc.Content))}
+	if c.bounds.stopped() {
+		return nil, fmt.Errorf("%s: %w", doc.Source, c.bounds.err)
+	}
 
 	acl := fm.principals
 	if err := withinSource(acl, doc.Principals); err != nil {
@@ -71,11 +84,17 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	// Every draft is cut first, so that the chunks, which are large, are
 	// allocated at once.
 	drafts := c.hierarchicalPass(root)
+	if c.bounds.stopped() {
+		return nil, fmt.Errorf("%s: %w", doc.Source, c.bounds.err)
+	}
 	c.tokens.expect(drafts, c.opts.MaxTokens)
 	cuts := make([]cutDraft, len(drafts))
 	total := 0
 	for i, d := range drafts {
 		cuts[i] = c.cut(d)
+		if c.bounds.stopped() {
+			return nil, fmt.Errorf("%s: %w", doc.Source, c.bounds.err)
+		}
 		if total += len(cuts[i].parts); total > MaxChunksPerDocument {
 			return nil, fmt.Errorf("%s: more than %d chunks, the most one document may make: refused", doc.Source, MaxChunksPerDocument)
 		}
@@ -86,6 +105,9 @@ func Chunks(doc Document, opts Options) ([]Chunk, error) {
 	}
 	seen := map[string]int{}
 	for i, d := range drafts {
+		if c.bounds.stopped() {
+			return nil, fmt.Errorf("%s: %w", doc.Source, c.bounds.err)
+		}
 		key := strings.Join(d.path, "\x1f")
 		seen[key]++
 		chunks = c.finish(chunks, meta, d, cuts[i], seen[key])

@@ -39,6 +39,9 @@ func (c *chunker) hierarchicalPass(root *section) []draft {
 // walk emits s's draft (with its short subsections merged in), then its
 // other subsections' drafts.
 func (c *chunker) walk(s *section, typ ChunkType, drafts []draft) []draft {
+	if c.bounds.stopped() {
+		return drafts
+	}
 	d := draft{path: s.path, typ: typ, sections: []*section{s}, tokens: c.own(s)}
 	var standalone []*section
 	for _, kid := range s.kids {

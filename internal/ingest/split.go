@@ -104,6 +104,9 @@ func (c *chunker) split(text string, tokens int) []part {
 	s := splitter{c: c, text: text, budget: c.opts.MaxTokens - c.opts.OverlapTokens}
 	pieces := c.pieces[:0] // only their texts outlive split: the slice serves the next draft
 	for b := range blocks(text) {
+		if c.bounds.stopped() {
+			break
+		}
 		pieces = s.fit(pieces, b)
 	}
 	c.pieces = pieces
@@ -212,6 +215,7 @@ func (s splitter) wrapped(out []piece, b piece, head, body, tail []string) []pie
 		if len(group) == 0 {
 			return
 		}
+		s.c.bounds.repeat(frameBytes)
 		lines := append(append(append([]string{}, head...), group...), tail...)
 		p := piece{text: strings.Join(lines, "\n"), tokens: groupTokens, sep: "\n\n", kind: b.kind, at: -1}
 		if !s.c.tokens.addsUp {
@@ -221,6 +225,9 @@ func (s splitter) wrapped(out []piece, b piece, head, body, tail []string) []pie
 		group, groupTokens, groupBytes = nil, frame, frameBytes
 	}
 	for _, line := range body {
+		if s.c.bounds.stopped() {
+			return out
+		}
 		n := s.c.tokens.count(line)
 		if !s.fits(frame+n, frameBytes+1+len(line)) {
 			return asLines() // a row or code line too long for any frame
@@ -276,6 +283,9 @@ func (s splitter) fine(out []piece, p piece) []piece {
 		return append(out, p)
 	}
 	for i, sentence := range cutAfter(p.text, sentenceEnd) {
+		if s.c.bounds.stopped() {
+			return out
+		}
 		sep := " "
 		if i == 0 {
 			sep = p.sep
@@ -303,7 +313,7 @@ func (s splitter) runes(out []piece, p piece) []piece {
 	if p.tokens = s.c.tokens.count(p.text); s.fits(p.tokens, len(p.text)) {
 		return append(out, p)
 	}
-	for start := 0; start < len(p.text); {
+	for start := 0; start < len(p.text) && !s.c.bounds.stopped(); {
 		rest := p.text[start:]
 		lo, hi := 0, min(len(rest), partBytes) // the fitting prefix length lies in [lo, hi]
 		for lo < hi {
@@ -362,6 +372,9 @@ func (s splitter) pack(pieces []piece) []packedPart {
 	var last blockKind
 	first, size, tokens := 0, 0, 0 // the current part: pieces from first on, size bytes
 	for i, p := range pieces {
+		if s.c.bounds.stopped() {
+			return parts
+		}
 		if size > 0 {
 			next := tokens + p.tokens
 			if p.sep == "" {
@@ -441,6 +454,7 @@ func (s splitter) withOverlap(packed []packedPart) []part {
 		parts[i] = p.part
 		if i > 0 && s.c.opts.OverlapTokens > 0 && packed[i-1].last != blockCode && packed[i-1].last != blockTable {
 			if tail, tokens := s.tail(packed[i-1].text); tail != "" {
+				s.c.bounds.repeat(len(tail))
 				parts[i] = part{tail + "\n\n" + p.text, tokens + p.tokens}
 			}
 		}

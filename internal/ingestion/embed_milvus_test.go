@@ -51,7 +51,6 @@ func (f *fickle) Embed(ctx context.Context, texts []string) ([][]float32, error)
 // name → content) into a fresh collection with embedder.
 func ingestDocs(ctx context.Context, t *testing.T, collection string, embedder knowledge.Embedder, extra map[string]string) (Summary, error) {
 	t.Helper()
-	uri := milvus.Get(t).URI
 	docs := t.TempDir()
 	for _, name := range []string{"nested-headings.md", "long-table.md", "long-procedure.md", "ui-screen.md"} {
 		data, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", "docs", name))
@@ -67,6 +66,14 @@ func ingestDocs(ctx context.Context, t *testing.T, collection string, embedder k
 			t.Fatal(err)
 		}
 	}
+	return ingestDir(ctx, t, collection, docs, embedder)
+}
+
+// ingestDir runs an ingestion of the folder docs, one source of
+// group:staff, into collection with embedder.
+func ingestDir(ctx context.Context, t *testing.T, collection, docs string, embedder knowledge.Embedder) (Summary, error) {
+	t.Helper()
+	uri := milvus.Get(t).URI
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: uri})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -73,7 +75,17 @@ type Target struct {
 	// or times out is split in halves down to single inputs; one input
 	// that fails alone fails the run, naming its document.
 	BatchTimeout BatchTimeout
+	// DocumentTimeout bounds chunking one document (zero:
+	// DefaultDocumentTimeout); a document that takes longer is refused.
+	DocumentTimeout time.Duration
 }
+
+// DefaultDocumentTimeout bounds chunking one document when the Target
+// names no bound. Pages of the largest size (prose, accented text,
+// tables, lists) took at most 3 s on a shared 2-core machine: the margin
+// is for throttled pods, the bound for pages no chunker handles in time
+// (8 MiB of Japanese without a space or a blank line took minutes).
+const DefaultDocumentTimeout = 30 * time.Second
 
 // Run ingests the configured sources into target. Every source is
 // opened first (a Git source cloned): a source that cannot be read at
@@ -83,7 +95,8 @@ type Target struct {
 // written in batches as they come, so the run's memory does not grow
 // with the sources. A document that is refused (a front matter that
 // cannot be trusted, a link out of its source or to nothing, a file over
-// the size limit) is skipped and reported in Summary.Rejected;
+// the size limit, one that takes longer than Target.DocumentTimeout to
+// chunk) is skipped and reported in Summary.Rejected;
 // everything else is still ingested and removed documents deleted (after
 // the writes), and the count is recorded on the generation, where the
 // store's status shows it. Sources that yield no document at all stop
@@ -95,7 +108,7 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	if err != nil {
 		return summary, err
 	}
-	rows, closeSources, err := streamRows(ctx, cfg, limit, &summary, progress)
+	rows, closeSources, err := streamRows(ctx, cfg, limit, target.DocumentTimeout, &summary, progress)
 	if err != nil {
 		return summary, err
 	}
@@ -125,12 +138,13 @@ var errStopped = errors.New("the reader stopped")
 // here, before anything is written) and returns the stream of their
 // rows, which counts into summary (files, chunks, rows limit cuts,
 // documents refused) as it goes and tells progress once the last
-// document is read, and a func that closes the sources. Sources are
+// document is read, and a func that closes the sources. Each document is
+// chunked within docTimeout (zero: DefaultDocumentTimeout). Sources are
 // prefixed to document paths, so two sources may hold a file of the same
 // name. A stream that ends with no document ingested yields an error:
 // every document refused (a mount whose links all lead nowhere) empties
 // the store no more than no document does.
-func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary, progress Progress) (iter.Seq2[knowledge.Row, error], func(), error) {
+func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, docTimeout time.Duration, summary *Summary, progress Progress) (iter.Seq2[knowledge.Row, error], func(), error) {
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
@@ -142,6 +156,7 @@ func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimi
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err
 	}
+	docTimeout = cmp.Or(docTimeout, DefaultDocumentTimeout)
 	opened, err := openSources(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -155,7 +170,10 @@ func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimi
 		for _, src := range opened {
 			err := src.markdown.Walk(func(doc ingest.Document) error {
 				doc.Source = path.Join(src.name, doc.Source)
-				docRows, err := documentRows(doc, opts)
+				docRows, err := documentRows(ctx, doc, opts, docTimeout)
+				if ctx.Err() != nil {
+					return fmt.Errorf("%s: %w", doc.Source, ctx.Err())
+				}
 				if err != nil {
 					summary.Rejected = append(summary.Rejected, err.Error())
 					return nil
@@ -191,11 +209,19 @@ func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimi
 	return rows, closeAll, nil
 }
 
-// documentRows are doc's chunks as rows, or an error naming it when a
-// row breaks the store's schema (65 image URLs in one chunk, a path over
-// 2,048 bytes): found before embedding, it refuses this document alone.
-func documentRows(doc ingest.Document, opts ingest.Options) ([]knowledge.Row, error) {
-	chunks, err := ingest.Chunks(doc, opts)
+// documentRows are doc's chunks as rows, or an error naming it when it
+// takes longer than timeout to chunk, or when a row breaks the store's
+// schema (65 image URLs in one chunk, a path over 2,048 bytes, a byte
+// that is not UTF-8 in its text or name): found before embedding, it
+// refuses this document alone. A name that is not UTF-8 is quoted, so
+// the message says which bytes.
+func documentRows(ctx context.Context, doc ingest.Document, opts ingest.Options, timeout time.Duration) ([]knowledge.Row, error) {
+	docCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	chunks, err := ingest.ChunksContext(docCtx, doc, opts)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("%s: took longer than %s to read: refused", documentName(doc.Source), timeout)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +229,19 @@ func documentRows(doc ingest.Document, opts ingest.Options) ([]knowledge.Row, er
 	for i, ch := range chunks {
 		rows[i] = RowFromChunk(ch)
 		if err := rows[i].CheckFields(); err != nil {
-			return nil, fmt.Errorf("%s: refused: %w", doc.Source, err)
+			return nil, fmt.Errorf("%s: refused: %w", documentName(doc.Source), err)
 		}
 	}
 	return rows, nil
+}
+
+// documentName is a document's source path as messages name it: quoted
+// when it is not UTF-8, so the message says which bytes.
+func documentName(source string) string {
+	if !utf8.ValidString(source) {
+		return strconv.Quote(source)
+	}
+	return source
 }
 
 // openSource is a source opened for a run: a folder within its mount,

@@ -58,3 +58,33 @@ func TestTheChunkersLimitsFitTheSchema(t *testing.T) {
 		t.Errorf("a chunk at the chunker's limits: %v", err)
 	}
 }
+
+// Every string field of a row is checked for UTF-8 (the gRPC marshal of
+// an upsert fails on any byte that is not), so a Latin-1 page or file
+// name refuses its document before anything is embedded, naming the field.
+func TestARowWithAByteThatIsNotUTF8IsRefused(t *testing.T) {
+	const latin1 = "caf\xe9"
+	valid := func() ingest.Chunk {
+		return ingest.Chunk{ID: "id", DocID: "doc", Source: "s/a.md", URI: "s/a.md", Title: "T", HeadingPath: []string{"H"},
+			Type: ingest.TypeSection, Kind: ingest.KindProse, ParentID: "p", ImageURLs: []string{"a.png"},
+			ACL: []string{"public"}, ContentHash: "c", Text: "x", Flagged: "f", PartIndex: 1, PartCount: 1}
+	}
+	if err := RowFromChunk(valid()).CheckFields(); err != nil {
+		t.Fatalf("a valid row: %v", err)
+	}
+	for field, set := range map[string]func(*ingest.Chunk){
+		"id": func(c *ingest.Chunk) { c.ID = latin1 }, "doc_id": func(c *ingest.Chunk) { c.DocID = latin1 },
+		"source": func(c *ingest.Chunk) { c.Source = latin1 }, "source_uri": func(c *ingest.Chunk) { c.URI = latin1 },
+		"title": func(c *ingest.Chunk) { c.Title = latin1 }, "heading_path": func(c *ingest.Chunk) { c.HeadingPath[0] = latin1 },
+		"chunk_type": func(c *ingest.Chunk) { c.Type = latin1 }, "kind": func(c *ingest.Chunk) { c.Kind = latin1 },
+		"parent_id": func(c *ingest.Chunk) { c.ParentID = latin1 }, "image_urls": func(c *ingest.Chunk) { c.ImageURLs[0] = latin1 },
+		"acl": func(c *ingest.Chunk) { c.ACL[0] = latin1 }, "content_hash": func(c *ingest.Chunk) { c.ContentHash = latin1 },
+		"text": func(c *ingest.Chunk) { c.Text = latin1 }, "flagged": func(c *ingest.Chunk) { c.Flagged = latin1 },
+	} {
+		ch := valid()
+		set(&ch)
+		if err := RowFromChunk(ch).CheckFields(); err == nil || !strings.Contains(err.Error(), field+" is not UTF-8") {
+			t.Errorf("%s not UTF-8: CheckFields() = %v", field, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -27,7 +28,12 @@ func writeFile(t *testing.T, dir, name, content string) {
 
 // readRows collects the stream of cfg's rows, as a run reads them.
 func readRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, summary *Summary) ([]knowledge.Row, error) {
-	stream, closeSources, err := streamRows(ctx, cfg, limit, summary, quiet{})
+	return readRowsWithin(ctx, cfg, limit, 0, summary)
+}
+
+// readRowsWithin is readRows giving each document docTimeout to chunk.
+func readRowsWithin(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimit, docTimeout time.Duration, summary *Summary) ([]knowledge.Row, error) {
+	stream, closeSources, err := streamRows(ctx, cfg, limit, docTimeout, summary, quiet{})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/milvus-io/milvus/client/v2/column"
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
@@ -97,10 +98,36 @@ func (r Row) problems(problems []string) error {
 	if r.ID == "" {
 		problems = append(problems, "id is empty")
 	}
+	problems = append(problems, r.notUTF8()...)
 	if len(problems) > 0 {
-		return fmt.Errorf("chunk %s (%s): %s", r.ID, r.Source, strings.Join(problems, "; "))
+		return fmt.Errorf("chunk %s (%q): %s", r.ID, r.Source, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// notUTF8 names each string field of r that is not valid UTF-8 (a Latin-1
+// page, a file name in another encoding): the gRPC marshal of an upsert
+// fails on one, and with it the whole sync.
+func (r Row) notUTF8() []string {
+	var problems []string
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{
+		{FieldID, []string{r.ID}}, {FieldDocID, []string{r.DocID}}, {FieldParentID, []string{r.ParentID}},
+		{FieldContentHash, []string{r.ContentHash}}, {FieldSource, []string{r.Source}},
+		{FieldSourceURI, []string{r.SourceURI}}, {FieldTitle, []string{r.Title}}, {FieldHeadingPath, r.HeadingPath},
+		{FieldChunkType, []string{r.ChunkType}}, {FieldKind, []string{r.Kind}}, {FieldImageURLs, r.ImageURLs},
+		{FieldACL, r.ACL}, {FieldText, []string{r.Text}}, {FieldFlagged, []string{r.Flagged}},
+	} {
+		for _, v := range f.values {
+			if !utf8.ValidString(v) {
+				problems = append(problems, f.name+" is not UTF-8")
+				break
+			}
+		}
+	}
+	return problems
 }
 
 // Upsert writes rows (insert or replace by id).

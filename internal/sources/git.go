@@ -36,28 +36,32 @@ const DefaultCloneTimeout = 10 * time.Minute
 // ReadMarkdown(dest, g.Path, …). A symbolic link committed at g.Path,
 // under it or at a folder above it (team when the path is team/docs)
 // refuses the checkout: what it leads to is not the repository's to give
-// (ReadMarkdown refuses such links on disk too).
+// (ReadMarkdown refuses such links on disk too). g.Path is cleaned first,
+// as ReadMarkdown cleans it ("./team/docs" is team/docs), and refused
+// when it climbs out of the repository.
 func Clone(ctx context.Context, g podconfig.GitSource, dest string) error {
 	if err := refuseURLCredentials(g.URL); err != nil {
 		return err
 	}
+	dir, err := localPath(g.Path)
+	if err != nil {
+		return err
+	}
+	g.Path = dir
 	timeout := cmp.Or(g.Timeout.Std(), DefaultCloneTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := clone(ctx, g, dest)
+	err = clone(ctx, g, dest)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("clone %s: no answer within the git timeout of %s: %w", g.URL, timeout, err)
 	}
 	return err
 }
 
-// clone is Clone under its deadline.
+// clone is Clone under its deadline, g.Path cleaned.
 func clone(ctx context.Context, g podconfig.GitSource, dest string) error {
 	auth, err := gitAuth(g)
 	if err != nil {
-		return err
-	}
-	if _, err := localPath(g.Path); err != nil {
 		return err
 	}
 	var repo *git.Repository
@@ -144,14 +148,18 @@ func commitOf(repo *git.Repository, hash plumbing.Hash) (*object.Commit, error) 
 }
 
 // refuseLinks fails when commit c's tree holds a symbolic link (mode
-// 120000) at or under path, or at a folder above it: a link at team,
-// with path team/docs, would make wherever it leads the source.
-func refuseLinks(c *object.Commit, path string) error {
+// 120000) at or under dir (cleaned: localPath), or at a folder above it:
+// a link at team, with path team/docs, would make wherever it leads the
+// source.
+func refuseLinks(c *object.Commit, dir string) error {
 	tree, err := c.Tree()
 	if err != nil {
 		return fmt.Errorf("read tree: %w", err)
 	}
-	prefix := strings.Trim(filepath.ToSlash(path), "/")
+	prefix := dir
+	if prefix == "." {
+		prefix = "" // the whole repository
+	}
 	return tree.Files().ForEach(func(f *object.File) error {
 		if f.Mode != filemode.Symlink {
 			return nil

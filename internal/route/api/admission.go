@@ -163,11 +163,6 @@ func (s *Server) reserve(user string) (release func(), err error) {
 	return s.refusedAs(s.admission.admit(limitKey(user)))
 }
 
-// reserveStream is reserve for an event stream.
-func (s *Server) reserveStream(user string) (release func(), err error) {
-	return s.refusedAs(s.streams.admit(limitKey(user)))
-}
-
 // limitKey is whose budget a user's request spends: the name in NFC,
 // lower-cased, so that Alice, alice and ALICE (which an identity provider
 // may all accept as one login) share one budget instead of tripling it.

@@ -99,22 +99,42 @@ type completionTurn struct {
 
 // completions answers POST /v1/chat/completions: the request is admitted
 // as any turn, then answered whole (completeOnce) or streamed
-// (completeStream).
+// (completeStream). A streamed answer also holds one of its user's streams
+// (openStream), taken after the checks and before the turn's slot, so that
+// a stream refused costs no turn.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	var req completionRequest
-	in, err := s.admit(w, r, &req)
+	id, err := s.authenticate(r)
 	if err != nil {
 		return err
 	}
-	defer in.release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.Limits.TurnTimeout)
+	if err := s.decode(w, r, &req, req.format()); err != nil {
+		return err
+	}
+	if err := s.checkWork(&req); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if req.Stream {
+		var closeStream func()
+		if ctx, closeStream, err = s.openStream(ctx, id.User); err != nil {
+			return err
+		}
+		defer closeStream()
+	}
+	release, err := s.reserve(id.User)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
 	defer cancel()
 	turnID := requestID(w)
 	w.Header().Set(turnIDHeader, turnID)
 	c := completionTurn{
-		turn:    route.TurnInput{ID: turnID, Messages: req.messages, Principals: in.identity.Principals(), Generation: req.generation},
-		user:    in.identity.User,
-		release: in.release,
+		turn:    route.TurnInput{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation},
+		user:    id.User,
+		release: release,
 		model:   cmp.Or(req.Model, "ragroute"),
 	}
 	if req.StreamOptions != nil {

@@ -22,7 +22,8 @@ import (
 // and whether the answer was invented. The last verdict on a turn wins.
 // A verdict is kept with the turn's question, answer, citations and
 // fragments for the route's feedback retention, for `ragroute feedback
-// export` to turn into evaluation questions.
+// export` to turn into evaluation questions. A verdict counts as a turn
+// against its user's limits (admission.go).
 
 // Bounds of a verdict's text: a comment is a few sentences, a source a
 // path.
@@ -83,6 +84,14 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) error {
 	if err := req.check(); err != nil {
 		return err
 	}
+	// A verdict costs a read and a write of the store (Redis with
+	// replicas): it counts as a turn against its user's limits, as a
+	// search does, before it costs anything.
+	release, err := s.reserve(id.User)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), feedbackTimeout)
 	defer cancel()
 	turnID := r.PathValue("id")

@@ -24,10 +24,11 @@ type Limits struct {
 	// MaxInFlightTurns bounds the turns (and searches) running at once on
 	// this replica, all users together; more is 503.
 	MaxInFlightTurns int
-	// StreamsPerUser bounds one user's open event streams (GET
-	// /v1/turns/{id}/events); more is 429. MaxStreams bounds the
-	// replica's, all users together; more is 503. Each open stream may
-	// hold a connection of the turn log's wait pool.
+	// StreamsPerUser bounds one user's open streams, every long-lived
+	// response (a turn's events, a streamed completion, an MCP request);
+	// more is 429. MaxStreams bounds the replica's, all users together;
+	// more is 503. Each open event stream may hold a connection of the
+	// turn log's wait pool.
 	StreamsPerUser, MaxStreams int
 	// StreamWriteTimeout bounds each write of a stream to its client: a
 	// client that stops reading loses its stream instead of holding it.

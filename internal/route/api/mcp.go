@@ -22,7 +22,10 @@ import (
 // requests, so any replica serves any request (the Service balances
 // them) and no request can reach what another identity's request left
 // behind. A request that names a session (Mcp-Session-Id, which this
-// route never issues) is refused.
+// route never issues) is refused, as is a JSON-RPC batch (mcpbatch.go).
+// Each request holds one of its caller's streams while it lasts
+// (openStream): the per-user and replica stream limits bound /mcp as they
+// bound the API's event streams, and the drain ends it.
 
 // MCPOptions switch on /mcp.
 type MCPOptions struct {
@@ -58,10 +61,15 @@ func (s *Server) mcpHandlers() map[string]http.Handler {
 			Instructions: "Answers come from this route's documentation only, filtered to what the caller may read. " +
 				"Use search_knowledge for the fragments themselves, ask for a written answer with citations.",
 			Logger: s.opts.Logger,
-			// No logging capability: the route's logs are its own.
-			Capabilities: &mcp.ServerCapabilities{},
+			// No logging capability: the route's logs are its own. The
+			// tools are fixed when the route starts, so no listChanged: a
+			// subscriptions/listen then agrees to nothing and ends at once
+			// (the SDK holds one open only for a list that may change), and
+			// clients do not open one.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	s.addMCPTools(server)
+	server.AddReceivingMiddleware(endWithTheStream)
 	transport := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		Logger:              s.opts.Logger,
@@ -108,16 +116,45 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, transport http
 	}
 	// As decode does: a body that trickles cannot hold the handler.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
-	ctx := context.WithValue(r.Context(), mcpCallerKey{}, mcpCaller{identity: id, requestID: requestID(w)})
+	if err := refuseBatch(w, r, s.opts.Limits.BodyBytes); err != nil {
+		return err
+	}
+	// Every response of the transport is an event stream that lasts as
+	// long as its call: it holds one of the caller's streams.
+	stream, closeStream, err := s.openStream(r.Context(), id.User)
+	if err != nil {
+		return err
+	}
+	defer closeStream()
+	ctx := context.WithValue(r.Context(), mcpCallerKey{}, mcpCaller{identity: id, requestID: requestID(w), stream: stream})
 	transport.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }
 
-// mcpCaller is who sent an MCP request, and the request's id, which a
-// turn it starts takes as its turn id.
+// mcpCaller is who sent an MCP request, the request's id, which a turn it
+// starts takes as its turn id, and the context of the request's stream
+// (openStream), which its calls run under (endWithTheStream).
 type mcpCaller struct {
 	identity  identity.Identity
 	requestID string
+	stream    context.Context
+}
+
+// endWithTheStream runs each call under its request's stream, so that it
+// ends when the client leaves or the drain ends: the SDK hides the HTTP
+// request's end from its handlers (but for a cancel notification, or the
+// 2026-07-28 protocol) and waits for them before it ends the response. The
+// call then answers as a cancelled call does, and the response ends.
+func endWithTheStream(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if caller, ok := callerOf(ctx); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(caller.stream, cancel)()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 type mcpCallerKey struct{}

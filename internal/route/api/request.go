@@ -53,10 +53,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, body requestBody)
 // arguments the MCP SDK read. On success the caller must call release
 // once the work is over.
 func (s *Server) admitAs(id identity.Identity, body requestBody) (admitted, error) {
-	if err := body.check(s.opts.Limits); err != nil {
-		return admitted{}, err
-	}
-	if err := s.servable(); err != nil {
+	if err := s.checkWork(body); err != nil {
 		return admitted{}, err
 	}
 	release, err := s.reserve(id.User)
@@ -64,6 +61,16 @@ func (s *Server) admitAs(id identity.Identity, body requestBody) (admitted, erro
 		return admitted{}, err
 	}
 	return admitted{identity: id, release: release}, nil
+}
+
+// checkWork refuses what a body already read asks that the route will not
+// serve, then work while the route cannot search (servable): what admitAs
+// checks before any limit.
+func (s *Server) checkWork(body requestBody) error {
+	if err := body.check(s.opts.Limits); err != nil {
+		return err
+	}
+	return s.servable()
 }
 
 // servable refuses work while the index serving was built by another

@@ -83,7 +83,8 @@ type Server struct {
 	// draining is set once the route is told to stop (Drain).
 	draining atomic.Bool
 	// turns is cancelled at the end of the drain so turns still running
-	// end with an error event instead of hanging.
+	// end with an error event instead of hanging, and every stream still
+	// open ends (openStream).
 	turns   context.Context
 	started time.Time
 	// handler serves everything on one port; api and probes split it in

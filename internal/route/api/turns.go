@@ -131,22 +131,24 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			return &apiError{Status: http.StatusBadRequest, Code: "bad_last_event_id", Message: "Last-Event-ID must be an event id"}
 		}
 	}
-	release, err := s.reserveStream(id.User)
+	ctx, closeStream, err := s.openStream(r.Context(), id.User)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer closeStream()
 	stream, err := startSSE(w, s.opts.Limits.StreamWriteTimeout)
 	if err != nil {
 		return err
 	}
 	for {
-		events, done, err := s.opts.Log.Read(r.Context(), turnID, after, s.opts.Limits.KeepAlive)
+		events, done, err := s.opts.Log.Read(ctx, turnID, after, s.opts.Limits.KeepAlive)
 		if err != nil {
-			if r.Context().Err() == nil && !errors.Is(err, turnlog.ErrTurnNotFound) {
+			if ctx.Err() == nil && !errors.Is(err, turnlog.ErrTurnNotFound) {
 				s.streamTurnLogUnavailable(stream, turnID, err)
 			}
-			return nil // client gone, the turn freed, or the log down
+			// The client gone, the drain over (the client resumes with
+			// Last-Event-ID elsewhere), the turn freed, or the log down.
+			return nil
 		}
 		err = stream.send(func(w io.Writer) {
 			if len(events) == 0 && !done {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -82,10 +83,12 @@ func listenAddresses(server podconfig.Server, listen, metricsListen string) (api
 
 // listeners are the route's: the API's, and the probes' and metrics' when
 // they have their own (nil: on the API's). shutdownDelay is how long they
-// still accept requests once the route is told to stop.
+// still accept requests once the route is told to stop; drain how long
+// the answers in flight then have (0: drainTimeout).
 type listeners struct {
 	api, probes   net.Listener
 	shutdownDelay time.Duration
+	drain         time.Duration
 }
 
 // Shutdown timing. A deleted pod leaves its Service's endpoints a moment
@@ -97,12 +100,16 @@ type listeners struct {
 const (
 	defaultShutdownDelay = 5 * time.Second
 	drainTimeout         = 30 * time.Second
+	// lastWords is the end of the drain left to the turns cancelled
+	// before it, to write their error event before the connections close.
+	lastWords = 2 * time.Second
 )
 
 // serve runs the route on its listeners until ctx ends. Then it keeps
 // serving for ln.shutdownDelay, not ready, and drains: turns in flight
-// finish within drainTimeout; those still running then are cancelled, so
-// their streams end with an error event instead of hanging.
+// finish within drainTimeout; those still running lastWords before it
+// are cancelled, so their streams end with an error event instead of
+// hanging or being cut.
 func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln listeners, logger *slog.Logger) error {
 	rt, err := serving.Open(ctx, cfg, assembly.Secrets(env), logger)
 	if err != nil {
@@ -150,9 +157,12 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln l
 		return err
 	case <-time.After(ln.shutdownDelay):
 	}
-	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	drainFor := cmp.Or(ln.drain, drainTimeout)
+	drain, cancel := context.WithTimeout(context.Background(), drainFor)
 	defer cancel()
-	stopCancelling := context.AfterFunc(drain, cancelTurns)
+	turnsEnd, cancelTurnsEnd := context.WithTimeout(drain, drainFor-min(lastWords, drainFor/4))
+	defer cancelTurnsEnd()
+	stopCancelling := context.AfterFunc(turnsEnd, cancelTurns)
 	defer stopCancelling()
 	// The API drains first: meanwhile the probes still answer, so the
 	// kubelet does not restart a pod finishing its streams.

@@ -79,3 +79,30 @@ func complete(base string) error {
 	}
 	return nil
 }
+
+// A turn that outlasts the drain is cancelled before the drain ends, not
+// as the connections close: its stream ends with an error the client
+// reads, not a cut connection.
+func TestShutdownEndsATurnPastTheDrainWithAnError(t *testing.T) {
+	ctx := context.Background()
+	cfg, models := pruneRoute(ctx, t)
+	models.ChunkDelay = time.Second // ~10 s an answer, past the drain
+	ln := listeners{api: listenOnLoopback(t), drain: 2 * time.Second}
+	base := "http://" + ln.api.Addr().String()
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- serve(serveCtx, cfg, os.Getenv, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	waitOK(t, base+"/readyz")
+
+	answer := make(chan error, 1)
+	go func() { answer <- complete(base) }()
+	time.Sleep(1500 * time.Millisecond) // the answer is streaming
+	stop()
+	err := <-answer
+	if err == nil || !strings.Contains(err.Error(), `"error"`) {
+		t.Errorf("a turn past the drain ended with %v, want its stream to end with an error event", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("serve stopped with %v", err)
+	}
+}

@@ -127,9 +127,9 @@ bench-scale: ## How search cost, ingestion and memory grow with the corpus: the 
 	hack/bench-scale.sh
 
 .PHONY: adversarial
-adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests per cache backend with crafted ACLs and identity headers; fails on any leak (docs/security.md).
+adversarial: testbed ## The adversarial ACL harness at scale: 10,000 requests per cache backend with crafted ACLs and identity headers, then the hostile corpus of every hardening pass ingested beside good pages; fails on any leak or lost page (docs/security.md).
 	RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)" \
-	go test ./test/adversarial -run TestACLAdversarial -count=1 -v -timeout 30m -args -adversarial.requests=10000
+	go test ./test/adversarial -run 'TestACLAdversarial|TestHostileCorpusAdversarial' -count=1 -v -timeout 30m -args -adversarial.requests=10000
 
 .PHONY: testbed
 testbed: $(HELM) ## Install the test bed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Milvus Lite, the OpenAI and MCP Python SDKs, Helm, kube-apiserver 1.30 for the chart, and a real node (containerd, kubelet, kube-proxy, CNI plugins; hack/node.sh).

@@ -25,12 +25,13 @@ const (
 	TechniqueToolCall     = "tool call"
 	TechniqueHiddenHTML   = "hidden HTML comment"
 	TechniqueHiddenChars  = "hidden characters"
+	TechniqueExfiltration = "prompt exfiltration"
 )
 
 // maxFlagLength bounds a flag reason (it is stored with the chunk).
 const maxFlagLength = 400
 
-// maxEvidence bounds the quoted evidence of one technique.
+// maxEvidence bounds the quoted evidence of one technique, in characters.
 const maxEvidence = 60
 
 // instructionPattern finds one technique. The regexp runs only on a text
@@ -43,7 +44,9 @@ type instructionPattern struct {
 	re        *regexp.Regexp
 }
 
-var instructionPatterns = []instructionPattern{
+// instructionPatterns are the English patterns, then the Russian ones
+// (untrusted_russian.go).
+var instructionPatterns = append([]instructionPattern{
 	{TechniqueOverride, []string{"ignore", "disregard", "forget", "override", "bypass"}, regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|every|each|the|your|of|these|those|my)\s+){0,3}` +
 		`(?:previous|prior|above|earlier|preceding|former|original|system|initial)\s+(?:\w+\s+)?(?:instructions?|prompts?|directions?|rules|guidelines|commands?|messages?|context)\b`)},
 	{TechniqueOverride, []string{"ignore", "disregard", "forget"}, regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)+(?:above|before|previously|you\s+(?:were|have\s+been)\s+told)\b`)},
@@ -66,7 +69,15 @@ var instructionPatterns = []instructionPattern{
 	// JSON action ({"tool": "finalize", …}) written in a document.
 	{TechniqueToolCall, []string{"search_knowledge", "web_search", "search", "save", "finalize"},
 		regexp.MustCompile(`\{[^{}]{0,200}"(?:name|function|tool)"\s*:\s*"(?:search_knowledge|web_search|search|save|finalize)"`)},
-}
+	// Asking the model for its own prompt: addressed to it ("your"), or
+	// the text before the document, word for word.
+	{TechniqueExfiltration, []string{"prompt", "instructions"},
+		regexp.MustCompile(`(?i)\b(?:show|reveal|print|output|display|repeat|dump|leak|tell\s+me|give\s+me|write\s+out)\s+(?:me\s+|us\s+)?(?:all\s+)?(?:of\s+)?your\s+` +
+			`(?:system\s+prompt|prompt|(?:(?:initial|original|hidden|secret|system)\s+)?instructions)\b`)},
+	{TechniqueExfiltration, []string{"repeat"},
+		regexp.MustCompile(`(?i)\brepeat\s+(?:the\s+)?(?:text|words|messages?|prompt)\s+(?:above|before\s+this)\b|` +
+			`\brepeat\s+(?:all|everything)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?(?:above|before\s+this)\s*,?\s+(?:verbatim|word\s+for\s+word)\b`)},
+}, russianInstructionPatterns...)
 
 // htmlComment finds HTML comments: text hidden from a reader of the
 // rendered page, but not from a model.
@@ -102,13 +113,14 @@ func FlagReason(text string) string {
 		if seen[p.technique] || candidates&(1<<i) == 0 {
 			continue
 		}
-		if m := p.re.FindString(text); m != "" {
-			add(p.technique, m)
+		if m := p.re.FindStringSubmatch(text); m != nil {
+			add(p.technique, m[len(m)-1]) // a pattern's group, when it has one, is its evidence
 		}
 	}
 	if strings.Contains(text, "<!--") {
 		for _, m := range htmlComment.FindAllStringSubmatch(text, -1) {
-			if len(strings.FieldsFunc(m[1], isWordBreak)) >= minHiddenWords && addressesModel.MatchString(m[1]) {
+			if len(strings.FieldsFunc(m[1], isWordBreak)) >= minHiddenWords &&
+				(addressesModel.MatchString(m[1]) || addressesModelInRussian.MatchString(m[1])) {
 				add(TechniqueHiddenHTML, strings.TrimSpace(m[1]))
 				break
 			}
@@ -129,10 +141,13 @@ func FlagReason(text string) string {
 var patternKeys, literalKeys = indexKeys()
 
 func indexKeys() (map[string]uint64, map[string]uint64) {
+	if len(instructionPatterns) > 64 {
+		panic("instructionPatterns: more patterns than bits")
+	}
 	words, literals := map[string]uint64{}, map[string]uint64{}
 	for i, p := range instructionPatterns {
 		for _, k := range p.keys {
-			if strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" {
+			if isKeyWord(k) {
 				words[k] |= 1 << i
 			} else {
 				literals[k] |= 1 << i
@@ -142,10 +157,28 @@ func indexKeys() (map[string]uint64, map[string]uint64) {
 	return words, literals
 }
 
+// isKeyWord: a key candidatePatterns finds as a word, in lower case: ASCII
+// letters, digits and _, or Cyrillic letters.
+func isKeyWord(k string) bool {
+	if strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" {
+		return true
+	}
+	for _, r := range k {
+		if !unicode.Is(unicode.Cyrillic, r) || !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // maxKeyLength bounds the words looked up: no key is longer.
 const maxKeyLength = 32
 
-// candidatePatterns are the patterns whose keys text holds, as bits.
+// candidatePatterns are the patterns whose keys text holds, as bits. Its
+// words are runs of ASCII letters, digits and _, and runs of Cyrillic
+// letters (ё read as е), each lower-cased: a Cyrillic letter ends an
+// ASCII word as any other character does, as the English patterns' \b
+// reads it.
 func candidatePatterns(text string) uint64 {
 	var bits uint64
 	for k, b := range literalKeys {
@@ -153,30 +186,81 @@ func candidatePatterns(text string) uint64 {
 			bits |= b
 		}
 	}
-	var word [maxKeyLength]byte
-	n := 0
-	for i := 0; i <= len(text); i++ {
-		c := byte(' ')
-		if i < len(text) {
-			c = text[i]
-		}
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-			fallthrough
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_':
-			if n < len(word) {
-				word[n] = c
+	var ascii, cyrillic keyWord
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			bits |= cyrillic.end()
+			switch {
+			case 'A' <= c && c <= 'Z':
+				ascii.add(c + 'a' - 'A')
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_':
+				ascii.add(c)
+			default:
+				bits |= ascii.end()
 			}
-			n++
+			i++
 			continue
 		}
-		if n > 0 && n <= len(word) {
-			bits |= patternKeys[string(word[:n])]
+		bits |= ascii.end()
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if lower, ok := foldCyrillic(r); ok {
+			cyrillic.addRune(lower)
+		} else {
+			bits |= cyrillic.end()
 		}
-		n = 0
+		i += size
 	}
-	return bits
+	return bits | ascii.end() | cyrillic.end()
+}
+
+// foldCyrillic lower-cases a Cyrillic letter, ё read as е; ok is false
+// for any other character. Russian letters take the short way: most
+// letters of a Russian chunk are read here.
+func foldCyrillic(r rune) (lower rune, ok bool) {
+	switch {
+	case 'а' <= r && r <= 'я':
+		return r, true
+	case 'А' <= r && r <= 'Я':
+		return r + 'а' - 'А', true
+	case r == 'ё' || r == 'Ё':
+		return 'е', true
+	case unicode.Is(unicode.Cyrillic, r) && unicode.IsLetter(r):
+		return unicode.ToLower(r), true
+	}
+	return r, false
+}
+
+// keyWord is a word of a text being read, lower-cased; only its first
+// maxKeyLength bytes are kept, a longer word is no key.
+type keyWord struct {
+	buf [maxKeyLength]byte
+	n   int
+}
+
+func (w *keyWord) add(c byte) {
+	if w.n < len(w.buf) {
+		w.buf[w.n] = c
+	}
+	w.n++
+}
+
+func (w *keyWord) addRune(r rune) {
+	if w.n+utf8.RuneLen(r) <= len(w.buf) {
+		utf8.EncodeRune(w.buf[w.n:], r)
+	}
+	w.n += utf8.RuneLen(r)
+}
+
+// end is the bits of the patterns the word is a key of, and starts the
+// next word.
+func (w *keyWord) end() uint64 {
+	n := w.n
+	w.n = 0
+	if n == 0 || n > len(w.buf) {
+		return 0
+	}
+	return patternKeys[string(w.buf[:n])]
 }
 
 func isASCII(s string) bool {
@@ -251,7 +335,8 @@ func legitimateJoiner(prev, next rune) bool {
 }
 
 // shorten is evidence as a reason quotes it: one line, invisible
-// characters left out, at most maxEvidence bytes.
+// characters left out, at most maxEvidence characters (not bytes: a
+// Russian quote says as much as an English one).
 func shorten(s string) string {
 	s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
@@ -259,10 +344,15 @@ func shorten(s string) string {
 		}
 		return r
 	}, s)), " ")
-	if len(s) > maxEvidence {
-		return truncateUTF8(s, maxEvidence) + "…"
+	if utf8.RuneCountInString(s) <= maxEvidence {
+		return s
 	}
-	return s
+	end := 0
+	for range maxEvidence {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return s[:end] + "…"
 }
 
 // truncateUTF8 cuts s to at most n bytes at a rune boundary.

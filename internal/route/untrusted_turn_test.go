@@ -14,15 +14,20 @@ import (
 )
 
 // injectionTechniques maps each document of testdata/injection to the
-// technique it hides; clean.md hides none.
+// technique it hides (ru-: in Russian); clean.md hides none. No name
+// begins another: openingLine finds a source by its URI's start.
 var injectionTechniques = map[string]string{
-	"override.md": ingest.TechniqueOverride,
-	"persona.md":  ingest.TechniquePersona,
-	"template.md": ingest.TechniqueChatTemplate,
-	"toolcall.md": ingest.TechniqueToolCall,
-	"comment.md":  ingest.TechniqueHiddenHTML,
-	"hidden.md":   ingest.TechniqueHiddenChars,
-	"clean.md":    "",
+	"override.md":        ingest.TechniqueOverride,
+	"ru-override.md":     ingest.TechniqueOverride,
+	"persona.md":         ingest.TechniquePersona,
+	"ru-persona.md":      ingest.TechniquePersona,
+	"exfiltration.md":    ingest.TechniqueExfiltration,
+	"ru-exfiltration.md": ingest.TechniqueExfiltration,
+	"template.md":        ingest.TechniqueChatTemplate,
+	"toolcall.md":        ingest.TechniqueToolCall,
+	"comment.md":         ingest.TechniqueHiddenHTML,
+	"hidden.md":          ingest.TechniqueHiddenChars,
+	"clean.md":           "",
 }
 
 // newInjectionWorld is a route over the injection corpus in Milvus Lite,
@@ -46,7 +51,7 @@ func newInjectionWorld(t *testing.T) *routetest.World {
 	}
 	cfg := routetest.Config(16384)
 	cfg.Store.Search.Candidates = 20
-	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor, cfg.Retrieval.MaxFragments = -1, -1, 10
+	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor, cfg.Retrieval.MaxFragments = -1, -1, int32(len(injectionTechniques))
 	return routetest.NewWorldOver(t, rows, cfg)
 }
 

@@ -97,6 +97,14 @@ const (
 	// ingestion with that embedder swaps in a new generation.
 	ReasonEmbedderMismatch = "EmbedderMismatch"
 
+	// ReasonAnalyzerMismatch: the generation the KnowledgeStore's alias
+	// serves was built by another keyword analyzer than the store's
+	// spec.search.lexical.languages name (the analyzer the QueryRoute's
+	// pods prepare questions with); the route's pods refuse searches (503
+	// analyzer_mismatch) until an ingestion with it swaps in a new
+	// generation.
+	ReasonAnalyzerMismatch = "AnalyzerMismatch"
+
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.
 	ReasonImageNotAllowed = "ImageNotAllowed"

@@ -88,6 +88,10 @@ var DefaultSearchWeights = map[SearchPrimitive]float64{
 	PrimitiveTextDense: 1, PrimitiveTextSparse: 0.5, PrimitiveTitleDense: 0, PrimitiveTitleSparse: 0,
 }
 
+// DefaultLexicalLanguages are stemmed when a store's spec.search.lexical
+// is left out (the schema's default is the same list).
+var DefaultLexicalLanguages = []LexicalLanguage{LanguageRussian, LanguageEnglish}
+
 // AllSearchPrimitives are fused when a store names none.
 var AllSearchPrimitives = []SearchPrimitive{PrimitiveTextDense, PrimitiveTextSparse, PrimitiveTitleDense, PrimitiveTitleSparse}
 

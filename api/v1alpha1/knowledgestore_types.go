@@ -98,8 +98,8 @@ type EmbeddingModel struct {
 
 	// MaxInputTokens is the model's true input limit, its special tokens
 	// included. Ingestion embeds each chunk as the document prefix, its
-	// title path and its text, counted in BERT WordPiece tokens with 10%
-	// of the limit kept free for the embedder's own tokenizer; a chunk
+	// title path and its text, counted in the tokens of tokenizer (BERT
+	// WordPiece with 10% of the limit kept free, by default); a chunk
 	// over that is embedded cut (its stored text stays whole) and counted
 	// in status.truncatedChunks. It must exceed
 	// ingestion.chunking.maxTokens (200 when unset).
@@ -129,7 +129,27 @@ type EmbeddingModel struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	DocumentPrefix string `json:"documentPrefix,omitempty"`
+
+	// Tokenizer is the embedder's, in whose tokens chunk sizes
+	// (ingestion.chunking) and maxInputTokens are counted: bertUncased
+	// (all-MiniLM, bge-small, gte: the default, counted with 10% of the
+	// input limit kept free) or xlmRoberta (multilingual-e5, bge-m3:
+	// counted exactly, so a Russian page is cut into about as many chunks
+	// as its English original, where BERT's English vocabulary cuts
+	// Cyrillic into letters). Changing it builds a new index generation.
+	// +optional
+	// +kubebuilder:validation:Enum=bertUncased;xlmRoberta
+	Tokenizer EmbeddingTokenizer `json:"tokenizer,omitempty"`
 }
+
+// EmbeddingTokenizer names an embedder's tokenizer.
+type EmbeddingTokenizer string
+
+// The tokenizers a store may name.
+const (
+	TokenizerBERTUncased EmbeddingTokenizer = "bertUncased"
+	TokenizerXLMRoberta  EmbeddingTokenizer = "xlmRoberta"
+)
 
 // SearchPrimitive is one of the four searches fused by RRF.
 // +kubebuilder:validation:Enum=textDense;textSparse;titleDense;titleSparse
@@ -177,6 +197,42 @@ type SearchSettings struct {
 	// search.
 	// +optional
 	Weights *SearchWeights `json:"weights,omitempty"`
+
+	// Lexical says how keyword (BM25) search prepares text.
+	// +optional
+	// +kubebuilder:default={}
+	Lexical *LexicalSettings `json:"lexical,omitempty"`
+}
+
+// LexicalLanguage is a language whose words keyword search stems.
+// +kubebuilder:validation:Enum=russian;english
+type LexicalLanguage string
+
+// The languages keyword search stems (Snowball stemmers).
+const (
+	LanguageRussian LexicalLanguage = "russian"
+	LanguageEnglish LexicalLanguage = "english"
+)
+
+// LexicalSettings prepares the text of keyword (BM25) search, done by
+// ragroute at ingestion and on every question alike, before Milvus sees
+// either: Milvus Lite silently ignores a Milvus analyzer's filters, so
+// stemming there would rank differently in tests than in a cluster.
+type LexicalSettings struct {
+	// Languages whose words are stemmed (Snowball) and whose stop words
+	// are dropped, each word by its script: Cyrillic words by Russian,
+	// Latin ones by English; every word is lower-cased, ё read as е, and
+	// words with digits (v1, k8s) kept as they are. So «скидкой» finds a
+	// page that says «скидка», "configure" one that says "configuring".
+	// An empty list stems nothing: text is searched as Milvus's default
+	// analyzer splits it. Changing it builds a new index generation; until
+	// it serves, the store's routes refuse searches (503
+	// analyzer_mismatch).
+	// +optional
+	// +listType=set
+	// +kubebuilder:default={russian,english}
+	// +kubebuilder:validation:MaxItems=2
+	Languages []LexicalLanguage `json:"languages"`
 }
 
 // SearchWeights are the fusion weights of the four primitives.
@@ -403,6 +459,17 @@ type KnowledgeStoreStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EmbedderFingerprint string `json:"embedderFingerprint,omitempty"`
+
+	// IndexAnalyzer names the keyword analyzer that built the keyword index
+	// of the generation the alias serves, e.g. "snowball:russian+english/v1"
+	// (spec.search.lexical.languages; "none" for none). While it differs
+	// from the spec's, the store's QueryRoutes search nothing: their pods
+	// answer 503 analyzer_mismatch and their Ready condition is False with
+	// reason AnalyzerMismatch. Absent for a generation built before
+	// ragroute analyzed text (not blocked; the next ingestion rebuilds it).
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	IndexAnalyzer string `json:"indexAnalyzer,omitempty"`
 
 	// IndexEmbedder names the embedder the generation the alias serves was
 	// built with, as its ingestion recorded it on the collection. While its

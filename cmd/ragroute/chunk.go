@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/ingest"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/sources"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // runChunk prints the chunks of Markdown files and folders as JSON lines,
@@ -24,7 +26,8 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: ragroute chunk [flags] PATH...\n\nPrints the chunks of Markdown files and folders as JSON lines.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&opts.MaxTokens, "max-tokens", opts.MaxTokens, "largest chunk, in embedder tokens (BERT WordPiece)")
+	tokenizer := fs.String("tokenizer", string(podconfig.TokenizerBERTUncased), "the store's spec.embedding.tokenizer, whose tokens the sizes count: bertUncased or xlmRoberta")
+	fs.IntVar(&opts.MaxTokens, "max-tokens", opts.MaxTokens, "largest chunk, in the tokenizer's tokens")
 	fs.IntVar(&opts.OverlapTokens, "overlap-tokens", opts.OverlapTokens, "tokens repeated between the parts of a split section")
 	fs.IntVar(&opts.MergeBelowTokens, "merge-below-tokens", opts.MergeBelowTokens, "merge a subsection this short into its parent")
 	fs.StringVar(&opts.FrontMatterKey, "front-matter-key", opts.FrontMatterKey, "front-matter field listing a document's principals")
@@ -37,6 +40,11 @@ func runChunk(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if err := podconfig.CheckTokenizer(podconfig.Tokenizer(*tokenizer)); err != nil {
+		fmt.Fprintln(stderr, "ragroute chunk:", err)
+		return 2
+	}
+	opts.Tokens, _ = tokenize.ForEmbedder(podconfig.Tokenizer(*tokenizer))
 	if err := opts.Validate(); err != nil {
 		fmt.Fprintln(stderr, "ragroute chunk:", err)
 		return 2

@@ -32,11 +32,11 @@ const defaultRoute = "config/samples/v1alpha1_queryroute.yaml,config/samples/v1a
 // the route's manifests, the Milvus to build their collections in, the
 // embedder, the cross-encoder and the route's floors.
 type corpusFlags struct {
-	fs                                                                                     *flag.FlagSet
-	corpus, questions, milvusURI, baseURL, model, queryPrefix, documentPrefix, vectorCache *string
-	route, rerankURL, rerankModel                                                          *string
-	dims, maxInput                                                                         *int
-	similarityFloor, strictFloor                                                           *float64
+	fs                                                                                                *flag.FlagSet
+	corpus, questions, milvusURI, baseURL, model, queryPrefix, documentPrefix, tokenizer, vectorCache *string
+	route, rerankURL, rerankModel                                                                     *string
+	dims, maxInput                                                                                    *int
+	similarityFloor, strictFloor                                                                      *float64
 }
 
 func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
@@ -54,6 +54,7 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 		maxInput:        fs.Int("max-input-tokens", 256, "cut embedder inputs to this many tokens, as the model does (0: no limit)"),
 		queryPrefix:     fs.String("query-prefix", "", "the store's spec.embedding.queryPrefix (e5: \"query: \")"),
 		documentPrefix:  fs.String("document-prefix", "", "the store's spec.embedding.documentPrefix (e5: \"passage: \")"),
+		tokenizer:       fs.String("tokenizer", string(podconfig.TokenizerBERTUncased), "the store's spec.embedding.tokenizer: bertUncased, or xlmRoberta (e5)"),
 		vectorCache:     fs.String("vector-cache", "", "keep embedded vectors in this folder between runs, per embedder"),
 		similarityFloor: fs.Float64("similarity-floor", 0, "retrieval.similarityFloor in place of the route's (a deviation)"),
 		strictFloor:     fs.Float64("strict-floor", 0, "retrieval.strictFloor in place of the route's (a deviation)"),
@@ -72,7 +73,8 @@ func (c corpusFlags) connect(ctx context.Context) (*milvusclient.Client, error) 
 
 func (c corpusFlags) embedding() podconfig.Embedding {
 	return podconfig.Embedding{BaseURL: *c.baseURL, Model: *c.model, APIKeyEnv: podconfig.EnvEmbeddingAPIKey,
-		Dimensions: int32(*c.dims), MaxInputTokens: int32(*c.maxInput), QueryPrefix: *c.queryPrefix, DocumentPrefix: *c.documentPrefix}
+		Dimensions: int32(*c.dims), MaxInputTokens: int32(*c.maxInput), QueryPrefix: *c.queryPrefix, DocumentPrefix: *c.documentPrefix,
+		Tokenizer: podconfig.Tokenizer(*c.tokenizer)}
 }
 
 // questionFiles are the --questions files; none when it is empty (a
@@ -96,7 +98,7 @@ func (c corpusFlags) options(client *milvusclient.Client) lab.Options {
 		// embedder listens on a new port every run. "cut2": the input cut
 		// reserves the two special tokens, so vectors cached by the earlier
 		// cut are not reused.
-		Fingerprint: fmt.Sprintf("%s/%d/%d/cut2/%q/%q", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix),
+		Fingerprint: fmt.Sprintf("%s/%d/%d/cut2/%q/%q%s", *c.model, *c.dims, *c.maxInput, *c.queryPrefix, *c.documentPrefix, tokenizerSuffix(*c.tokenizer)),
 		VectorCache: *c.vectorCache,
 		Secrets:     os.Getenv,
 		Rerank:      lab.RerankEndpoint{BaseURL: *c.rerankURL, Model: *c.rerankModel, FirstStageWeight: retrieval.DefaultFirstStageWeight},
@@ -219,4 +221,14 @@ func (f *turnFlags) apply(cfg *podconfig.RouteConfig) {
 	if set["temperature"] {
 		cfg.Model.Temperature = f.temperature
 	}
+}
+
+// tokenizerSuffix names a tokenizer other than the default in the vector
+// cache's fingerprint: other chunks, other vectors; the default keeps the
+// vectors cached before tokenizers were named.
+func tokenizerSuffix(t string) string {
+	if t == "" || t == string(podconfig.TokenizerBERTUncased) {
+		return ""
+	}
+	return "/" + t
 }

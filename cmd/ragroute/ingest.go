@@ -33,7 +33,7 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	store, closeStore, err := assembly.OpenStore(ctx, cfg.Milvus, cfg.Embedding, os.Getenv)
+	store, closeStore, err := assembly.OpenStore(ctx, cfg.Milvus, cfg.Embedding, cfg.Lexical, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute ingest:", err)
 		return 1
@@ -51,9 +51,9 @@ func runIngest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ragroute ingest: %d documents refused and not ingested; the rest is ingested and the count recorded on the generation (the store's status.refusedDocuments)\n", n)
 	}
 	r := summary.Result
-	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks (%d embedded cut to the embedder's input); %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; %s (embedding %s, %.0f%%)\n",
+	fmt.Fprintf(stdout, "ingest %s: %d files, %d chunks (%d embedded cut to the embedder's input); %d written, %d deleted, %d unchanged; generation %d (%s), %d rows; embedder %s; keyword analyzer %s; %s (embedding %s, %.0f%%)\n",
 		cfg.Store, summary.Files, summary.Chunks, summary.Truncated, r.Written, r.Deleted, r.Unchanged, r.Generation.Number,
-		r.Generation.Collection, r.Rows, summary.Fingerprint, summary.Duration.Round(time.Millisecond),
+		r.Generation.Collection, r.Rows, summary.Fingerprint, r.Generation.Analyzer, summary.Duration.Round(time.Millisecond),
 		r.Embedding.Round(time.Millisecond), 100*r.Embedding.Seconds()/max(summary.Duration.Seconds(), 1e-9))
 	if b := r.Background; b != nil {
 		fmt.Fprintf(stdout, "background similarity: mean %.4f, sd %.4f, p50 %.4f, p90 %.4f, p99 %.4f (%d pairs)\n",

@@ -8,8 +8,10 @@ import (
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // The clients of ragroute's pods are built here, once, for serve, ingest
@@ -33,15 +35,21 @@ func ConnectMilvus(ctx context.Context, m podconfig.Milvus, secrets Secrets) (*m
 	return client, nil
 }
 
-// OpenStore connects to the store behind a config's collection alias;
-// the caller closes it with closeStore.
-func OpenStore(ctx context.Context, m podconfig.Milvus, e podconfig.Embedding, secrets Secrets) (_ *knowledge.Store, closeStore func(), _ error) {
+// OpenStore connects to the store behind a config's collection alias,
+// preparing keyword-search text with lex's analyzer (the same for an
+// ingestion run and the store's routes); the caller closes it with
+// closeStore.
+func OpenStore(ctx context.Context, m podconfig.Milvus, e podconfig.Embedding, lex podconfig.Lexical, secrets Secrets) (_ *knowledge.Store, closeStore func(), _ error) {
+	analyzer, err := lexical.New(lex.LanguageNames())
+	if err != nil {
+		return nil, nil, fmt.Errorf("keyword search of %s: %w", m.Collection, err)
+	}
 	client, err := ConnectMilvus(ctx, m, secrets)
 	if err != nil {
 		return nil, nil, err
 	}
 	closeStore = func() { _ = client.Close(context.Background()) }
-	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)).WithOwner(m.Owner), closeStore, nil
+	return knowledge.NewStore(client, m.Collection, int(e.Dimensions)).WithOwner(m.Owner).WithAnalyzer(analyzer), closeStore, nil
 }
 
 // Time limits of one embedding request: a query is one short text; an
@@ -56,9 +64,10 @@ const (
 // bounds one request. Serve and ingest use QueryEmbedder and
 // DocumentEmbedder, which add the store's prefixes to it.
 func newEmbedder(e podconfig.Embedding, secrets Secrets, timeout time.Duration) *model.Embeddings {
+	_, tokens := tokenize.ForEmbedder(e.Tokenizer)
 	return model.NewEmbeddings(model.EmbeddingsConfig{
 		BaseURL: e.BaseURL, Model: e.Model, APIKey: secrets.Get(e.APIKeyEnv),
-		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens), Timeout: timeout,
+		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens), Tokens: tokens, Timeout: timeout,
 	})
 }
 
@@ -83,7 +92,8 @@ func newPrefixedEmbedder(e podconfig.Embedding, prefix string, secrets Secrets, 
 	}
 	limit := e.MaxInputTokens
 	e.MaxInputTokens = 0
-	return model.WithPrefix(newEmbedder(e, secrets, timeout), prefix, int(limit))
+	_, tokens := tokenize.ForEmbedder(e.Tokenizer)
+	return model.WithPrefix(newEmbedder(e, secrets, timeout), prefix, int(limit), tokens)
 }
 
 // Chat is the route's chat model.

@@ -39,7 +39,7 @@ type Parts struct {
 }
 
 // Generation says which index generation serves the store's alias, and
-// whether another embedder than the route's built it:
+// whether another embedder or keyword analyzer than the route's built it:
 // retrieval.GenerationWatch in a pod, a fixed one in the evaluations.
 type Generation interface {
 	Load() int64
@@ -57,7 +57,7 @@ func (g FixedGeneration) Load() int64 { return g.Number }
 func (g FixedGeneration) Serving() (knowledge.Generation, bool) { return knowledge.Generation(g), true }
 
 // Mismatch is nil: the caller built the generation with the route's
-// embedder.
+// embedder and analyzer.
 func (g FixedGeneration) Mismatch() error { return nil }
 
 // EmbedderInfo is the embedder a route embeds questions with, as the

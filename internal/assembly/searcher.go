@@ -23,14 +23,14 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 		gen = FixedGeneration{}
 	}
 	searcher := &retrieval.Searcher{
-		Index:            p.Index,
-		Embedder:         p.Embedder,
-		Reranker:         retrieval.KeepOrder{},
-		Cache:            p.Cache,
-		Settings:         SearchSettings(cfg),
-		Generation:       gen.Load,
-		Slots:            retrieval.NewStoreSlots(cmp.Or(int(cfg.Limits.MaxSearchesInFlight), retrieval.DefaultMaxSearchesInFlight)),
-		EmbedderMismatch: gen.Mismatch,
+		Index:         p.Index,
+		Embedder:      p.Embedder,
+		Reranker:      retrieval.KeepOrder{},
+		Cache:         p.Cache,
+		Settings:      SearchSettings(cfg),
+		Generation:    gen.Load,
+		Slots:         retrieval.NewStoreSlots(cmp.Or(int(cfg.Limits.MaxSearchesInFlight), retrieval.DefaultMaxSearchesInFlight)),
+		IndexMismatch: gen.Mismatch,
 		Timeouts: retrieval.Timeouts{Embed: cfg.Timeouts.Embed.Std(), Search: cfg.Timeouts.Search.Std(),
 			Rerank: cfg.Timeouts.Rerank.Std()},
 		Background: func() *knowledge.Background {

@@ -24,9 +24,11 @@ import (
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 type noProgress struct{}
@@ -85,10 +87,14 @@ func (s *suite) runJobLocally(t *testing.T, ns, store string, sources map[string
 	e := cfg.Embedding
 	embeddings := model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: e.BaseURL, Model: e.Model,
 		Dimensions: int(e.Dimensions), MaxInputTokens: int(e.MaxInputTokens)})
+	analyzer, err := lexical.New(cfg.Lexical.LanguageNames())
+	if err != nil {
+		t.Fatal(err)
+	}
 	target := ingestion.Target{
-		Store:         knowledge.NewStore(client, cfg.Milvus.Collection, int(e.Dimensions)),
-		Embedder:      model.WithPrefix(embeddings, e.DocumentPrefix, int(e.MaxInputTokens)),
-		QueryEmbedder: model.WithPrefix(embeddings, e.QueryPrefix, int(e.MaxInputTokens)),
+		Store:         knowledge.NewStore(client, cfg.Milvus.Collection, int(e.Dimensions)).WithAnalyzer(analyzer),
+		Embedder:      model.WithPrefix(embeddings, e.DocumentPrefix, int(e.MaxInputTokens), tokenize.NewInputCounter()),
+		QueryEmbedder: model.WithPrefix(embeddings, e.QueryPrefix, int(e.MaxInputTokens), tokenize.NewInputCounter()),
 	}
 	if _, err := ingestion.Run(ctx, cfg, target, noProgress{}); err != nil {
 		t.Fatalf("ingest as the Job would: %v", err)

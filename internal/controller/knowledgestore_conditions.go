@@ -26,6 +26,7 @@ type storeFacts struct {
 	ingestErr   *referenceError       // the ingestion cannot run (missing source, config not rendered, child not the store's)
 	applyErr    error                 // the API server refused the ingest ConfigMap, Job or CronJob
 	fingerprint string                // of the embedder the spec names
+	analyzer    string                // ID of the keyword analyzer the spec names
 	job         *jobState             // the current ingestion Job, once it exists
 	index       *knowledge.IndexState // what the alias serves, once read
 	taken       bool                  // the alias serves another store's collection (ownIndex)
@@ -131,6 +132,9 @@ func indexedCondition(f storeFacts) metav1.Condition {
 	case f.index == nil || !f.index.Exists || f.index.Generation.Embedder != f.fingerprint:
 		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed,
 			"Job "+f.job.name+" completed but no generation of the current embedder serves the alias")
+	case f.index.Generation.Analyzer != f.analyzer:
+		return condition(v1alpha1.ConditionIndexed, false, v1alpha1.ReasonIngestionFailed,
+			"Job "+f.job.name+" completed but no generation of the current keyword analyzer ("+f.analyzer+") serves the alias")
 	}
 	message := fmt.Sprintf("%d chunks in generation %d, ingested by Job %s", f.index.Rows, f.index.Generation.Number, f.job.name)
 	if n := f.index.Generation.Truncated; n != nil && *n > 0 {
@@ -178,7 +182,7 @@ func storeReadyCondition(f storeFacts, before []metav1.Condition) metav1.Conditi
 func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 	if f = f.ownIndex(); f.taken {
 		// What an earlier status said of that collection goes too.
-		status.Rows, status.IndexGeneration, status.EmbedderFingerprint = 0, 0, ""
+		status.Rows, status.IndexGeneration, status.EmbedderFingerprint, status.IndexAnalyzer = 0, 0, "", ""
 		status.IndexEmbedder, status.Background, status.FlaggedChunks, status.TruncatedChunks = nil, nil, nil, nil
 		status.RefusedDocuments = nil
 	}
@@ -187,6 +191,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.IndexGeneration = f.index.Generation.Number
 		status.EmbedderFingerprint = f.index.Generation.Embedder
 		status.IndexEmbedder = indexEmbedderStatus(f.index.Generation.EmbedderInfo)
+		status.IndexAnalyzer = f.index.Generation.Analyzer
 		status.Background = backgroundStatus(f.index.Generation.Background)
 		status.FlaggedChunks = nil
 		if n := f.index.Generation.Flagged; n != nil {

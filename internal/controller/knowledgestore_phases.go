@@ -117,6 +117,10 @@ func (r *KnowledgeStoreReconciler) applyIngestion(ctx context.Context, s *storeS
 		}
 		return err
 	}
+	// The config is valid, its languages with it.
+	if s.facts.analyzer, err = specAnalyzer(store); err != nil {
+		return fmt.Errorf("keyword analyzer of the store: %w", err)
+	}
 	runHash.Write(data)
 	env := storeSecretKeys(&store.Spec)
 	// What the pod runs is part of the run: a Job's pod template is

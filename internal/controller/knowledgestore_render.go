@@ -47,6 +47,7 @@ func renderEmbedding(spec *v1alpha1.KnowledgeStoreSpec) podconfig.Embedding {
 		APIKeyEnv:      envFor(spec.Embedding.APIKeySecretRef, podconfig.EnvEmbeddingAPIKey),
 		QueryPrefix:    spec.Embedding.QueryPrefix,
 		DocumentPrefix: spec.Embedding.DocumentPrefix,
+		Tokenizer:      podconfig.Tokenizer(spec.Embedding.Tokenizer),
 	}
 }
 
@@ -64,6 +65,7 @@ func renderIngestConfig(store *v1alpha1.KnowledgeStore) podconfig.IngestConfig {
 	spec := &store.Spec
 	cfg := podconfig.IngestConfig{
 		Version: podconfig.IngestVersion, Store: store.Name, Milvus: renderMilvus(store), Embedding: renderEmbedding(spec),
+		Lexical: renderLexical(spec.Search),
 		Chunking: podconfig.Chunking{
 			MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
 			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey,

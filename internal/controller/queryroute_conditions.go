@@ -25,6 +25,9 @@ type routeFacts struct {
 	// embedder is set while the store serves a generation of another
 	// embedder than the route's pods embed questions with.
 	embedder *embedderMismatch
+	// analyzer is set while the store serves a generation of another
+	// keyword analyzer than the route's pods prepare questions with.
+	analyzer *analyzerMismatch
 }
 
 // rolloutState is the Deployment's progress towards the current template.
@@ -47,6 +50,7 @@ func routeFactsOf(s *routeScope) routeFacts {
 	}
 	if s.refErr == nil {
 		f.embedder = embedderMismatchOf(s.inputs.store)
+		f.analyzer = analyzerMismatchOf(s.inputs.store)
 	}
 	if d := s.deployment; d != nil {
 		f.rollout = &rolloutState{
@@ -124,7 +128,7 @@ func rolledOut(f routeFacts) bool {
 
 // routeReadyCondition is True when at least one replica serves the current
 // configuration, which it cannot while the store serves a generation of
-// another embedder.
+// another embedder or keyword analyzer.
 func routeReadyCondition(f routeFacts) metav1.Condition {
 	switch {
 	case f.refErr != nil:
@@ -135,6 +139,8 @@ func routeReadyCondition(f routeFacts) metav1.Condition {
 		return condition(v1alpha1.ConditionReady, false, v1alpha1.ReasonScaledToZero, "spec.replicas is 0")
 	case f.embedder != nil:
 		return f.embedder.condition()
+	case f.analyzer != nil:
+		return f.analyzer.condition()
 	case f.rollout == nil || !f.rollout.observedCurrent || f.rollout.updated == 0 || f.rollout.available == 0:
 		ready := int32(0)
 		if f.rollout != nil {

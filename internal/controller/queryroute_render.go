@@ -163,6 +163,7 @@ func renderSearch(s *v1alpha1.SearchSettings) podconfig.Search {
 		out.Weights[string(p)] = searchWeight(weights, p)
 	}
 	slices.Sort(out.Primitives) // a set: order must not change the hash
+	out.Lexical = renderLexical(s)
 	return out
 }
 

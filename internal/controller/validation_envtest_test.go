@@ -292,9 +292,11 @@ func TestSamplesAreAccepted(t *testing.T) {
 	s := startSuite(t)
 	ns := s.namespace(t)
 	paths, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "v1alpha1_*.yaml"))
-	if err != nil || len(paths) < 3 {
-		t.Fatalf("samples: %v %v", paths, err)
+	russian, errRU := filepath.Glob(filepath.Join("..", "..", "config", "samples", "ru", "v1alpha1_*.yaml"))
+	if err != nil || errRU != nil || len(paths) < 3 || len(russian) < 3 {
+		t.Fatalf("samples: %v %v %v %v", paths, russian, err, errRU)
 	}
+	paths = append(paths, russian...)
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -79,9 +79,9 @@ func evaluationsOfStore(c client.Client) handler.EventHandler {
 func facts(obj client.Object) (int64, metav1.ConditionStatus, string) {
 	switch o := obj.(type) {
 	case *v1alpha1.KnowledgeStore:
-		// The serving generation's embedder: a route is Ready only once
-		// it is the one the route's pods embed questions with.
-		return o.Generation, readyStatus(o.Status.Conditions), servingEmbedder(o)
+		// The serving generation's embedder and analyzer: a route is
+		// Ready only once they are the ones the route's pods use.
+		return o.Generation, readyStatus(o.Status.Conditions), servingEmbedder(o) + "\x00" + o.Status.IndexAnalyzer
 	case *v1alpha1.PlatformPrompt:
 		return o.Generation, readyStatus(o.Status.Conditions), o.Status.Hash
 	}

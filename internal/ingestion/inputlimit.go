@@ -30,12 +30,12 @@ func newInputLimit(e podconfig.Embedding) (inputLimit, error) {
 	if limit <= 0 {
 		return inputLimit{}, nil
 	}
-	tokens := tokenize.NewInputCounter()
-	usable := tokenize.WithInputMargin(limit)
+	_, tokens := tokenize.ForEmbedder(e.Tokenizer)
+	usable := tokens.Usable(limit)
 	budget := tokens.ContentBudget(usable, e.DocumentPrefix)
 	if budget < 1 {
-		return inputLimit{}, fmt.Errorf("embedding.documentPrefix %q takes %d tokens, leaving nothing of embedding.maxInputTokens %d (%d usable after the %d%% margin)",
-			e.DocumentPrefix, tokens.Count(e.DocumentPrefix), limit, usable, tokenize.InputMarginPercent)
+		return inputLimit{}, fmt.Errorf("embedding.documentPrefix %q takes %d tokens, leaving nothing of embedding.maxInputTokens %d (%d usable)",
+			e.DocumentPrefix, tokens.Count(e.DocumentPrefix), limit, usable)
 	}
 	return inputLimit{tokens: tokens, budget: budget}, nil
 }

@@ -55,7 +55,7 @@ func TestRowsKeepTheEmbeddersInputLimit(t *testing.T) {
 	// What the embedder sees, composed as `ragroute ingest` composes it:
 	// the run's limit, then the client's document prefix.
 	recorder := &recordingEmbedder{}
-	embedder := limit.embedder(model.WithPrefix(recorder, embedding.DocumentPrefix, maxInput))
+	embedder := limit.embedder(model.WithPrefix(recorder, embedding.DocumentPrefix, maxInput, tokenize.NewInputCounter()))
 	counter := tokenize.NewInputCounter()
 	usable := maxInput * (100 - tokenize.InputMarginPercent) / 100
 	over := 0

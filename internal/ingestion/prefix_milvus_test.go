@@ -15,6 +15,7 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/testenv"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // recording embeds with the hash embedder and keeps every text it was sent.
@@ -82,8 +83,8 @@ func TestPrefixChangeReEmbedsIntoANewGeneration(t *testing.T) {
 		t.Helper()
 		e := cfg.Embedding
 		summary, err := Run(ctx, cfg, Target{Store: store,
-			Embedder:      model.WithPrefix(documents, e.DocumentPrefix, int(e.MaxInputTokens)),
-			QueryEmbedder: model.WithPrefix(queries, e.QueryPrefix, int(e.MaxInputTokens)),
+			Embedder:      model.WithPrefix(documents, e.DocumentPrefix, int(e.MaxInputTokens), tokenize.NewInputCounter()),
+			QueryEmbedder: model.WithPrefix(queries, e.QueryPrefix, int(e.MaxInputTokens), tokenize.NewInputCounter()),
 		}, quiet{})
 		if err != nil {
 			t.Fatal(err)

@@ -148,7 +148,7 @@ func streamRows(ctx context.Context, cfg podconfig.IngestConfig, limit inputLimi
 	opts := ingest.Options{
 		MaxTokens: cfg.Chunking.MaxTokens, OverlapTokens: cfg.Chunking.OverlapTokens,
 		MergeBelowTokens: cfg.Chunking.MergeBelowTokens, FrontMatterKey: cfg.Chunking.FrontMatterKey,
-		Tokens: tokenize.NewBERTUncased(),
+		Tokens: chunkTokens(cfg.Embedding.Tokenizer),
 	}
 	if opts.FrontMatterKey == "" {
 		opts.FrontMatterKey = "acl"
@@ -305,4 +305,10 @@ func openOne(ctx context.Context, src podconfig.Source, principals []string) (op
 		return o, err
 	}
 	return o, nil
+}
+
+// chunkTokens counts chunk sizes in the tokens of the store's embedder.
+func chunkTokens(t podconfig.Tokenizer) tokenize.SpaceAdditive {
+	chunks, _ := tokenize.ForEmbedder(t)
+	return chunks
 }

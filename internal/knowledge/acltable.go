@@ -25,6 +25,9 @@ type aclCache struct {
 	legacy bool
 	// flagged: the served collection has the flagged field (schema 4 on).
 	flagged bool
+	// lexical: the served collection's BM25 reads analyzed text (schema 5
+	// on), so queries are analyzed too (lexicalQuery).
+	lexical bool
 }
 
 // readFilter is the filter a read of the alias runs under: the caller's
@@ -66,13 +69,15 @@ func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("collection %s: %w", coll.Name, err)
 	}
-	c.legacy, c.flagged = true, false
+	c.legacy, c.flagged, c.lexical = true, false, false
 	for _, f := range coll.Schema.Fields {
 		switch f.Name {
 		case FieldACLSet:
 			c.legacy = false
 		case FieldFlagged:
 			c.flagged = true
+		case FieldTextLexical:
+			c.lexical = true
 		}
 	}
 	c.sets, c.read = sets, time.Now()

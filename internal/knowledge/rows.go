@@ -197,6 +197,8 @@ func (s *Store) columns(rows []Row) []column.Column {
 		str(FieldContentHash, func(r Row) string { return r.ContentHash }),
 		str(FieldText, func(r Row) string { return r.Text }),
 		str(FieldFlagged, func(r Row) string { return r.Flagged }),
+		str(FieldTextLexical, func(r Row) string { return s.lexicalText(r.Text, maxTextLength) }),
+		str(FieldTitleLexical, func(r Row) string { return s.lexicalText(r.TitlePath(), maxTitlePath) }),
 		vectors(FieldTextDense, func(r Row) []float32 { return r.TextVector }),
 		vectors(FieldTitleDense, func(r Row) []float32 { return r.TitleVector }),
 	}

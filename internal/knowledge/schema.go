@@ -9,31 +9,35 @@ import (
 
 // Field names of the chunk collection (docs/ingestion.md lists them). The
 // four search primitives are dense and BM25 search over text and over
-// titles; title_path is title and heading path as one analysed text, the
-// input of the title BM25 function.
+// titles; title_path is title and heading path as one text. The BM25
+// functions read text_lexical and title_lexical: text and title path as
+// the store's analyzer prepared them (lexical.go); text and title_path
+// keep the originals for display.
 const (
-	FieldID          = "id"
-	FieldDocID       = "doc_id"
-	FieldSource      = "source"
-	FieldSourceURI   = "source_uri"
-	FieldTitle       = "title"
-	FieldHeadingPath = "heading_path"
-	FieldTitlePath   = "title_path"
-	FieldChunkType   = "chunk_type"
-	FieldKind        = "kind"
-	FieldPartIndex   = "part_index"
-	FieldPartCount   = "part_count"
-	FieldParentID    = "parent_id"
-	FieldImageURLs   = "image_urls"
-	FieldACL         = "acl"
-	FieldACLSet      = "acl_set"
-	FieldContentHash = "content_hash"
-	FieldText        = "text"
-	FieldFlagged     = "flagged"
-	FieldTextDense   = "text_dense"
-	FieldTextSparse  = "text_sparse"
-	FieldTitleDense  = "title_dense"
-	FieldTitleSparse = "title_sparse"
+	FieldID           = "id"
+	FieldDocID        = "doc_id"
+	FieldSource       = "source"
+	FieldSourceURI    = "source_uri"
+	FieldTitle        = "title"
+	FieldHeadingPath  = "heading_path"
+	FieldTitlePath    = "title_path"
+	FieldChunkType    = "chunk_type"
+	FieldKind         = "kind"
+	FieldPartIndex    = "part_index"
+	FieldPartCount    = "part_count"
+	FieldParentID     = "parent_id"
+	FieldImageURLs    = "image_urls"
+	FieldACL          = "acl"
+	FieldACLSet       = "acl_set"
+	FieldContentHash  = "content_hash"
+	FieldText         = "text"
+	FieldFlagged      = "flagged"
+	FieldTextLexical  = "text_lexical"
+	FieldTitleLexical = "title_lexical"
+	FieldTextDense    = "text_dense"
+	FieldTextSparse   = "text_sparse"
+	FieldTitleDense   = "title_dense"
+	FieldTitleSparse  = "title_sparse"
 )
 
 // Limits of the schema; chunks beyond them are refused with a clear error
@@ -82,7 +86,7 @@ func Schema(name string, dim int) *entity.Schema {
 		WithField(varchar(FieldSourceURI, maxPathLength)).
 		WithField(varchar(FieldTitle, maxTitleLength)).
 		WithField(array(FieldHeadingPath, maxHeadings, maxHeadingLength)).
-		WithField(varchar(FieldTitlePath, maxTitlePath).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldTitlePath, maxTitlePath)).
 		WithField(varchar(FieldChunkType, 16)).
 		WithField(varchar(FieldKind, 16)).
 		WithField(int64Field(FieldPartIndex)).
@@ -92,14 +96,16 @@ func Schema(name string, dim int) *entity.Schema {
 		WithField(array(FieldACL, maxPrincipals, maxPrincipalBytes)).
 		WithField(int64Field(FieldACLSet)).
 		WithField(varchar(FieldContentHash, maxIDLength)).
-		WithField(varchar(FieldText, maxTextLength).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldText, maxTextLength)).
 		WithField(varchar(FieldFlagged, maxFlagLength)).
+		WithField(varchar(FieldTextLexical, maxTextLength).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldTitleLexical, maxTitlePath).WithEnableAnalyzer(true)).
 		WithField(dense(FieldTextDense)).
 		WithField(sparse(FieldTextSparse)).
 		WithField(dense(FieldTitleDense)).
 		WithField(sparse(FieldTitleSparse)).
-		WithFunction(bm25(FieldText, FieldTextSparse)).
-		WithFunction(bm25(FieldTitlePath, FieldTitleSparse))
+		WithFunction(bm25(FieldTextLexical, FieldTextSparse)).
+		WithFunction(bm25(FieldTitleLexical, FieldTitleSparse))
 }
 
 // indexes are created with the collection: cosine for dense vectors, BM25
@@ -123,13 +129,17 @@ var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, Fi
 // ingestion into a generation of an older schema builds a new one.
 // 1 had no acl_set; 2 adds it; 3 embeds each chunk's title path with its
 // text (a different text vector, so a rebuild); 4 adds flagged (chunks
-// that read as instructions to a model), so every chunk is judged again.
-const schemaVersion = 4
+// that read as instructions to a model), so every chunk is judged again;
+// 5 adds text_lexical and title_lexical, the analyzed input of the BM25
+// functions (stemmed words, no stop words).
+const schemaVersion = 5
 
 // optionalFields may be missing from a collection of an older schema that
 // still serves: without acl_set a route filters on the ACL array, slower
-// but right; without flagged no fragment is flagged until the rebuild.
-var optionalFields = map[string]bool{FieldACLSet: true, FieldFlagged: true}
+// but right; without flagged no fragment is flagged until the rebuild;
+// without the lexical fields BM25 reads the raw text, and queries go to it
+// unanalyzed (lexicalQuery).
+var optionalFields = map[string]bool{FieldACLSet: true, FieldFlagged: true, FieldTextLexical: true, FieldTitleLexical: true}
 
 // generationName is the collection of one index generation behind alias.
 func generationName(alias string, generation int64) string {

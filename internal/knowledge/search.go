@@ -152,6 +152,9 @@ func (s *Store) searchPrimitive(ctx context.Context, p Primitive, req SearchRequ
 	if err != nil {
 		return nil, err
 	}
+	if text, ok := vector.(entity.Text); ok && strings.TrimSpace(string(text)) == "" {
+		return nil, nil // a question of stop words alone: no term to match
+	}
 	rs, err := s.searches.do(ctx, searchShape{primitive: p, filter: filter, topK: req.Candidates}, vector)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
@@ -249,7 +252,8 @@ func Cosine(a, b []float32) float32 {
 }
 
 // queryOf is a primitive's query: the vector of the question for the
-// dense ones, its text for BM25.
+// dense ones, its text for BM25, prepared as the rows' text was
+// (lexicalQuery).
 func (s *Store) queryOf(p Primitive, req SearchRequest) (entity.Vector, error) {
 	switch p {
 	case TextDense, TitleDense:
@@ -258,7 +262,7 @@ func (s *Store) queryOf(p Primitive, req SearchRequest) (entity.Vector, error) {
 		}
 		return entity.FloatVector(req.Vector), nil
 	case TextSparse, TitleSparse:
-		return entity.Text(req.Query), nil
+		return entity.Text(s.lexicalQuery(req.Query)), nil
 	}
 	return nil, fmt.Errorf("search: unknown primitive %q", p)
 }

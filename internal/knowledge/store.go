@@ -8,6 +8,8 @@ import (
 
 	"github.com/milvus-io/milvus/client/v2/entity"
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
+
+	"github.com/ragroute/ragroute/internal/lexical"
 )
 
 // Properties of a generation's collection: the embedder fingerprint its
@@ -32,6 +34,9 @@ type Store struct {
 	// owner is the KnowledgeStore (namespace/name) this store acts for;
 	// empty in a local run (WithOwner).
 	owner string
+	// analyzer prepares keyword-search text, rows and queries alike
+	// (WithAnalyzer).
+	analyzer lexical.Analyzer
 }
 
 // NewStore wraps a connected client for the collection alias with vectors
@@ -55,6 +60,11 @@ type Generation struct {
 	EmbedderInfo *EmbedderInfo
 	// Schema is the schema version it was created with (1 when unrecorded).
 	Schema int
+	// Analyzer is the ID of the analyzer that prepared its keyword-search
+	// text (lexical.Analyzer.ID): an ingestion with another builds a new
+	// generation, a route with another refuses it. Empty for a generation
+	// built before ragroute analyzed text (schema 4 and older).
+	Analyzer string
 	// Background is the embedder's background similarity on it, as the
 	// last ingestion recorded it; nil when none is recorded (yet).
 	Background *Background
@@ -97,6 +107,7 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		schema = 1
 	}
 	return Generation{Number: number, Collection: collection, Embedder: coll.Properties[embedderProperty], Schema: schema,
+		Analyzer:     coll.Properties[analyzerProperty],
 		EmbedderInfo: parseEmbedderInfo(coll.Properties[embedderInfoProperty]),
 		Background:   parseBackground(coll.Properties[backgroundProperty]),
 		Flagged:      parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
@@ -143,7 +154,8 @@ func (s *Store) checkSchema(coll *entity.Collection) error {
 }
 
 // CreateGeneration creates (or, after an interrupted run, reuses) the
-// collection of generation number, indexed and loaded.
+// collection of generation number, indexed and loaded, recording the
+// embedder's fingerprint and the store's analyzer.
 func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder string) (Generation, error) {
 	name := generationName(s.alias, number)
 	exists, err := s.client.HasCollection(ctx, milvusclient.NewHasCollectionOption(name))
@@ -154,6 +166,7 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 		opt := milvusclient.NewCreateCollectionOption(name, Schema(name, s.dim)).
 			WithProperty(embedderProperty, embedder).
 			WithProperty(schemaProperty, schemaVersion).
+			WithProperty(analyzerProperty, s.analyzer.ID()).
 			WithConsistencyLevel(entity.ClStrong)
 		if s.owner != "" {
 			opt = opt.WithProperty(ownerProperty, s.owner)
@@ -175,8 +188,9 @@ func (s *Store) CreateGeneration(ctx context.Context, number int64, embedder str
 	if err := s.verify(ctx, name); err != nil {
 		return Generation{}, err
 	}
-	if gen.Embedder != embedder || gen.Schema != schemaVersion {
-		// Left half-built by a run with yet another embedder or schema: start over.
+	if gen.Embedder != embedder || gen.Schema != schemaVersion || gen.Analyzer != s.analyzer.ID() {
+		// Left half-built by a run with yet another embedder, schema or
+		// analyzer: start over.
 		if err := s.client.DropCollection(ctx, milvusclient.NewDropCollectionOption(name)); err != nil {
 			return Generation{}, fmt.Errorf("drop stale generation %s: %w", name, err)
 		}

@@ -231,8 +231,9 @@ func (s *Store) embedInto(ctx context.Context, rows []Row, embedder Embedder) er
 type IngestResult struct {
 	SyncResult
 	Generation Generation
-	// NewGeneration is true when the embedder changed (or the store was
-	// empty) and a new collection was built and swapped in.
+	// NewGeneration is true when the embedder, the schema or the analyzer
+	// changed (or the store was empty) and a new collection was built and
+	// swapped in.
 	NewGeneration bool
 	Rows          int64
 	// Background is the background similarity this run measured and
@@ -241,9 +242,10 @@ type IngestResult struct {
 	Background *Background
 }
 
-// Ingest brings the store to the rows the stream yields (Sync). With the same embedder as the active
-// generation it syncs that generation in place; with another embedder (or
-// no generation yet) it builds the next generation from scratch, then
+// Ingest brings the store to the rows the stream yields (Sync). With the
+// same embedder, schema and keyword analyzer as the active generation it
+// syncs that generation in place; with another (or no generation yet) it
+// builds the next generation from scratch, then
 // moves the alias to it in one step and drops the old one, so routes never
 // mix vector spaces or see a half-built index. A failed build leaves the
 // alias where it was; the next run resumes the half-built generation.
@@ -259,8 +261,9 @@ func (s *Store) Ingest(ctx context.Context, rows iter.Seq2[Row, error], embedder
 		}
 	}
 	target := active
-	// A new embedder means a new vector space; a new schema, new fields.
-	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion
+	// A new embedder means a new vector space; a new schema, new fields; a
+	// new analyzer, other keyword-search terms.
+	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion || active.Analyzer != s.analyzer.ID()
 	if fresh {
 		if target, err = s.CreateGeneration(ctx, active.Number+1, fingerprint); err != nil {
 			return IngestResult{}, err

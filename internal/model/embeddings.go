@@ -21,12 +21,13 @@ type EmbeddingsConfig struct {
 	APIKey     string
 	Dimensions int
 	// MaxInputTokens, when set, is the model's input limit, its special
-	// tokens included: each input is cut (in BERT WordPiece tokens, the
-	// count the chunker keeps chunks under, tokenize.InputCounter) to fit
-	// it before it is sent, as sentence-transformers does. Servers such as
-	// llama.cpp refuse longer inputs instead, and a long question must not
-	// fail a turn.
+	// tokens included: each input is cut (in Tokens, the count the
+	// chunker keeps chunks under) to fit it before it is sent, as
+	// sentence-transformers does. Servers such as llama.cpp refuse longer
+	// inputs instead, and a long question must not fail a turn.
 	MaxInputTokens int
+	// Tokens counts the inputs (zero: BERT's, tokenize.NewInputCounter).
+	Tokens tokenize.InputCounter
 	// Timeout bounds one request, its retries included.
 	Timeout time.Duration
 	// Retry says how a 429, a 503 or a refused or reset connection is
@@ -62,7 +63,10 @@ func NewEmbeddings(cfg EmbeddingsConfig) *Embeddings {
 	oc.HTTPClient = &http.Client{Transport: cfg.Retry.Transport(nil, &e.retries)}
 	e.client = openai.NewClientWithConfig(oc)
 	if cfg.MaxInputTokens > 0 {
-		e.tokens = tokenize.NewInputCounter()
+		e.tokens = cfg.Tokens
+		if e.tokens.IsZero() {
+			e.tokens = tokenize.NewInputCounter()
+		}
 	}
 	return e
 }

@@ -29,18 +29,18 @@ type prefixed struct {
 // every text before inner embeds it, for models trained with input
 // prefixes (e5's "query: " and "passage: ", nomic-embed's
 // "search_query: "). With maxInputTokens set, each text is first cut (at a
-// word boundary, in BERT WordPiece tokens as Embeddings counts them) so
+// word boundary, in the tokens of tokens, the store's embedder's) so
 // that prefix and text together fit: cut after joining, the text would
 // lose more than its share, and a cut that dropped the prefix would embed
 // in the wrong space. A prefix that leaves no room fails every Embed with
 // an error that says so. An empty prefix returns inner itself.
-func WithPrefix(inner Embedder, prefix string, maxInputTokens int) Embedder {
+func WithPrefix(inner Embedder, prefix string, maxInputTokens int, tokens tokenize.InputCounter) Embedder {
 	if prefix == "" {
 		return inner
 	}
 	p := &prefixed{inner: inner, prefix: prefix}
 	if maxInputTokens > 0 {
-		p.tokens = tokenize.NewInputCounter()
+		p.tokens = tokens
 		p.budget = p.tokens.ContentBudget(maxInputTokens, prefix)
 		if p.budget < 1 {
 			p.err = fmt.Errorf("input prefix %q takes %d tokens, leaving nothing of the embedder's %d-token input",

@@ -20,14 +20,14 @@ func (r *recorder) Embed(_ context.Context, texts []string) ([][]float32, error)
 
 func TestWithPrefixPutsThePrefixInFront(t *testing.T) {
 	inner := &recorder{}
-	e := WithPrefix(inner, "query: ", 0)
+	e := WithPrefix(inner, "query: ", 0, tokenize.NewInputCounter())
 	if _, err := e.Embed(context.Background(), []string{"how do sync waves work?", ""}); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"query: how do sync waves work?", "query: "}; !slices.Equal(inner.texts, want) {
 		t.Errorf("embedded %q, want %q", inner.texts, want)
 	}
-	if WithPrefix(inner, "", 256) != Embedder(inner) {
+	if WithPrefix(inner, "", 256, tokenize.NewInputCounter()) != Embedder(inner) {
 		t.Error("an empty prefix wrapped the embedder")
 	}
 }
@@ -38,7 +38,7 @@ func TestWithPrefixCutLeavesRoomForThePrefix(t *testing.T) {
 	const limit = 64
 	inner := &recorder{}
 	prefix := "Represent this sentence for searching relevant passages: "
-	e := WithPrefix(inner, prefix, limit)
+	e := WithPrefix(inner, prefix, limit, tokenize.NewInputCounter())
 	if _, err := e.Embed(context.Background(), []string{long, "short question"}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestWithPrefixCutLeavesRoomForThePrefix(t *testing.T) {
 	server := testenv.StartModelServer(16)
 	defer server.Close()
 	client := NewEmbeddings(EmbeddingsConfig{BaseURL: server.BaseURL(), Model: "m", Dimensions: 16, MaxInputTokens: limit})
-	vectors, err := WithPrefix(client, "query: ", limit).Embed(context.Background(), []string{long})
+	vectors, err := WithPrefix(client, "query: ", limit, tokenize.NewInputCounter()).Embed(context.Background(), []string{long})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestWithPrefixCutLeavesRoomForThePrefix(t *testing.T) {
 }
 
 func TestWithPrefixRefusesAPrefixThatLeavesNoRoom(t *testing.T) {
-	e := WithPrefix(&recorder{}, "Represent this sentence for searching relevant passages: ", 8)
+	e := WithPrefix(&recorder{}, "Represent this sentence for searching relevant passages: ", 8, tokenize.NewInputCounter())
 	if _, err := e.Embed(context.Background(), []string{"x"}); err == nil || !strings.Contains(err.Error(), "leaving nothing of the embedder's 8-token input") {
 		t.Errorf("error %v, want one that says the prefix leaves no room", err)
 	}

@@ -32,17 +32,25 @@ type Embedding struct {
 	// DocumentPrefix goes in front of every chunk text and title an
 	// ingestion embeds.
 	DocumentPrefix string `json:"documentPrefix,omitempty"`
+	// Tokenizer counts chunk sizes and the embedder's input limit (empty:
+	// TokenizerBERTUncased).
+	Tokenizer Tokenizer `json:"tokenizer,omitempty"`
 }
 
 // Fingerprint identifies the embedder's vector space: a change of model,
 // dimensions, endpoint or input prefixes means vectors that cannot be
-// compared with the old ones, so a new generation. Without prefixes it is
-// what it was before prefixes existed, so an upgrade re-embeds nothing.
+// compared with the old ones, so a new generation; so does a change of
+// tokenizer, which cuts every chunk anew. Without prefixes, and with the
+// default tokenizer, it is what it was before either existed, so an
+// upgrade re-embeds nothing.
 func (e Embedding) Fingerprint() string {
 	id := e.Model + "\x00" + strconv.Itoa(int(e.Dimensions)) + "\x00" + e.BaseURL
 	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
 		// Quoted, so no prefix can pass for another split of the two.
 		id += "\x00prefixes\x00" + strconv.Quote(e.QueryPrefix) + "\x00" + strconv.Quote(e.DocumentPrefix)
+	}
+	if e.Tokenizer != "" && e.Tokenizer != TokenizerBERTUncased {
+		id += "\x00tokenizer\x00" + string(e.Tokenizer)
 	}
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:8])

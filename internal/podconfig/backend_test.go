@@ -1,6 +1,9 @@
 package podconfig
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFingerprintWithoutPrefixesIsUnchanged(t *testing.T) {
 	e := Embedding{BaseURL: "http://embedder.models.svc/v1", Model: "all-MiniLM-L6-v2", Dimensions: 384, MaxInputTokens: 256}
@@ -35,5 +38,34 @@ func TestFingerprintFollowsPrefixes(t *testing.T) {
 		if again := e.Fingerprint(); again != fp {
 			t.Errorf("%s: fingerprint not stable: %s then %s", name, fp, again)
 		}
+	}
+}
+
+// A change of tokenizer cuts every chunk anew: a new generation. The
+// default, named or not, keeps the fingerprint stores were built with.
+func TestFingerprintFollowsTheTokenizer(t *testing.T) {
+	e := Embedding{BaseURL: "http://embedder.models.svc/v1", Model: "all-MiniLM-L6-v2", Dimensions: 384}
+	const before = "0e499e4f9bf216ee"
+	e.Tokenizer = TokenizerBERTUncased
+	if got := e.Fingerprint(); got != before {
+		t.Errorf("the default tokenizer named: fingerprint %s, want %s", got, before)
+	}
+	e.Tokenizer = TokenizerXLMRoberta
+	if got := e.Fingerprint(); got == before {
+		t.Errorf("xlmRoberta kept the fingerprint %s: the chunks it cuts would be mixed with BERT's", got)
+	}
+}
+
+func TestIngestConfigRefusesAnUnknownTokenizer(t *testing.T) {
+	c := IngestConfig{Version: IngestVersion, Milvus: Milvus{URI: "http://m:19530", Collection: "c"},
+		Embedding: Embedding{BaseURL: "http://e/v1", Model: "m", Dimensions: 384, Tokenizer: "sentencepiece"},
+		Sources:   []Source{{Name: "docs", Path: "/sources/docs"}}}
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), `embedding.tokenizer "sentencepiece": want bertUncased or xlmRoberta`) {
+		t.Errorf("Validate() = %v, want the tokenizer named with the values it takes", err)
+	}
+	c.Embedding.Tokenizer = TokenizerXLMRoberta
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate() = %v", err)
 	}
 }

@@ -121,6 +121,27 @@ func oneOf[T ~string](field string, v T, values ...T) error {
 	return fmt.Errorf("%s %q: want %s", field, v, list)
 }
 
+// Tokenizer names the store embedder's tokenizer: chunk sizes and the
+// embedder's input limit are counted in its tokens.
+type Tokenizer string
+
+// The tokenizers ragroute counts with.
+const (
+	// TokenizerBERTUncased is BERT's uncased WordPiece (all-MiniLM,
+	// bge-small, gte), the default; counts carry a margin for the
+	// embedder's own.
+	TokenizerBERTUncased Tokenizer = "bertUncased"
+	// TokenizerXLMRoberta is XLM-RoBERTa's SentencePiece unigram
+	// (multilingual-e5, bge-m3), counted exactly.
+	TokenizerXLMRoberta Tokenizer = "xlmRoberta"
+)
+
+// CheckTokenizer is an error naming the field's values when t is none of
+// them (empty: the default).
+func CheckTokenizer(t Tokenizer) error {
+	return oneOf("embedding.tokenizer", t, "", TokenizerBERTUncased, TokenizerXLMRoberta)
+}
+
 // ToolProtocol is how the agentic harness gets the model's tool calls.
 type ToolProtocol string
 

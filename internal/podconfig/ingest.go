@@ -20,6 +20,9 @@ type IngestConfig struct {
 	Milvus    Milvus    `json:"milvus"`
 	Embedding Embedding `json:"embedding"`
 	Chunking  Chunking  `json:"chunking"`
+	// Lexical prepares the text keyword search indexes; routes of the
+	// store prepare their queries with the same.
+	Lexical Lexical `json:"lexical"`
 	// DefaultPrincipals may read documents that name no principals.
 	DefaultPrincipals []string `json:"defaultPrincipals,omitempty"`
 	Sources           []Source `json:"sources"`
@@ -77,9 +80,13 @@ func (c IngestConfig) Validate() error {
 	if c.Embedding.BaseURL == "" || c.Embedding.Model == "" || c.Embedding.Dimensions < 2 {
 		errs = append(errs, errors.New("embedding.baseURL, embedding.model and embedding.dimensions are required"))
 	}
+	if err := CheckTokenizer(c.Embedding.Tokenizer); err != nil {
+		errs = append(errs, err)
+	}
 	if len(c.Sources) == 0 {
 		errs = append(errs, errors.New("no sources"))
 	}
+	errs = append(errs, c.Lexical.Validate("lexical")...)
 	for i, s := range c.Sources {
 		if s.Name == "" || (s.Path == "") == (s.Git == nil) {
 			errs = append(errs, fmt.Errorf("sources[%d] needs a name and exactly one of path or git", i))

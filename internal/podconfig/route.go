@@ -138,6 +138,9 @@ type Search struct {
 	RRFK       int32    `json:"rrfK"`
 	// Weights of the primitives in the fusion, each one named.
 	Weights map[string]float64 `json:"weights,omitempty"`
+	// Lexical prepares the query of the BM25 primitives as the store's
+	// ingestion prepared its text.
+	Lexical Lexical `json:"lexical"`
 }
 
 // ChatModel is the model that drives the turn.
@@ -363,6 +366,7 @@ func (c RouteConfig) Validate() error {
 	if err := c.Store.Search.validateWeights(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Store.Search.Lexical.Validate("store.search.lexical")...)
 	errs = append(errs, c.validateEnums()...)
 	errs = append(errs, c.Answer.Answerability.validate(c.Model.BaseURL != "")...)
 	if (c.Cache.Backend == BackendRedis || c.Turns.Backend == BackendRedis) && c.Redis == nil {
@@ -416,6 +420,7 @@ func (c RouteConfig) validateEnums() []error {
 	add(oneOf("toolProtocol", c.ToolProtocol, "", ToolProtocolAuto, ToolProtocolNative, ToolProtocolJSON))
 	add(oneOf("model.searchPolicy", c.Model.SearchPolicy, "", SearchModelDecides, SearchAlways))
 	add(oneOf("rerank.mode", c.Rerank.Mode, "", RerankRRF, RerankCrossEncoder))
+	add(CheckTokenizer(c.Store.Embedding.Tokenizer))
 	add(oneOf("cache.backend", c.Cache.Backend, "", BackendMemory, BackendRedis))
 	add(oneOf("turns.backend", c.Turns.Backend, "", BackendMemory, BackendRedis))
 	add(oneOf("retrieval.flaggedFragments", c.Retrieval.FlaggedFragments, "", FlaggedKeep, FlaggedDrop, FlaggedQuarantine))

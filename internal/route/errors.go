@@ -34,6 +34,11 @@ const (
 	// nothing is searched until an ingestion with the route's embedder
 	// swaps in a new generation.
 	CodeEmbedderMismatch = "embedder_mismatch"
+	// CodeAnalyzerMismatch: the knowledge index serving was built by
+	// another keyword analyzer than the route's
+	// (retrieval.AnalyzerMismatchError): nothing is searched until an
+	// ingestion with the route's analyzer swaps in a new generation.
+	CodeAnalyzerMismatch = "analyzer_mismatch"
 	// CodeTimeout: the whole turn ran past its time limit.
 	CodeTimeout = "timeout"
 	// CodeCancelled: the turn was cancelled (the client left, or the
@@ -58,6 +63,8 @@ func ErrorMessage(code string) string {
 		return "The knowledge search is unavailable; try again later."
 	case CodeEmbedderMismatch:
 		return "The knowledge index was built by another embedding model than this route's; it answers again once the index is rebuilt."
+	case CodeAnalyzerMismatch:
+		return "The knowledge index was built with other keyword-search languages than this route's; it answers again once the index is rebuilt."
 	case CodeTimeout:
 		return "The turn ran past its time limit."
 	case CodeCancelled:
@@ -90,9 +97,12 @@ func ErrorCode(ctx context.Context, err error) string {
 	var modelErr *model.Error
 	var toolErr *ToolError
 	var mismatch *retrieval.EmbedderMismatchError
+	var analyzerMismatch *retrieval.AnalyzerMismatchError
 	switch {
 	case errors.As(err, &mismatch):
 		return CodeEmbedderMismatch
+	case errors.As(err, &analyzerMismatch):
+		return CodeAnalyzerMismatch
 	case errors.As(err, &modelErr):
 		switch modelErr.Kind {
 		case model.ErrTimeout:

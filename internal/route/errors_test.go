@@ -80,7 +80,7 @@ func TestUnitMilvusDownIsKnowledgeUnavailableWithoutAddresses(t *testing.T) {
 func TestUnitEmbedderMismatchMidTurnHasItsCode(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync waves", "never"))
 	w.runner.Searcher.Index = downIndex{} // a search that reached it would fail otherwise
-	w.runner.Searcher.EmbedderMismatch = func() error {
+	w.runner.Searcher.IndexMismatch = func() error {
 		return &retrieval.EmbedderMismatchError{Generation: 4, Index: knowledge.EmbedderInfo{Model: "all-MiniLM-L6-v2", Dimensions: 256},
 			Route: knowledge.EmbedderInfo{Model: "e5-small", Dimensions: 256}}
 	}

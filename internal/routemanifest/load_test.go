@@ -3,6 +3,7 @@ package routemanifest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +40,31 @@ func TestTheSampleRouteRendersAsShipped(t *testing.T) {
 	}
 	if cfg.Store.Embedding.Model != "all-MiniLM-L6-v2" || cfg.Store.Search.Weights["textSparse"] != 0.5 {
 		t.Errorf("the store was not rendered: %+v", cfg.Store)
+	}
+}
+
+// The Russian sample route renders with its multilingual embedder as the
+// store names it: e5's prefixes, its XLM-R tokens, stemming in both
+// languages, no English cross-encoder, the not-found wording in Russian.
+func TestTheRussianSampleRouteRendersAsShipped(t *testing.T) {
+	dir := filepath.Join("..", "..", "config", "samples", "ru")
+	cfg, err := Load(filepath.Join(dir, "v1alpha1_queryroute.yaml"), filepath.Join(dir, "v1alpha1_knowledgestore.yaml"),
+		filepath.Join(dir, "v1alpha1_platformprompt.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Store.Embedding
+	if e.Model != "multilingual-e5-small" || e.Tokenizer != podconfig.TokenizerXLMRoberta || e.QueryPrefix != "query: " || e.DocumentPrefix != "passage: " {
+		t.Errorf("the Russian store's embedder: %+v", e)
+	}
+	if got := cfg.Store.Search.Lexical.LanguageNames(); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"english", "russian"}) {
+		t.Errorf("keyword search stems %q, want russian and english", got)
+	}
+	if cfg.Rerank.Mode != podconfig.RerankRRF {
+		t.Errorf("rerank %+v, want rrf: the English cross-encoder reads no Russian", cfg.Rerank)
+	}
+	if !strings.Contains(cfg.Prompt.NotFound, "не нашлось") || !strings.Contains(cfg.Prompt.Platform, "Отвечай на языке вопроса") {
+		t.Errorf("the prompt: %+v", cfg.Prompt)
 	}
 }
 

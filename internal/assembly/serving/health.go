@@ -12,15 +12,19 @@ import (
 )
 
 // indexServes is the route's readiness: an index serves the collection
-// alias in Milvus ("milvus"), built by the route's embedder ("embedder").
+// alias in Milvus ("milvus"), built by the route's embedder ("embedder")
+// and keyword analyzer ("analyzer").
 // Each check reads the serving generation into the watch, so the route
 // follows a swapped-in generation within a probe period.
 func indexServes(ctx context.Context, watch *retrieval.GenerationWatch) error {
 	ok, err := watch.Read(ctx)
 	var mismatch *retrieval.EmbedderMismatchError
+	var analyzerMismatch *retrieval.AnalyzerMismatchError
 	switch {
 	case errors.As(err, &mismatch):
 		return &api.NotReadyError{Dependency: "embedder", Err: err}
+	case errors.As(err, &analyzerMismatch):
+		return &api.NotReadyError{Dependency: "analyzer", Err: err}
 	case err != nil || !ok:
 		return &api.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
 	}

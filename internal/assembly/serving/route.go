@@ -38,7 +38,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 			rt.Close()
 		}
 	}()
-	store, closeStore, err := assembly.OpenStore(ctx, cfg.Store.Milvus, cfg.Store.Embedding, secrets)
+	store, closeStore, err := assembly.OpenStore(ctx, cfg.Store.Milvus, cfg.Store.Embedding, cfg.Store.Search.Lexical, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,8 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	if err != nil {
 		return nil, err
 	}
-	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: assembly.EmbedderInfo(cfg.Store.Embedding)}
+	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: assembly.EmbedderInfo(cfg.Store.Embedding),
+		Analyzer: store.AnalyzerID()}
 	parts := assembly.Parts{Index: store, Generation: rt.Generation, Secrets: secrets, Logger: logger}
 	var vectors vectorcache.Cache
 	if cfg.Cache.Backend == podconfig.BackendRedis {

@@ -41,7 +41,7 @@ func ingestOnly(ctx context.Context, opts Options, peers []peer, began time.Time
 	var rows []knowledge.Row
 	var failed []string
 	for _, d := range docs {
-		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
+		chunks, err := ingest.Chunks(d, opts.chunking())
 		if err != nil {
 			// A refused document is ingestion's too: the rest goes in.
 			failed = append(failed, err.Error())

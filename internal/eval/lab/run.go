@@ -16,6 +16,7 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -55,6 +56,14 @@ type Options struct {
 	Rerank RerankEndpoint
 	// Progress, if set, hears what the run is doing.
 	Progress io.Writer
+}
+
+// chunking is how the route's store cuts documents: the default options
+// in its embedder's tokens.
+func (o Options) chunking() ingest.Options {
+	opts := ingest.DefaultOptions()
+	opts.Tokens, _ = tokenize.ForEmbedder(o.Route.Store.Embedding.Tokenizer)
+	return opts
 }
 
 // StoreFactory opens a store under an alias.
@@ -232,7 +241,7 @@ func prepareQuestions(ctx context.Context, opts Options, questions []eval.Questi
 			return nil, fmt.Errorf("%s: %w", d.Source, err)
 		}
 		fixed = append(fixed, rows...)
-		chunks, err := ingest.Chunks(d, ingest.DefaultOptions())
+		chunks, err := ingest.Chunks(d, opts.chunking())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Source, err)
 		}
@@ -256,7 +265,14 @@ func prepareQuestions(ctx context.Context, opts Options, questions []eval.Questi
 	}
 	r.query = query
 	suffix := strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
-	r.fixed, r.tree = opts.Client("eval_fixed_"+suffix), opts.Client("eval_tree_"+suffix)
+	// The stores prepare keyword-search text as the route's store does.
+	analyzer, err := lexical.New(opts.Route.Store.Search.Lexical.LanguageNames())
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	r.fixed = opts.Client("eval_fixed_" + suffix).WithAnalyzer(analyzer)
+	r.tree = opts.Client("eval_tree_" + suffix).WithAnalyzer(analyzer)
+	logf(opts.Progress, "keyword search: %s\n", analyzer.ID())
 	start, embedding := time.Now(), time.Duration(0)
 	for _, set := range []struct {
 		store *knowledge.Store

@@ -145,7 +145,7 @@ func errorStatus(code string) int {
 		return http.StatusTooManyRequests
 	case route.CodeModelTimeout, route.CodeTimeout:
 		return http.StatusGatewayTimeout
-	case route.CodeCancelled, route.CodeEmbedderMismatch:
+	case route.CodeCancelled, route.CodeEmbedderMismatch, route.CodeAnalyzerMismatch:
 		return http.StatusServiceUnavailable
 	case route.CodeInternal:
 		return http.StatusInternalServerError
@@ -157,8 +157,9 @@ func errorStatus(code string) int {
 // withRetryAdvice tells an OpenAI SDK, which retries 429 and 5xx on its
 // own and would replay the whole turn, whether a retry can help: after a
 // rate limit or an unavailable dependency, in a few seconds; after a model
-// error, a timeout or an index of another embedder (which waits for an
-// ingestion), not at all (X-Should-Retry, read by OpenAI's SDKs).
+// error, a timeout or an index of another embedder or analyzer (which
+// waits for an ingestion), not at all (X-Should-Retry, read by OpenAI's
+// SDKs).
 func (e *apiError) withRetryAdvice() *apiError {
 	switch e.Code {
 	case route.CodeRateLimited, route.CodeModelUnavailable, route.CodeKnowledgeUnavailable, route.CodeCancelled:

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -74,14 +75,15 @@ func (s *Server) checkWork(body requestBody) error {
 }
 
 // servable refuses work while the index serving was built by another
-// embedder than the route's: 503 embedder_mismatch, naming both, before
-// anything is searched (a turn would only answer from noise).
+// embedder or keyword analyzer than the route's: 503 embedder_mismatch or
+// analyzer_mismatch, naming both, before anything is searched (a turn
+// would only answer from noise).
 func (s *Server) servable() error {
 	if s.opts.Searcher == nil {
 		return nil
 	}
-	if err := s.opts.Searcher.CheckEmbedder(); err != nil {
-		return failed(route.CodeEmbedderMismatch, err.Error()).withRetryAdvice()
+	if err := s.opts.Searcher.CheckIndex(); err != nil {
+		return failed(route.ErrorCode(context.Background(), err), err.Error()).withRetryAdvice()
 	}
 	return nil
 }

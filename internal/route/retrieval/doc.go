@@ -10,8 +10,9 @@
 // first takes one of the replica's StoreSlots, outside that deadline, so a
 // burst queues instead of failing. WebSearch is
 // web_search. GenerationWatch keeps the index generation in the cache keys
-// current, and says when it was built by another embedder than the
-// route's (EmbedderMismatchError: the Searcher then searches nothing);
+// current, and says when it was built by another embedder or keyword
+// analyzer than the route's (EmbedderMismatchError, AnalyzerMismatchError:
+// the Searcher then searches nothing);
 // RelativeFloors sets the floors from the background similarity
 // recorded on that generation. Fragment is what a search hands the turn.
 // It knows nothing of turns, HTTP or identities: callers pass principals.

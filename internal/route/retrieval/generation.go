@@ -18,8 +18,8 @@ type ActiveIndex interface {
 // GenerationWatch keeps the index generation (part of every cache key)
 // current, so a rebuilt index never serves cached fragments of the old one.
 // It keeps what the generation's collection records too (its background
-// similarity, for relative floors; the embedder that built it), read with
-// it.
+// similarity, for relative floors; the embedder and the keyword analyzer
+// that built it), read with it.
 type GenerationWatch struct {
 	Index  ActiveIndex
 	Logger *slog.Logger
@@ -27,6 +27,10 @@ type GenerationWatch struct {
 	// a generation recorded as built by another embedder is refused
 	// (Mismatch), until one built by this embedder serves.
 	Embedder knowledge.EmbedderInfo
+	// Analyzer is the ID of the analyzer the route prepares keyword
+	// queries with (knowledge.Store.AnalyzerID). When set, a generation
+	// recorded as built by another is refused (Mismatch).
+	Analyzer string
 
 	current atomic.Int64
 	serving atomic.Pointer[knowledge.Generation]
@@ -49,20 +53,29 @@ func (g *GenerationWatch) Serving() (gen knowledge.Generation, ok bool) {
 // input prefixes) than the route's: its vectors and the route's query
 // vectors do not compare, and a search would find noise. The endpoint is
 // not compared: the same model reached at another address embeds alike.
-// Nil when they match, when the generation names no embedder (built
-// before ingestions recorded it: unknown does not block), when the watch
-// has no Embedder, or before any generation was seen.
+// Else it is an *AnalyzerMismatchError when the generation's keyword
+// index was built by another analyzer than the route's: its terms and
+// the route's query terms do not meet. Nil when both match, when the
+// generation names neither (built before ingestions recorded them:
+// unknown does not block), when the watch has neither, or before any
+// generation was seen.
 func (g *GenerationWatch) Mismatch() error {
 	gen, ok := g.Serving()
-	if !ok || gen.EmbedderInfo == nil || g.Embedder.Model == "" || *gen.EmbedderInfo == g.Embedder {
+	switch {
+	case !ok:
 		return nil
+	case gen.EmbedderInfo != nil && g.Embedder.Model != "" && *gen.EmbedderInfo != g.Embedder:
+		return &EmbedderMismatchError{Generation: gen.Number, Index: *gen.EmbedderInfo, Route: g.Embedder}
+	case gen.Analyzer != "" && g.Analyzer != "" && gen.Analyzer != g.Analyzer:
+		return &AnalyzerMismatchError{Generation: gen.Number, Index: gen.Analyzer, Route: g.Analyzer}
 	}
-	return &EmbedderMismatchError{Generation: gen.Number, Index: *gen.EmbedderInfo, Route: g.Embedder}
+	return nil
 }
 
 // Read reads the serving generation now, keeps it, and says whether it
 // serves this route: ok is false when no generation serves the alias yet;
-// err is a read failure or an *EmbedderMismatchError. The readiness check
+// err is a read failure, an *EmbedderMismatchError or an
+// *AnalyzerMismatchError. The readiness check
 // calls it, so a swapped-in generation is followed within a probe period.
 func (g *GenerationWatch) Read(ctx context.Context) (ok bool, err error) {
 	gen, ok, err := g.Index.Active(ctx)
@@ -118,5 +131,21 @@ type EmbedderMismatchError struct {
 func (e *EmbedderMismatchError) Error() string {
 	return fmt.Sprintf("the knowledge index (generation %d) was built by the embedder %s, but this route embeds questions with %s: "+
 		"their vectors do not compare, so the route searches nothing until an ingestion with its embedder swaps in a new generation",
+		e.Generation, e.Index, e.Route)
+}
+
+// AnalyzerMismatchError says that the generation serving the alias was
+// built by another keyword analyzer (the store's
+// spec.search.lexical.languages) than the route prepares queries with:
+// its BM25 terms and the route's would not meet. Its text names both.
+type AnalyzerMismatchError struct {
+	Generation int64
+	// Index built the generation's keyword index; Route prepares queries.
+	Index, Route string
+}
+
+func (e *AnalyzerMismatchError) Error() string {
+	return fmt.Sprintf("the knowledge index (generation %d) was built by the keyword analyzer %q, but this route analyzes questions with %q: "+
+		"their keyword terms do not meet, so the route searches nothing until an ingestion with its analyzer swaps in a new generation",
 		e.Generation, e.Index, e.Route)
 }

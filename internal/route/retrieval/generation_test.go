@@ -28,7 +28,7 @@ func TestSearchRefusesAGenerationOfAnotherEmbedder(t *testing.T) {
 	watch := &GenerationWatch{Index: active, Embedder: e5}
 	index := &fakeIndex{hits: []knowledge.Hit{hit("a1", "a", 1, "prose")}}
 	s := newSearcher(index, new(int64))
-	s.Generation, s.EmbedderMismatch = watch.Load, watch.Mismatch
+	s.Generation, s.IndexMismatch = watch.Load, watch.Mismatch
 	if _, err := watch.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -69,20 +69,22 @@ type Searcher struct {
 	// Slots, when set, bound the replica's knowledge-store calls in
 	// flight (limits.maxSearchesInFlight); nil leaves them unbounded.
 	Slots *StoreSlots
-	// EmbedderMismatch, when set, says whether the serving generation was
-	// built by another embedder than Embedder (GenerationWatch.Mismatch):
-	// while it returns an error, every search fails with it before
-	// anything is looked up, embedded or searched.
-	EmbedderMismatch func() error
+	// IndexMismatch, when set, says whether the serving generation was
+	// built by another embedder than Embedder, or another keyword analyzer
+	// than the Index's (GenerationWatch.Mismatch): while it returns an
+	// error, every search fails with it before anything is looked up,
+	// embedded or searched.
+	IndexMismatch func() error
 }
 
-// CheckEmbedder is the *EmbedderMismatchError that refuses searches now,
-// or nil: the API asks it before it admits a turn or a search.
-func (s *Searcher) CheckEmbedder() error {
-	if s.EmbedderMismatch == nil {
+// CheckIndex is the *EmbedderMismatchError or *AnalyzerMismatchError that
+// refuses searches now, or nil: the API asks it before it admits a turn
+// or a search.
+func (s *Searcher) CheckIndex() error {
+	if s.IndexMismatch == nil {
 		return nil
 	}
-	return s.EmbedderMismatch()
+	return s.IndexMismatch()
 }
 
 // Default deadlines of a search's I/O steps (QueryRoute.spec.timeouts
@@ -208,7 +210,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 	if len(principals) == 0 {
 		return r, fmt.Errorf("search without an identity is refused")
 	}
-	if err := s.CheckEmbedder(); err != nil {
+	if err := s.CheckIndex(); err != nil {
 		return r, err // the cache too: a question answers alike cached or not
 	}
 	// queued is the search's wait for store slots, apart from the steps'

@@ -54,7 +54,7 @@ func addCorpusFlags(fs *flag.FlagSet) corpusFlags {
 		maxInput:        fs.Int("max-input-tokens", 256, "cut embedder inputs to this many tokens, as the model does (0: no limit)"),
 		queryPrefix:     fs.String("query-prefix", "", "the store's spec.embedding.queryPrefix (e5: \"query: \")"),
 		documentPrefix:  fs.String("document-prefix", "", "the store's spec.embedding.documentPrefix (e5: \"passage: \")"),
-		tokenizer:       fs.String("tokenizer", string(podconfig.TokenizerBERTUncased), "the store's spec.embedding.tokenizer: bertUncased, or xlmRoberta (e5)"),
+		tokenizer:       fs.String("tokenizer", "", "in place of the route's store's spec.embedding.tokenizer: bertUncased, or xlmRoberta (e5)"),
 		vectorCache:     fs.String("vector-cache", "", "keep embedded vectors in this folder between runs, per embedder"),
 		similarityFloor: fs.Float64("similarity-floor", 0, "retrieval.similarityFloor in place of the route's (a deviation)"),
 		strictFloor:     fs.Float64("strict-floor", 0, "retrieval.strictFloor in place of the route's (a deviation)"),
@@ -122,6 +122,11 @@ func (c corpusFlags) routeUnderTest(adjust func(cfg *podconfig.RouteConfig)) (po
 		return podconfig.RouteConfig{}, nil, err
 	}
 	used := shipped
+	if !c.set("tokenizer") {
+		// The store's own: the flags name the evaluation's embedder, and
+		// every later c.embedding() counts in its store's tokens.
+		*c.tokenizer = string(shipped.Store.Embedding.Tokenizer)
+	}
 	used.Store.Milvus.URI, used.Store.Embedding = *c.milvusURI, c.embedding()
 	if used.Rerank.Mode == podconfig.RerankCrossEncoder {
 		if *c.rerankURL == "" {

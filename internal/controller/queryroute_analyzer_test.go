@@ -42,7 +42,7 @@ func TestRouteReadyNamesAnAnalyzerMismatch(t *testing.T) {
 				"IngestionFailed: embed 20 chunks"}},
 		{"english only", storeAnalyzed([]v1alpha1.LexicalLanguage{v1alpha1.LanguageEnglish}, "snowball:russian+english/v1"),
 			wantCondition{"False", v1alpha1.ReasonAnalyzerMismatch}, []string{`"snowball:english/v1"`}},
-		{"the default, left out", storeAnalyzed(nil, "snowball:russian+english/v1"), wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
+		{"the default, left out", storeAnalyzed(nil, "snowball:russian/v1"), wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
 		{"the same languages in another order", storeAnalyzed([]v1alpha1.LexicalLanguage{v1alpha1.LanguageEnglish, v1alpha1.LanguageRussian},
 			"snowball:russian+english/v1"), wantCondition{"True", v1alpha1.ReasonAvailable}, nil},
 		{"no analyzer recorded: unknown does not block", storeAnalyzed([]v1alpha1.LexicalLanguage{}, ""),
@@ -82,14 +82,15 @@ func TestStoreStatusNamesTheServingAnalyzer(t *testing.T) {
 // same for any order of one set.
 func TestRenderLexical(t *testing.T) {
 	both := []podconfig.Language{podconfig.LanguageEnglish, podconfig.LanguageRussian}
+	russian := []podconfig.Language{podconfig.LanguageRussian}
 	for _, tc := range []struct {
 		name   string
 		search *v1alpha1.SearchSettings
 		want   []podconfig.Language
 	}{
-		{"no search section", nil, both},
-		{"no lexical section", &v1alpha1.SearchSettings{}, both},
-		{"languages left out", &v1alpha1.SearchSettings{Lexical: &v1alpha1.LexicalSettings{}}, both},
+		{"no search section", nil, russian},
+		{"no lexical section", &v1alpha1.SearchSettings{}, russian},
+		{"languages left out", &v1alpha1.SearchSettings{Lexical: &v1alpha1.LexicalSettings{}}, russian},
 		{"empty: none", &v1alpha1.SearchSettings{Lexical: &v1alpha1.LexicalSettings{Languages: []v1alpha1.LexicalLanguage{}}}, []podconfig.Language{}},
 		{"russian first", &v1alpha1.SearchSettings{Lexical: &v1alpha1.LexicalSettings{
 			Languages: []v1alpha1.LexicalLanguage{v1alpha1.LanguageRussian, v1alpha1.LanguageEnglish}}}, both},

@@ -10,7 +10,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // xlmrUnigramImage is XLM-RoBERTa's SentencePiece-unigram vocabulary and
@@ -191,7 +190,7 @@ func readUnigram(image []byte) (*Unigram, error) {
 	if nr.err != nil {
 		return nil, fmt.Errorf("normalization map: %w", nr.err)
 	}
-	if !utf8.ValidString(metaspace) || u.pieces[metaspace] == 0 {
+	if _, ok := u.pieces[metaspace]; !ok {
 		return nil, fmt.Errorf("no metaspace piece")
 	}
 	return u, nil

@@ -132,17 +132,8 @@ func TestACLAdversarial(t *testing.T) {
 	corpus = append(corpus, sourceCorpus(t, len(acl)+1, acl)...)
 	narrowed, narrowedACL := narrow(corpus, *seed)
 	store := ingest(t, models, corpus)
-	rc := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(t).Addr})
-	t.Cleanup(func() { _ = rc.Close() })
-
-	backends := []struct {
-		name  string
-		cache retrieval.Cache
-	}{
-		{"memory", retrieval.NewMemoryCache(10000, 10*time.Minute, time.Now)},
-		{"redis", retrieval.NewRedisCache(rc, sealtest.New(t), fmt.Sprintf("adv%d:", time.Now().UnixNano()), 10*time.Minute)},
-	}
 	var all []*tally
+	backends := cacheBackends(t, "adv")
 	for i, b := range backends {
 		if i > 0 {
 			reingest(t, store, models, corpus)
@@ -162,6 +153,23 @@ func TestACLAdversarial(t *testing.T) {
 		all = append(all, tl)
 	}
 	report(t, all, len(acl))
+}
+
+// backend is a cache the harness runs the route with.
+type backend struct {
+	name  string
+	cache retrieval.Cache
+}
+
+// cacheBackends are the two caches, in memory and in the shared Redis
+// (its keys under prefix).
+func cacheBackends(t *testing.T, prefix string) []backend {
+	rc := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(t).Addr})
+	t.Cleanup(func() { _ = rc.Close() })
+	return []backend{
+		{"memory", retrieval.NewMemoryCache(10000, 10*time.Minute, time.Now)},
+		{"redis", retrieval.NewRedisCache(rc, sealtest.New(t), fmt.Sprintf("%s%d:", prefix, time.Now().UnixNano()), 10*time.Minute)},
+	}
 }
 
 // plan is one request as the harness built it.

@@ -12,16 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	chunking "github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/ingestion"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
-	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -233,18 +229,9 @@ func TestHostileCorpusAdversarial(t *testing.T) {
 	models := testenv.StartModelServer(dim)
 	t.Cleanup(models.Close)
 	models.Chat = echo
-	rc := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(t).Addr})
-	t.Cleanup(func() { _ = rc.Close() })
-	backends := []struct {
-		name  string
-		cache retrieval.Cache
-	}{
-		{"memory", retrieval.NewMemoryCache(10000, 10*time.Minute, time.Now)},
-		{"redis", retrieval.NewRedisCache(rc, sealtest.New(t), fmt.Sprintf("hostile%d:", time.Now().UnixNano()), 10*time.Minute)},
-	}
 	requests := max(*requests/5, 100)
 	var all []*tally
-	for _, b := range backends {
+	for _, b := range cacheBackends(t, "hostile") {
 		s := newHostileStore(t, models)
 		s.ingest(t)
 		srv := serve(t, s.target.Store, models, b.cache)

@@ -246,7 +246,7 @@ func namesAnotherHost(dest string) bool {
 		return false
 	}
 	for _, c := range dest[1:colon] {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '+' && c != '-' && c != '.' {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,7 +81,13 @@ func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 // the tool's error or not-found.
 func printKnowledge(out io.Writer, res *mcp.CallToolResult) error {
 	if res.IsError {
-		return fmt.Errorf("tool error: %v", res.Content)
+		var text []string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				text = append(text, t.Text)
+			}
+		}
+		return fmt.Errorf("tool error: %s", strings.Join(text, " "))
 	}
 	data, _ := json.Marshal(res.StructuredContent)
 	var found struct {

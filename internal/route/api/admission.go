@@ -15,8 +15,12 @@ import (
 // bounds the turns running at once and the turns started per minute (a
 // token bucket), so that one user cannot take everyone's capacity; for the
 // replica it bounds the turns running at once, all users together. A
-// search counts as a turn. The limits hold per replica.
+// search counts as a turn. The limits hold per replica. Users' verdicts
+// (feedback) pass an admission of their own under the same limits: they
+// are bounded alike without spending the turns' budget.
 type admission struct {
+	// noun names what is admitted in a refusal: "turns", "verdicts".
+	noun              string
 	concurrentPerUser int
 	maxInFlight       int
 	perUserRate       rate.Limit
@@ -63,8 +67,9 @@ const (
 // which no limiter can foresee.
 const retrySoon = time.Second
 
-// newAdmission applies limits; a limit left at zero takes its default.
-func newAdmission(limits Limits, now func() time.Time) *admission {
+// newAdmission applies limits to what noun names; a limit left at zero
+// takes its default.
+func newAdmission(noun string, limits Limits, now func() time.Time) *admission {
 	def := DefaultLimits()
 	concurrent := positiveOr(limits.ConcurrentTurnsPerUser, def.ConcurrentTurnsPerUser)
 	perMinute := positiveOr(limits.TurnsPerMinutePerUser, def.TurnsPerMinutePerUser)
@@ -73,6 +78,7 @@ func newAdmission(limits Limits, now func() time.Time) *admission {
 	burst := min(concurrent, perMinute)
 	refill := time.Duration(float64(burst) / float64(perMinute) * float64(time.Minute))
 	return &admission{
+		noun:              noun,
 		concurrentPerUser: concurrent,
 		maxInFlight:       positiveOr(limits.MaxInFlightTurns, def.MaxInFlightTurns),
 		perUserRate:       rate.Limit(float64(perMinute) / 60),
@@ -106,11 +112,11 @@ func (a *admission) admit(user string) (release func(), refused *refusal) {
 	}
 	if u.running >= a.concurrentPerUser {
 		return nil, &refusal{status: http.StatusTooManyRequests, code: "rate_limited", limit: limitConcurrentPerUser, retryAfter: retrySoon,
-			message: fmt.Sprintf("you have %d turns running, the most one user may run at once (limits.concurrentTurnsPerUser); retry when one finishes", u.running)}
+			message: fmt.Sprintf("you have %d %s running, the most one user may run at once (limits.concurrentTurnsPerUser); retry when one finishes", u.running, a.noun)}
 	}
 	if a.inFlight >= a.maxInFlight {
 		return nil, &refusal{status: http.StatusServiceUnavailable, code: "overloaded", limit: limitInFlight, retryAfter: retrySoon,
-			message: fmt.Sprintf("the route is running %d turns, its limit (limits.maxInFlightTurns); retry shortly", a.inFlight)}
+			message: fmt.Sprintf("the route is running %d %s, its limit (limits.maxInFlightTurns); retry shortly", a.inFlight, a.noun)}
 	}
 	// The bucket is asked last, so a turn refused for another reason
 	// costs the user no token.
@@ -118,7 +124,7 @@ func (a *admission) admit(user string) (release func(), refused *refusal) {
 	if wait := reservation.DelayFrom(now); wait > 0 {
 		reservation.CancelAt(now)
 		return nil, &refusal{status: http.StatusTooManyRequests, code: "rate_limited", limit: limitRatePerUser, retryAfter: wait,
-			message: fmt.Sprintf("over %d turns per minute for one user (limits.turnsPerMinutePerUser); retry in %s s", a.perMinute, retryAfterSeconds(wait))}
+			message: fmt.Sprintf("over %d %s per minute for one user (limits.turnsPerMinutePerUser); retry in %s s", a.perMinute, a.noun, retryAfterSeconds(wait))}
 	}
 	u.running++
 	a.inFlight++
@@ -161,6 +167,12 @@ func (a *admission) running() int {
 // caller must call release once the work is over.
 func (s *Server) reserve(user string) (release func(), err error) {
 	return s.refusedAs(s.admission.admit(limitKey(user)))
+}
+
+// reserveVerdict admits one of user's verdicts: their own budget, under
+// the turns' limits, so rating an answer never costs a turn.
+func (s *Server) reserveVerdict(user string) (release func(), err error) {
+	return s.refusedAs(s.verdicts.admit(limitKey(user)))
 }
 
 // limitKey is whose budget a user's request spends: the name in NFC,

@@ -22,8 +22,8 @@ import (
 // and whether the answer was invented. The last verdict on a turn wins.
 // A verdict is kept with the turn's question, answer, citations and
 // fragments for the route's feedback retention, for `ragroute feedback
-// export` to turn into evaluation questions. A verdict counts as a turn
-// against its user's limits (admission.go).
+// export` to turn into evaluation questions. Verdicts are admitted under
+// the turns' limits, on their own budget (admission.go).
 
 // Bounds of a verdict's text: a comment is a few sentences, a source a
 // path.
@@ -85,9 +85,9 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// A verdict costs a read and a write of the store (Redis with
-	// replicas): it counts as a turn against its user's limits, as a
-	// search does, before it costs anything.
-	release, err := s.reserve(id.User)
+	// replicas): it is admitted under the turns' limits, on a budget of
+	// its own, before it costs anything.
+	release, err := s.reserveVerdict(id.User)
 	if err != nil {
 		return err
 	}

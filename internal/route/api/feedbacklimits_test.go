@@ -28,11 +28,11 @@ func (c *countingFeedback) Rate(ctx context.Context, t turnlog.AnsweredTurn, v t
 	return c.Feedback.Rate(ctx, t, v)
 }
 
-// A verdict counts as a turn against its user's limits, as a search
-// does: ann, past her rate, is refused with 429 rate_limited and a
-// Retry-After before the store is read; bob is served, and so is ann once
-// her bucket has a turn again.
-func TestFeedbackCountsAgainstTheUsersTurnLimits(t *testing.T) {
+// Verdicts are admitted under the turns' limits, on their own budget:
+// ann, past her rate, is refused with 429 rate_limited and a Retry-After
+// before the store is read; bob is served, and so is ann once her bucket
+// refilled.
+func TestFeedbackIsAdmittedUnderTheUsersLimits(t *testing.T) {
 	clock := newTestClock()
 	store := &countingFeedback{Feedback: turnlog.NewMemoryFeedback(time.Minute, time.Hour, 0, clock.now)}
 	for _, turn := range []turnlog.AnsweredTurn{{ID: "ann-turn", Owner: "ann"}, {ID: "bob-turn", Owner: "bob"}} {
@@ -69,5 +69,33 @@ func TestFeedbackCountsAgainstTheUsersTurnLimits(t *testing.T) {
 	clock.advance(30 * time.Second)
 	if status, _, apiErr := rate("ann"); status != http.StatusNoContent {
 		t.Errorf("ann's verdict once her bucket refilled: %d %+v", status, apiErr)
+	}
+}
+
+// Rating an answer spends no turn: a user who asks, rates and asks again
+// within seconds (the page's thumbs, make demo) is not refused for it,
+// and a user whose verdicts' budget is spent may still ask.
+func TestAVerdictSpendsNoTurn(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	limits := DefaultLimits()
+	limits.ConcurrentTurnsPerUser, limits.TurnsPerMinutePerUser = 2, 2
+	s := New(ctx, Options{Limits: limits, Now: newTestClock().now})
+	for i := range 2 {
+		release, err := s.reserveVerdict("ann")
+		if err != nil {
+			t.Fatalf("verdict %d: %v", i+1, err)
+		}
+		release()
+	}
+	if _, err := s.reserveVerdict("ann"); err == nil {
+		t.Fatal("a third verdict within the minute was admitted")
+	}
+	for i := range 2 {
+		release, err := s.reserve("ann")
+		if err != nil {
+			t.Fatalf("ann's turn %d after her verdicts: %v, want it admitted", i+1, err)
+		}
+		release()
 	}
 }

@@ -264,7 +264,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 // full again, so a route seeing many users over time does not grow.
 func TestIdleUsersAreForgotten(t *testing.T) {
 	now := time.Unix(0, 0)
-	a := newAdmission(Limits{ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30}, func() time.Time { return now })
+	a := newAdmission("turns", Limits{ConcurrentTurnsPerUser: 4, TurnsPerMinutePerUser: 30}, func() time.Time { return now })
 	for i := 0; i < 1000; i++ {
 		release, refused := a.admit(fmt.Sprintf("user-%d", i))
 		if refused != nil {

@@ -78,6 +78,8 @@ type Server struct {
 	opts      Options
 	metrics   *metrics
 	admission *admission
+	// verdicts admits users' feedback: the same limits, its own budget.
+	verdicts  *admission
 	streams   *streams
 	readiness *readyMemo
 	// draining is set once the route is told to stop (Drain).
@@ -101,7 +103,7 @@ func New(ctx context.Context, opts Options) *Server {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{opts: opts, admission: newAdmission(opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now(),
+	s := &Server{opts: opts, admission: newAdmission("turns", opts.Limits, now), verdicts: newAdmission("verdicts", opts.Limits, now), streams: newStreams(opts.Limits), turns: ctx, started: time.Now(),
 		readiness: &readyMemo{check: opts.Ready, now: now, base: ctx}}
 	var cache any
 	if opts.Searcher != nil {

@@ -151,12 +151,19 @@ func startSystem(ctx context.Context, o options, procs *processes, name, modelUR
 // ingest writes the corpus into Milvus with `ragroute ingest`, straight
 // to the embedder (ingestion is not what is measured).
 func ingest(ctx context.Context, o options, procs *processes) error {
+	// The keyword analyzer is the route's store's: a route refuses an
+	// index another analyzer built.
+	shipped, err := routemanifest.Load(o.route)
+	if err != nil {
+		return err
+	}
 	cfg := podconfig.IngestConfig{
 		Version: podconfig.IngestVersion, Store: "perf",
 		Milvus:    podconfig.Milvus{URI: o.milvusURI, Database: v1alpha1.DefaultMilvusDatabase, Collection: collection},
 		Embedding: embedding(o, o.embedderURL),
 		Chunking: podconfig.Chunking{MaxTokens: v1alpha1.DefaultChunkMaxTokens, OverlapTokens: v1alpha1.DefaultChunkOverlapTokens,
 			MergeBelowTokens: v1alpha1.DefaultChunkMergeBelowTokens, FrontMatterKey: v1alpha1.DefaultFrontMatterKey},
+		Lexical:           shipped.Store.Search.Lexical,
 		DefaultPrincipals: []string{"public"},
 		Sources:           []podconfig.Source{{Name: "corpus", Path: o.corpus}},
 		BatchSize:         v1alpha1.DefaultEmbedBatchSize, Concurrency: v1alpha1.DefaultEmbedConcurrency,

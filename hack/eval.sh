@@ -11,7 +11,9 @@
 # embedder, in EVAL_VECTOR_CACHE (default bin/eval-cache; empty: none); RAGROUTE_BIN runs that binary instead of
 # `go run ./cmd/ragroute`. The cross-encoder rows rescore with the local
 # ms-marco-MiniLM-L-12-v2 (hack/models.sh run rerank) unless EVAL_RERANK=0
-# or RERANK_BASE_URL names another /rerank endpoint. Everything started
+# or RERANK_BASE_URL names another /rerank endpoint. EVAL_PEER scores
+# another system's results beside ragroute's (a make compare COMPARE_JSON:
+# LlamaIndex's, without ingesting them again). Everything started
 # here is stopped by its PID on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,4 +31,5 @@ args=()
 [ -z "${RERANK_BASE_URL:-}" ] || args+=(--rerank-base-url "$RERANK_BASE_URL")
 [ -z "${EVAL_VECTOR_CACHE:-}" ] || args+=(--vector-cache "$EVAL_VECTOR_CACHE")
 [ -z "${EVAL_JSON:-}" ] || args+=(--json "$EVAL_JSON")
+[ -z "${EVAL_PEER:-}" ] || args+=(--peer "$EVAL_PEER")
 "${ragroute[@]}" eval "${corpus_flags[@]}" "${args[@]}"

@@ -27,6 +27,18 @@ type PlatformPromptSpec struct {
 	// +kubebuilder:validation:MaxLength=2048
 	NotFound string `json:"notFound"`
 
+	// NotFoundByLanguage is the not-found wording for questions in a given
+	// language, by ISO 639-1 code: en or ru, the languages a route tells
+	// apart (a question at least a quarter of whose words are Cyrillic is
+	// Russian). A question in a language with no wording here gets
+	// notFound. The route tells the model to answer in the question's
+	// language, and recognizes every wording as not found.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=2
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['en', 'ru'])",message="notFoundByLanguage keys are the languages a route tells apart: en, ru",reason=FieldValueInvalid
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k].trim()) > 0 && size(self[k]) <= 2048)",message="each notFoundByLanguage wording is 1 to 2048 characters, not blank",reason=FieldValueInvalid
+	NotFoundByLanguage map[string]string `json:"notFoundByLanguage,omitempty"`
+
 	// Styles are answer-style instructions chosen by the question's intent.
 	// +optional
 	Styles *AnswerStyles `json:"styles,omitempty"`

@@ -976,6 +976,13 @@ func (in *PlatformPromptSpec) DeepCopyInto(out *PlatformPromptSpec) {
 		*out = new(PromptSource)
 		**out = **in
 	}
+	if in.NotFoundByLanguage != nil {
+		in, out := &in.NotFoundByLanguage, &out.NotFoundByLanguage
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.Styles != nil {
 		in, out := &in.Styles, &out.Styles
 		*out = new(AnswerStyles)

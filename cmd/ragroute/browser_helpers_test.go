@@ -391,6 +391,26 @@ func demoIdentities(next http.Handler) http.Handler {
 	})
 }
 
+// refusalMessage is the route's wording of a refused turn, as refuseTurns
+// sends it.
+const refusalMessage = "over 600 turns per minute for one user (limits.turnsPerMinutePerUser); retry in 3 s"
+
+// refuseTurns plays a route over its limit: every POST /v1/turns is
+// refused in the API's error shape (429, rate_limited, Retry-After: 3).
+func refuseTurns(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/turns" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := json.Marshal(map[string]any{"error": map[string]string{"message": refusalMessage, "type": "rate_limit_error", "code": "rate_limited"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write(body)
+	})
+}
+
 func demoUser(r *http.Request) (proxyUser, bool) {
 	switch r.Header.Get("X-Ragroute-Demo-Identity") {
 	case "alice":
@@ -402,9 +422,15 @@ func demoUser(r *http.Request) (proxyUser, bool) {
 }
 
 // startBrowser starts headless Chromium (RAGROUTE_CHROMIUM) with a fresh
-// profile; it is stopped, with every process it started, when the test
-// ends. The flags keep it off the network it has no use for.
-func startBrowser(t *testing.T) context.Context {
+// profile whose languages are the comma-separated list languages
+// ("en-US,en"); it is stopped, with every process it started, when the
+// test ends. The flags keep it off the network it has no use for.
+//
+// The languages go in --accept-lang, which sets navigator.languages
+// (and Accept-Language): in headless mode --lang and the environment's
+// LANG change neither, and Emulation.setLocaleOverride only Intl's
+// locale.
+func startBrowser(t *testing.T, languages string) context.Context {
 	t.Helper()
 	bin, err := testenv.Chromium()
 	if err != nil {
@@ -423,6 +449,7 @@ func startBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
+		chromedp.Flag("accept-lang", languages),
 		chromedp.WindowSize(1280, 900),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +53,8 @@ func TestBrowserPage(t *testing.T) {
 	demo := signInProxy(t, route, demoUser, demoIdentities)
 	verdicts := &verdictRecorder{}
 	aliceRates := signInProxy(t, route, always(proxyUser{"alice", "staff"}), verdicts.wrap)
-	browser := startBrowser(t)
+	aliceRefused := signInProxy(t, route, always(proxyUser{"alice", "staff"}), refuseTurns)
+	browser := startBrowser(t, "en-US,en")
 	t.Logf("set-up (Milvus Lite, ingestion, serve, Chromium): %.1f s", time.Since(started).Seconds())
 
 	t.Run("the page is served under its CSP", func(t *testing.T) {
@@ -427,7 +429,172 @@ func TestBrowserPage(t *testing.T) {
 		}
 		tb.noConsoleErrors(nil)
 	})
+
+	t.Run("a Russian browser gets the page's words in Russian, the route's as sent", func(t *testing.T) {
+		tb := newTab(startBrowser(t, "ru-RU,ru"), t)
+		tb.load(alice)
+		tb.ask("How do I calibrate a widget?")
+		tb.wantDone(1, 20*time.Second)
+		tb.waitFor("the thumbs appear under the answer", `!!document.querySelector("#turn-1 .feedback .thumb.up")`, 5*time.Second)
+		got := evalJS[map[string]string](tb, `({
+			lang: document.documentElement.lang,
+			status: document.querySelector("#status").textContent,
+			answer: document.querySelector("#turn-1 .answer").textContent,
+			details: document.querySelector("#turn-1 .timings summary").textContent,
+			cited: document.querySelector("#sources-1 .source.cited .cited-mark")?.textContent ?? "",
+			for: document.querySelector("#sources-1 .for").textContent,
+			show: document.querySelector("#turn-1 .show-sources").textContent,
+			ask: document.querySelector("#turn-1 .feedback-ask").textContent,
+			thumbs: [...document.querySelectorAll("#turn-1 .thumb")].map((b) => b.getAttribute("aria-label")).join(" / "),
+		})`)
+		want := map[string]string{"lang": "ru", "status": "Ответ готов.", "cited": "✔есть ссылка",
+			"for": "К вопросу: How do I calibrate a widget?", "ask": "Ответ помог?", "thumbs": "Полезно / Не помогло"}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s: %q, want %q", k, got[k], w)
+			}
+		}
+		// The model's answer is shown as it came, in English.
+		if !strings.HasPrefix(got["answer"], "To calibrate a widget, open its Calibration panel") {
+			t.Errorf("answer %q, want the model's own words", got["answer"])
+		}
+		if !regexp.MustCompile(`^Подробности: заняло (\d+,\d с|\d+ мс) · \d+ источник(а|ов)? · .*подтверждено \d+% предложений`).MatchString(got["details"]) {
+			t.Errorf("details %q, want them in Russian: the time it took, the count of sources, the grounded share", got["details"])
+		}
+		if !regexp.MustCompile(`^Показать источники \(\d+\)$`).MatchString(got["show"]) {
+			t.Errorf("the sources button reads %q, want Показать источники (N)", got["show"])
+		}
+		tb.do("rate the answer up", 5*time.Second, chromedp.Focus(chromedp.CSS("#turn-1 .thumb.up")), chromedp.KeyEvent("\r"))
+		tb.waitFor("the rating is thanked in Russian", `document.querySelector("#turn-1 .feedback-state").textContent === "Спасибо за оценку. Можете добавить комментарий."`, 5*time.Second)
+
+		// The platform's not-found wording is the route's: not translated.
+		tb.ask("Who do I escalate a pager alert to?")
+		tb.wantDone(2, 20*time.Second)
+		nf := evalJS[[]string](tb, `[document.querySelector("#turn-2 .answer").textContent, document.querySelector("#turn-2 .notice").textContent]`)
+		if nf[0] != notFoundWording || !strings.HasPrefix(nf[1], "В доступной вам документации этого нет") {
+			t.Errorf("not found: answer %q and notice %q, want the route's wording as sent and the page's note in Russian", nf[0], nf[1])
+		}
+		screenshot(tb, filepath.Join(outputDir(t), "ui-answer-ru.png"))
+		tb.noConsoleErrors(nil)
+
+		// A refusal's code and message are the API's, the page's frame
+		// around them Russian.
+		tb.load(aliceRefused)
+		tb.ask("How do I calibrate a widget?")
+		if state := tb.turnDone(1, 10*time.Second); state != "error" {
+			t.Fatalf("a refused turn ended %s, want error", state)
+		}
+		refused := evalJS[[]string](tb, `[document.querySelector("#turn-1 .error").textContent, document.querySelector("#status").textContent]`)
+		if want := "Ошибка (rate_limited): " + refusalMessage + " Повторите через 3 с."; refused[0] != want || refused[1] != "Отказано: rate_limited." {
+			t.Errorf("refused: %q, status %q; want %q and Отказано: rate_limited.", refused[0], refused[1], want)
+		}
+		tb.noConsoleErrors(func(m chromedp.ConsoleMessage) bool {
+			return m.Source == "network" && strings.Contains(m.Text, "429") && strings.HasSuffix(m.URL, "/v1/turns")
+		})
+	})
 	t.Logf("whole test: %.1f s", time.Since(started).Seconds())
+}
+
+// TestBrowserPageLanguage opens the page in headless Chromium with each
+// list of browser languages: the first language the page has words for
+// (English, Russian) is the page's, and a list with none of them gets
+// English. The page is served alone (ui.Handler): nothing is asked.
+func TestBrowserPageLanguage(t *testing.T) {
+	page := httptest.NewServer(ui.Handler(true))
+	defer page.Close()
+	english := map[string]string{"lang": "en", "title": "Ask the docs · ragroute", "heading": "Ask the docs",
+		"placeholder": "Ask a question", "label": "Your question", "send": "Ask", "new": "New conversation",
+		"sources": "Sources", "conversation": "Conversation", "token": "No token set.", "untranslated": ""}
+	russian := map[string]string{"lang": "ru", "title": "Вопросы по документации · ragroute", "heading": "Вопросы по документации",
+		"placeholder": "Задайте вопрос", "label": "Ваш вопрос", "send": "Спросить", "new": "Новый диалог",
+		"sources": "Источники", "conversation": "Диалог", "token": "Токен не задан.", "untranslated": ""}
+	for _, c := range []struct {
+		languages string
+		want      map[string]string
+	}{
+		{"ru-RU,ru", russian},
+		{"en-US,en", english},
+		{"de-DE,de", english},    // no words for German: English
+		{"de-DE,ru-RU", russian}, // the first the page has words for
+	} {
+		t.Run(c.languages, func(t *testing.T) {
+			tb := newTab(startBrowser(t, c.languages), t)
+			tb.load(page.URL)
+			if got := evalJS[string](tb, `navigator.languages.join(",")`); got != c.languages {
+				t.Fatalf("the browser's languages are %q, want %q: the flag no longer sets them", got, c.languages)
+			}
+			got := evalJS[map[string]string](tb, `(() => {
+				const text = (s) => document.querySelector(s).textContent;
+				// An element left empty or showing its key was not filled in.
+				const untranslated = [...document.querySelectorAll("[data-i18n], [data-i18n-placeholder], [data-i18n-aria-label]")].filter((e) =>
+					[e.dataset.i18n === undefined ? null : e.textContent, e.dataset.i18nPlaceholder === undefined ? null : e.placeholder,
+					 e.dataset.i18nAriaLabel === undefined ? null : e.getAttribute("aria-label")].some((v) => v !== null && (!v.trim() || /^[a-z]+\.[A-Za-z]+$/.test(v))));
+				return {lang: document.documentElement.lang, title: document.title, heading: text("h1"), placeholder: document.querySelector("#q").placeholder,
+					label: text("label[for=q]"), send: text("#send"), new: text("#new"), sources: text("#sources-h"),
+					conversation: document.querySelector("#conversation").getAttribute("aria-label"), token: text("#token-state"),
+					untranslated: untranslated.map((e) => e.outerHTML).join(" ")};
+			})()`)
+			for k, w := range c.want {
+				if got[k] != w {
+					t.Errorf("%s: %q, want %q", k, got[k], w)
+				}
+			}
+			tb.noConsoleErrors(nil)
+		})
+	}
+
+	t.Run("the string table", func(t *testing.T) {
+		tb := newTab(startBrowser(t, "en-US,en"), t)
+		tb.load(page.URL)
+		// Every language has every entry, a count every plural form its
+		// language has, and the choice takes the first list entry whose
+		// primary subtag the table has.
+		var lists [][]string
+		for _, c := range languageCases {
+			lists = append(lists, c.tags)
+		}
+		listsJS, _ := json.Marshal(lists)
+		got := evalJS[map[string]string](tb, fmt.Sprintf(`import(new URL("ui/strings.js", document.baseURI).href).then(({STRINGS, pickLanguage}) => {
+			const problems = [];
+			const keys = (l) => Object.keys(STRINGS[l]).sort().join();
+			for (const [l, table] of Object.entries(STRINGS)) {
+				if (keys(l) !== keys("en")) problems.push(l + ": not the keys English has");
+				const forms = new Intl.PluralRules(l).resolvedOptions().pluralCategories;
+				for (const [k, v] of Object.entries(table)) {
+					if (typeof v === "object") problems.push(...forms.filter((f) => typeof v[f] !== "string").map((f) => l + " " + k + ": no " + f + " form"));
+					else if (typeof v !== "string" || !v.trim()) problems.push(l + " " + k + ": empty");
+				}
+			}
+			const picked = Object.fromEntries(%s.map((c) => [c.join(","), pickLanguage(c)]));
+			return {problems: problems.join("; "), ...picked};
+		})`, listsJS))
+		if got["problems"] != "" {
+			t.Errorf("strings.js: %s", got["problems"])
+		}
+		for _, c := range languageCases {
+			if l := got[strings.Join(c.tags, ",")]; l != c.want {
+				t.Errorf("languages %q pick %q, want %q", c.tags, l, c.want)
+			}
+		}
+		tb.noConsoleErrors(nil)
+	})
+}
+
+// languageCases: which language the page picks for a browser's list.
+var languageCases = []struct {
+	tags []string
+	want string
+}{
+	{[]string{"ru-RU", "ru"}, "ru"},
+	{[]string{"ru"}, "ru"},
+	{[]string{"RU"}, "ru"},
+	{[]string{"ru_RU"}, "ru"},
+	{[]string{"en-GB", "ru"}, "en"},
+	{[]string{"de-DE", "de", "ru"}, "ru"},
+	{[]string{"uk-UA", "be"}, "en"},
+	{[]string{"rue"}, "en"}, // Rusyn is not Russian
+	{[]string{"x-ru"}, "en"},
+	{[]string{}, "en"},
 }
 
 // markdownCases: what answers use renders as elements; everything else

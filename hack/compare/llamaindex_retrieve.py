@@ -427,7 +427,9 @@ def main():
 
     questions = []
     if args.questions:
-        questions = [json.loads(l) for l in Path(args.questions).read_text().splitlines() if l.strip()]
+        # Several files comma-separated, as ragroute eval reads them.
+        questions = [json.loads(l) for f in args.questions.split(",")
+                     for l in Path(f).read_text().splitlines() if l.strip()]
     wordpiece = WordPiece(args.vocab)
     embed_model = make_embedder(args.embedding_base_url, args.embedding_model, args.dimensions,
                                 wordpiece, args.max_input_tokens, args.query_prefix, args.document_prefix)

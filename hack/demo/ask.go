@@ -47,7 +47,7 @@ func (d *demo) askQuestions(ctx context.Context) error {
 	}
 	for i, q := range asked {
 		fmt.Printf("\n  %s (groups: %s) asks: %s\n", q.user, q.groups, q.text)
-		turn, err := d.ask(ctx, q)
+		turn, _, err := d.ask(ctx, q)
 		if err != nil {
 			return fmt.Errorf("%s's question: %w", q.user, err)
 		}
@@ -59,13 +59,13 @@ func (d *demo) askQuestions(ctx context.Context) error {
 }
 
 // ask submits a turn to the sample route and prints its event stream as
-// it arrives; it returns the turn's id.
-func (d *demo) ask(ctx context.Context, q question) (string, error) {
+// it arrives; it returns the turn's id and the answer the user read.
+func (d *demo) ask(ctx context.Context, q question) (turn, answer string, err error) {
 	return d.askAt(ctx, d.routeURL, q)
 }
 
 // askAt is ask at the route at base.
-func (d *demo) askAt(ctx context.Context, base string, q question) (string, error) {
+func (d *demo) askAt(ctx context.Context, base string, q question) (turn, answer string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": q.text}}})
@@ -76,11 +76,13 @@ func (d *demo) askAt(ctx context.Context, base string, q question) (string, erro
 	if err := d.callAt(ctx, base, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
 		return json.NewDecoder(resp.Body).Decode(&submitted)
 	}); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return submitted.TurnID, d.callAt(ctx, base, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
-		return printEvents(os.Stdout, resp.Body)
+	err = d.callAt(ctx, base, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
+		answer, err = printEvents(os.Stdout, resp.Body)
+		return err
 	})
+	return submitted.TurnID, answer, err
 }
 
 func (d *demo) call(ctx context.Context, q question, method, path string, body []byte, read func(*http.Response) error) error {
@@ -114,12 +116,13 @@ func (d *demo) callAt(ctx context.Context, base string, q question, method, path
 }
 
 // printEvents prints a turn's SSE stream: what was searched and found, the
-// answer as it streams, then the sources it cited.
-func printEvents(out io.Writer, body io.Reader) error {
+// answer as it streams, then the sources it cited; it returns the answer.
+func printEvents(out io.Writer, body io.Reader) (string, error) {
+	var written strings.Builder
 	var sources []route.RetrievalSource
 	var grounding []answer.Grounding
 	cited := map[string]bool{}
-	return turnstream.Read(body, func(e route.Event) error {
+	err := turnstream.Read(body, func(e route.Event) error {
 		switch data := e.Data.(type) {
 		case route.RetrievalReport:
 			if data.Round > 0 { // an agentic round's search
@@ -153,6 +156,7 @@ func printEvents(out io.Writer, body io.Reader) error {
 		case route.Research:
 			fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", data.Rephrase, data.Found)
 		case route.Delta:
+			written.WriteString(data.Text)
 			fmt.Fprint(out, strings.ReplaceAll(data.Text, "\n", "\n            "))
 		case route.Citation:
 			cited[data.Marker] = true
@@ -165,6 +169,7 @@ func printEvents(out io.Writer, body io.Reader) error {
 		}
 		return nil
 	})
+	return written.String(), err
 }
 
 // printGrounding prints each checked sentence of the model's answer with

@@ -46,7 +46,7 @@ data: {"not_found":false,"timings_ms":{"total":120,"model_answer":100},"grounded
 
 func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
 	var out strings.Builder
-	if err := printEvents(&out, strings.NewReader(stream)); err != nil {
+	if _, err := printEvents(&out, strings.NewReader(stream)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -67,12 +67,12 @@ func TestPrintEventsShowsTheAnswerAndMarksCitedSources(t *testing.T) {
 
 func TestPrintEventsFailsOnAnErrorOrACutStream(t *testing.T) {
 	failed := "event: error\ndata: {\"code\":\"timeout\",\"message\":\"model server timed out\"}\n\n"
-	err := printEvents(&strings.Builder{}, strings.NewReader(failed))
+	_, err := printEvents(&strings.Builder{}, strings.NewReader(failed))
 	if err == nil || !strings.Contains(err.Error(), "timeout: model server timed out") {
 		t.Errorf("error event: %v", err)
 	}
 	cut := stream[:strings.Index(stream, "id: 6")]
-	if err := printEvents(&strings.Builder{}, strings.NewReader(cut)); err == nil {
+	if _, err := printEvents(&strings.Builder{}, strings.NewReader(cut)); err == nil {
 		t.Error("a stream without turn.completed passed")
 	}
 }
@@ -94,7 +94,7 @@ data: {"not_found":false}
 
 `
 	var out strings.Builder
-	if err := printEvents(&out, strings.NewReader(research)); err != nil {
+	if _, err := printEvents(&out, strings.NewReader(research)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

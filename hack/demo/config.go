@@ -16,6 +16,7 @@ type config struct {
 	assets   string // etcd, kube-apiserver, kubectl (hack/testbed.sh)
 	ragroute string // the ragroute binary
 	models   string // hack/models.sh
+	e5       string // hack/e5.sh, the Russian samples' embedder
 	// scripted (DEMO_MODELS=scripted) runs the tests' scripted model
 	// server instead of the local models: the demo's path in make test.
 	scripted bool
@@ -63,6 +64,7 @@ func configFromEnv() (config, error) {
 		assets:     os.Getenv("KUBEBUILDER_ASSETS"),
 		ragroute:   cmp.Or(os.Getenv("DEMO_RAGROUTE"), filepath.Join(root, "bin", "ragroute")),
 		models:     filepath.Join(root, "hack", "models.sh"),
+		e5:         filepath.Join(root, "hack", "e5.sh"),
 		stay:       os.Getenv("DEMO_STAY") != "",
 		chat:       localChats[0],
 		chatURL:    os.Getenv("DEMO_CHAT_URL"),

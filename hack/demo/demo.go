@@ -29,7 +29,9 @@ type demo struct {
 	admin    client.Client
 
 	chatURL, embedURL, rerankURL, milvusURI, routeURL, redisAddr string
-	applied                                                      samples
+	// e5URL is the Russian samples' multilingual embedder.
+	e5URL   string
+	applied samples
 	// routeCmd is the route's container as run here (its config, its
 	// environment), for the feedback export.
 	routeCmd localrun.Command
@@ -69,6 +71,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"a user's verdict: alice rates an answer down; `ragroute feedback export` turns it into an evaluation question", d.rateAndExport},
 		{"the route's MCP tools, listed, and search_knowledge as the same two users", d.mcpTools},
 		{"the sample RouteEvaluation's first run: the Job the operator started, run here as a process", d.runEvaluation},
+		{"kubectl apply -k config/samples/ru: a Russian store (multilingual-e5-small), its route and prompt; a Russian question, and one no page answers", d.russianSamples},
 		{"the other samples (config/samples/*.yaml beside the kustomization): created, their route Deployments run here, Ready", d.runOtherSamples},
 		{"the route's page, behind a loopback proxy that plays the sign-in proxy", d.startPage},
 	}

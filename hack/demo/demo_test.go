@@ -111,11 +111,24 @@ func TestDemoRunsToItsLastStep(t *testing.T) {
 	}
 	shows("the sample RouteEvaluation's first run", "the evaluation's verdict and figures",
 		"Passing=True", "recall@5 1.00")
+	shows("kubectl apply -k config/samples/ru", "the Russian store indexed and its route serving",
+		"created KnowledgeStore/docs-ru", "KnowledgeStore docs-ru Ready", "route support-ru ready at")
+	ru, _ := stepText(steps, "kubectl apply -k config/samples/ru")
+	if asked := splitOn(ru, " asks route support-ru: "); len(asked) != 2 {
+		t.Errorf("%d Russian questions asked, want 2:\n%s", len(asked), ru)
+	} else {
+		if !regexp.MustCompile(`✔ \[S\d\] Расходы[^\n]*expenses\.md`).MatchString(asked[0]) {
+			t.Errorf("the Russian approval question: want the answer cited from the Russian expenses.md:\n%s", asked[0])
+		}
+		if !strings.Contains(asked[1], "В документации ACME об этом ничего не нашлось.") || !strings.Contains(asked[1], "honest not-found") {
+			t.Errorf("the Russian mileage question: want the Russian not-found wording:\n%s", asked[1])
+		}
+	}
 	shows("the other samples", "every sample Ready, the extractive one answering",
 		"created QueryRoute/research", "created QueryRoute/quotes", "route research ready at", "route quotes ready at",
 		"asks route quotes:", "expenses.md", "PlatformPrompt/default Ready=True", "KnowledgeStore/docs Ready=True",
 		"QueryRoute/support Ready=True", "QueryRoute/research Ready=True", "QueryRoute/quotes Ready=True",
-		"RouteEvaluation/support-handbook Ready=True")
+		"RouteEvaluation/support-handbook Ready=True", "KnowledgeStore/docs-ru Ready=True", "QueryRoute/support-ru Ready=True")
 	shows("the route's page", "the page's address", "the route's page: http://127.0.0.1:")
 	if t.Failed() {
 		t.Logf("the whole transcript:\n%s", transcript)

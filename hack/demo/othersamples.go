@@ -66,7 +66,7 @@ func (d *demo) runOtherSamples(ctx context.Context) error {
 		}
 		q := questions[0]
 		fmt.Printf("\n  %s (groups: %s) asks route %s: %s\n", q.user, q.groups, route.GetName(), q.text)
-		if _, err := d.askAt(ctx, url, q); err != nil {
+		if _, _, err := d.askAt(ctx, url, q); err != nil {
 			return fmt.Errorf("route %s: %s's question: %w", route.GetName(), q.user, err)
 		}
 	}

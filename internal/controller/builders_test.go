@@ -57,7 +57,8 @@ func fullInputs() routeInputs {
 	return routeInputs{
 		route: route, store: store, promptName: "default", env: uses,
 		prompt: promptContent{Platform: "You are ACME's internal assistant.", NotFound: "Not in ACME's docs.",
-			Styles: map[string]string{"screen": "Be brief.", "concept": "Explain why."}},
+			NotFoundByLanguage: map[string]string{"ru": "В документации ACME этого нет."},
+			Styles:             map[string]string{"screen": "Be brief.", "concept": "Explain why."}},
 	}
 }
 

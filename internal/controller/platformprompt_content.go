@@ -17,9 +17,12 @@ const maxPromptBytes = 64 * 1024
 
 // promptContent is the effective content of a PlatformPrompt.
 type promptContent struct {
-	Platform string            `json:"platform"`
-	NotFound string            `json:"notFound"`
-	Styles   map[string]string `json:"styles,omitempty"`
+	Platform string `json:"platform"`
+	NotFound string `json:"notFound"`
+	// NotFoundByLanguage is left out of the hash's JSON when empty, so
+	// prompts without it keep the hash (and their routes' pods) they had.
+	NotFoundByLanguage map[string]string `json:"notFoundByLanguage,omitempty"`
+	Styles             map[string]string `json:"styles,omitempty"`
 }
 
 // Hash identifies the content; it changes whenever a route's prompt would.
@@ -45,9 +48,9 @@ func resolvePrompt(ctx context.Context, c client.Reader, prompt *v1alpha1.Platfo
 }
 
 // inlinePrompt is the content a prompt's spec holds itself: the text
-// (unless it comes from a ConfigMap), the not-found wording, the styles.
+// (unless it comes from a ConfigMap), the not-found wordings, the styles.
 func inlinePrompt(prompt *v1alpha1.PlatformPrompt) promptContent {
-	content := promptContent{Platform: prompt.Spec.Text, NotFound: prompt.Spec.NotFound}
+	content := promptContent{Platform: prompt.Spec.Text, NotFound: prompt.Spec.NotFound, NotFoundByLanguage: prompt.Spec.NotFoundByLanguage}
 	if s := prompt.Spec.Styles; s != nil {
 		content.Styles = map[string]string{}
 		if s.Concept != "" {

@@ -48,11 +48,12 @@ func renderRouteConfig(in routeInputs) podconfig.RouteConfig {
 		Route:   podconfig.RouteRef{Name: in.route.Name, Namespace: in.route.Namespace},
 		Server:  podconfig.Server{Port: routePort, MetricsPort: routeMetricsPort},
 		Prompt: podconfig.Prompt{
-			Name:     in.promptName,
-			Platform: in.prompt.Platform,
-			NotFound: in.prompt.NotFound,
-			Styles:   in.prompt.Styles,
-			Hash:     in.prompt.Hash(),
+			Name:               in.promptName,
+			Platform:           in.prompt.Platform,
+			NotFound:           in.prompt.NotFound,
+			NotFoundByLanguage: in.prompt.NotFoundByLanguage,
+			Styles:             in.prompt.Styles,
+			Hash:               in.prompt.Hash(),
 		},
 		Store: podconfig.Store{
 			Name:      in.store.Name,

@@ -226,6 +226,24 @@ spec:
   textFrom: {configMapKeyRef: {name: prompts, key: platform.md}}
   notFound: not found
 `, []string{"exactly one of text or textFrom must be set"}},
+		{"not-found wording for a language the route cannot tell (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: PlatformPrompt
+metadata: {name: default}
+spec:
+  text: rules
+  notFound: not found
+  notFoundByLanguage: {de: nicht gefunden}
+`, []string{"spec.notFoundByLanguage", "notFoundByLanguage keys are the languages a route tells apart: en, ru"}},
+		{"blank not-found wording for a language (CEL)", `
+apiVersion: ragroute.io/v1alpha1
+kind: PlatformPrompt
+metadata: {name: default}
+spec:
+  text: rules
+  notFound: not found
+  notFoundByLanguage: {ru: "  "}
+`, []string{"spec.notFoundByLanguage", "each notFoundByLanguage wording is 1 to 2048 characters, not blank"}},
 		{"secret key with a path", `
 apiVersion: ragroute.io/v1alpha1
 kind: KnowledgeStore

@@ -21,24 +21,47 @@ type frontMatter struct {
 // splitFrontMatter separates a leading YAML header (between "---" lines)
 // from the body. A header that never closes is not a header: the "---" is
 // then a thematic break and stays in the body. skipped is the number of
-// lines the header took.
+// lines the header took. Two slips real pages make are read as the author
+// meant: an opening "---" indented by blanks, and a closing "---" with
+// something after it ("---1"), taken only when no line closes the header
+// properly and what it closes reads as a YAML mapping.
 func splitFrontMatter(content, aclKey string) (fm frontMatter, body string, skipped int, err error) {
 	content = strings.TrimPrefix(content, "\ufeff")
-	if !strings.HasPrefix(content, "---\n") && !strings.HasPrefix(content, "---\r\n") {
+	lines := strings.SplitAfter(content, "\n")
+	if len(lines) < 2 || strings.TrimSpace(lines[0]) != "---" {
 		return frontMatter{}, content, 0, nil
 	}
-	lines := strings.SplitAfter(content, "\n")
-	for i := 1; i < len(lines); i++ {
-		if end := strings.TrimRight(lines[i], "\r\n"); end == "---" || end == "..." {
-			header := strings.Join(lines[1:i], "")
-			fm, err := parseFrontMatter(header, aclKey)
-			if err != nil {
-				return frontMatter{}, "", 0, err
-			}
-			return fm, strings.Join(lines[i+1:], ""), i + 1, nil
+	closer := slices.IndexFunc(lines[1:], func(line string) bool {
+		end := strings.TrimRight(line, "\r\n")
+		return end == "---" || end == "..."
+	}) + 1
+	if closer == 0 {
+		if closer = sloppyCloser(lines); closer < 0 {
+			return frontMatter{}, content, 0, nil
 		}
 	}
-	return frontMatter{}, content, 0, nil
+	fm, err = parseFrontMatter(strings.Join(lines[1:closer], ""), aclKey)
+	if err != nil {
+		return frontMatter{}, "", 0, err
+	}
+	return fm, strings.Join(lines[closer+1:], ""), closer + 1, nil
+}
+
+// sloppyCloser is the index of the first line after the opening one that
+// starts with "---" and more, when the lines between read as a YAML
+// mapping; -1 when there is none.
+func sloppyCloser(lines []string) int {
+	for i := 1; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "---") {
+			continue
+		}
+		var fields map[string]any
+		if err := yaml.Unmarshal([]byte(strings.Join(lines[1:i], "")), &fields); err != nil || len(fields) == 0 {
+			return -1
+		}
+		return i
+	}
+	return -1
 }
 
 func parseFrontMatter(header, aclKey string) (frontMatter, error) {

@@ -84,3 +84,28 @@ func TestFrontMatterMayOnlyNarrowItsSource(t *testing.T) {
 		}
 	}
 }
+
+// The Russian Kubernetes docs' slips: an indented opening "---" and a
+// closing "---1". Each page keeps its title and its ACL, and no header
+// line reaches a chunk's text; a "---" thematic break after a body that
+// is not YAML stays a break.
+func TestFrontMatterSlipsReadAsTheAuthorMeant(t *testing.T) {
+	for name, content := range map[string]string{
+		"indented opening":    "    ---\ntitle: Руководства\nacl: [group:sre]\n---\n\nВ данном разделе есть руководства.\n",
+		"closing with a tail": "---\ntitle: Руководства\nacl: [group:sre]\ncard:\n  weight: 50\n---1\n\nВ данном разделе есть руководства.\n",
+	} {
+		chunks, err := Chunks(Document{Source: "tutorials/_index.md", Content: content}, DefaultOptions())
+		if err != nil || len(chunks) != 1 {
+			t.Fatalf("%s: %d chunks, %v", name, len(chunks), err)
+		}
+		c := chunks[0]
+		if c.Title != "Руководства" || !slices.Equal(c.ACL, []string{"group:sre"}) || strings.Contains(c.Text, "title:") || strings.Contains(c.Text, "---") {
+			t.Errorf("%s: title %q, ACL %q, text %q", name, c.Title, c.ACL, c.Text)
+		}
+	}
+	notYAML := "---\nThis page starts with a rule.\n---1 is how the next line begins.\n\nMore text.\n"
+	chunks, err := Chunks(Document{Source: "rules.md", Content: notYAML}, DefaultOptions())
+	if err != nil || len(chunks) == 0 || !strings.Contains(chunks[0].Text, "starts with a rule") {
+		t.Errorf("a page that only begins with a rule: %v, %+v", err, chunks)
+	}
+}

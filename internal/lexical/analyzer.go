@@ -178,3 +178,13 @@ func words(text string) func(yield func(string) bool) {
 		}
 	}
 }
+
+// RussianTerm is what keyword search makes of one Russian word: its
+// Snowball stem, "" for a stop word; a word not all Cyrillic comes back
+// lower-cased. The route's word checks (a question's content words, its
+// coverage by the fragments) read Russian with it, so they fold
+// inflections by the rules the index does.
+func RussianTerm(word string) string {
+	russianOnly, _ := New([]string{Russian}) // a supported language: never an error
+	return russianOnly.term(word)
+}

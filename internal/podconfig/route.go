@@ -3,7 +3,11 @@ package podconfig
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/language"
 )
 
 // RouteVersion is the schema version of RouteConfig. A runtime refuses a
@@ -116,11 +120,29 @@ type Server struct {
 
 // Prompt is the platform layer of the route's prompt.
 type Prompt struct {
-	Name     string            `json:"name"`
-	Platform string            `json:"platform"`
-	NotFound string            `json:"notFound"`
-	Styles   map[string]string `json:"styles,omitempty"`
-	Hash     string            `json:"hash"`
+	Name     string `json:"name"`
+	Platform string `json:"platform"`
+	NotFound string `json:"notFound"`
+	// NotFoundByLanguage is the not-found wording for questions in a
+	// language (language.Tag), where it is not NotFound's.
+	NotFoundByLanguage map[string]string `json:"notFoundByLanguage,omitempty"`
+	Styles             map[string]string `json:"styles,omitempty"`
+	Hash               string            `json:"hash"`
+}
+
+// validate refuses a wording for a language the route cannot tell (it
+// would never be said) and a blank wording.
+func (p Prompt) validate() []error {
+	var errs []error
+	for _, tag := range slices.Sorted(maps.Keys(p.NotFoundByLanguage)) {
+		if !language.IsSupported(tag) {
+			errs = append(errs, fmt.Errorf("prompt.notFoundByLanguage: %q is not a language the route tells apart (%v)", tag, language.Supported()))
+		}
+		if strings.TrimSpace(p.NotFoundByLanguage[tag]) == "" {
+			errs = append(errs, fmt.Errorf("prompt.notFoundByLanguage[%s] is empty", tag))
+		}
+	}
+	return errs
 }
 
 // Store is the KnowledgeStore the route searches.
@@ -363,6 +385,7 @@ func (c RouteConfig) Validate() error {
 			errs = append(errs, errors.New("auth.trustedProxy.secretHeader is required with secretEnv"))
 		}
 	}
+	errs = append(errs, c.Prompt.validate()...)
 	if err := c.Store.Search.validateWeights(); err != nil {
 		errs = append(errs, err)
 	}

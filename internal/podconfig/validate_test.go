@@ -47,6 +47,12 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		"negative first-stage weight": {func(c *RouteConfig) {
 			c.Rerank = Rerank{Mode: RerankCrossEncoder, CrossEncoder: &CrossEncoder{BaseURL: "http://r/v1", Model: "r", FirstStageWeight: -1}}
 		}, "rerank.crossEncoder.firstStageWeight -1 is outside [0, 10]"},
+		"not-found wording for a language the route cannot tell": {func(c *RouteConfig) {
+			c.Prompt.NotFoundByLanguage = map[string]string{"de": "Nicht gefunden."}
+		}, `prompt.notFoundByLanguage: "de" is not a language the route tells apart ([en ru])`},
+		"blank not-found wording for a language": {func(c *RouteConfig) {
+			c.Prompt.NotFoundByLanguage = map[string]string{"ru": " "}
+		}, "prompt.notFoundByLanguage[ru] is empty"},
 		"relative strict floor with a cross-encoder": {func(c *RouteConfig) {
 			four := 4.0
 			c.Rerank = Rerank{Mode: RerankCrossEncoder, CrossEncoder: &CrossEncoder{BaseURL: "http://r/v1", Model: "r"}}

@@ -85,10 +85,10 @@ func (r *Runner) runAgentic(ctx context.Context, in TurnInput, st *turnState) (n
 	arguments, _ := json.Marshal(map[string]string{"query": question})
 	calls := []model.ToolCall{{ID: "call_research", Name: searchToolName, Arguments: string(arguments)}}
 	results := []retrieval.Retrieval{{Query: question, Intent: retrieval.ClassifyIntent(question), Fragments: final}}
-	packing := r.pack(ctx, in, results[0].Intent, calls, results, h.open)
+	packing := r.pack(ctx, in, st.prompt, results[0].Intent, calls, results, h.open)
 	r.emitRetrievals(results, packing, st)
 	if len(packing.Packed) == 0 {
-		return true, st.delta(r.Prompt.NotFound)
+		return st.notFound()
 	}
 	return r.respond(ctx, in, results[0].Intent, calls, results, packing, st)
 }

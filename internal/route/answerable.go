@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"strings"
+	"unicode"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -140,10 +142,15 @@ func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64,
 	return 1 - float64(len(fewest))/float64(len(words)), fewest
 }
 
-// stem folds an English word's inflections onto one form, coarsely:
-// enough that "clusters" and "cluster", "policies" and "policy",
-// "configured", "configuring" and "configure" meet.
+// stem folds a word's inflections onto one form: a Russian word's by
+// Snowball, as keyword search does («согласование», «согласования»); an
+// English word's coarsely, enough that "clusters" and "cluster",
+// "policies" and "policy", "configured", "configuring" and "configure"
+// meet.
 func stem(w string) string {
+	if strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+		return lexical.RussianTerm(w)
+	}
 	switch {
 	case len(w) > 4 && strings.HasSuffix(w, "ies"):
 		return w[:len(w)-3] + "y"

@@ -179,6 +179,22 @@ func TestQuestionCoverageFoldsPluralsAndIgnoresCommonWords(t *testing.T) {
 	}
 }
 
+// A Russian question's words are folded by the Russian stemmer and its
+// question words left out: an inflected word is covered, a word the
+// fragment never names is missing.
+func TestQuestionCoverageReadsRussian(t *testing.T) {
+	fragments := []retrieval.Fragment{{Text: "Каждая заявка на возмещение проходит два согласования: руководитель команды, затем финансовый отдел.",
+		HeadingPath: []string{"Расходы", "Как проходит согласование"}}}
+	score, missing := route.QuestionCoverage("Как проходит согласование заявки на возмещение?", fragments)
+	if score != 1 || len(missing) != 0 {
+		t.Errorf("coverage %v, missing %v; want 1 and nothing missing", score, missing)
+	}
+	score, missing = route.QuestionCoverage("Какая ставка платится за километр на своей машине?", fragments)
+	if !slices.Equal(missing, []string{"ставка", "платится", "километр", "машине"}) || score != 0 {
+		t.Errorf("coverage %v, missing %v; want 0 and the four content words", score, missing)
+	}
+}
+
 // A question that joins two things the documents describe apart finds
 // each in another fragment, never both in one: coverage is the best
 // single fragment's, and its missing words are reported.

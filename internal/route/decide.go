@@ -19,7 +19,7 @@ func (r *Runner) decide(ctx context.Context, history []model.Message, intent ret
 	if r.Policy == podconfig.SearchAlways {
 		return r.searchQuestion(ctx, history, st)
 	}
-	messages := withSystem(systemPrompt(r.Prompt, intent), history)
+	messages := withSystem(systemPrompt(st.prompt, intent), history)
 	// A direct answer, too, renders no link the platform prompt lacks.
 	links := answer.AllowedLinks{}
 	links.AddText(messages[0].Content)

@@ -24,7 +24,7 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 		return false, &ToolError{Tool: "extract", Err: err}
 	}
 	if text == "" {
-		return true, st.delta(r.Prompt.NotFound)
+		return st.notFound()
 	}
 	for _, line := range strings.SplitAfter(text, "\n") {
 		if line != "" {

@@ -31,7 +31,7 @@ func (r *Runner) generate(ctx context.Context, history []model.Message, calls []
 	var shown strings.Builder // the answer as the client reads it
 	guard := answer.NewLinkGuard(packing.Links)
 	checkCtx, checkSpan := startSpan(ctx, "ragroute.grounding", attribute.String("ragroute.policy", string(r.Grounding.Policy)))
-	gate := answer.NewGate(checkCtx, r.Grounding, r.checker(), packing.Packed, r.Prompt.NotFound,
+	gate := answer.NewGate(checkCtx, r.Grounding, r.checker(), packing.Packed, st.prompt.notFound(),
 		func(g answer.Grounding) { st.emit(Event{Type: EventGrounding, Data: g}) })
 	pipe := answer.NewPipe(func(text string) error { shown.WriteString(text); return st.delta(text) },
 		answer.NewFenceScrubber(packing.Fence), guard, gate)
@@ -51,12 +51,13 @@ func (r *Runner) generate(ctx context.Context, history []model.Message, calls []
 	checkSpan.SetAttributes(attribute.Int("ragroute.checked", len(gate.Checked())), attribute.String("ragroute.unchecked", gate.Unchecked()))
 	endSpan(checkSpan, gate.CheckErr())
 	st.linksRemoved = guard.Removed()
-	switch strings.TrimSpace(reply.Content) {
-	case "":
+	switch {
+	case strings.TrimSpace(reply.Content) == "":
 		// A model that asks for tools again gets no second round; with no
 		// text of its own, the honest answer is the not-found wording.
-		return generated{notFound: true}, st.delta(r.Prompt.NotFound)
-	case strings.TrimSpace(r.Prompt.NotFound):
+		notFound, err := st.notFound()
+		return generated{notFound: notFound}, err
+	case st.prompt.isNotFound(reply.Content):
 		return generated{notFound: true}, gate.Release()
 	}
 	replace, err := r.settle(gate, packing, &shown, st)

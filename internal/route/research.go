@@ -80,7 +80,7 @@ func (r *Runner) reSearch(ctx context.Context, in TurnInput, intent retrieval.In
 	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
 	results = append(results[:len(results):len(results)], res)
 
-	packing = r.pack(ctx, in, intent, calls, results, nil)
+	packing = r.pack(ctx, in, st.prompt, intent, calls, results, nil)
 	r.emitRetrievals(results[len(results)-1:], packing, st)
 	return calls, results, packing, nil
 }

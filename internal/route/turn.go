@@ -100,7 +100,7 @@ type TurnInput struct {
 // Run plays one turn, emitting its events; the last is turn.completed or
 // error.
 func (r *Runner) Run(ctx context.Context, in TurnInput, emit func(Event)) {
-	st := newTurnState(emit, in.Generation)
+	st := newTurnState(emit, in.Generation, r.Prompt.forQuestion(lastUserMessage(in.Messages)))
 	start := time.Now()
 	mode := string(r.Policy) // single-round turns report their search policy
 	if r.Mode == podconfig.ModeAgentic {
@@ -145,7 +145,7 @@ func (r *Runner) guarded(ctx context.Context, in TurnInput, st *turnState,
 func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound bool, err error) {
 	intent := retrieval.ClassifyIntent(lastUserMessage(in.Messages))
 	// The conversation goes with the decide call's system prompt and tools.
-	in = r.trimHistory(in, r.Tokens.Count(systemPrompt(r.Prompt, intent))+4+r.toolsTokens(r.tools()), st)
+	in = r.trimHistory(in, r.Tokens.Count(systemPrompt(st.prompt, intent))+4+r.toolsTokens(r.tools()), st)
 	calls, err := r.decide(ctx, in.Messages, intent, st)
 	if err != nil || len(calls) == 0 {
 		return false, err // failed, or answered directly: the text already streamed
@@ -161,7 +161,7 @@ func (r *Runner) run(ctx context.Context, in TurnInput, st *turnState) (notFound
 	}
 	if len(packing.Packed) == 0 {
 		// Nothing to ground an answer on: say so honestly, never invent one.
-		return true, st.delta(r.Prompt.NotFound)
+		return st.notFound()
 	}
 	return r.respond(ctx, in, intent, calls, results, packing, st)
 }
@@ -177,7 +177,7 @@ func (r *Runner) respond(ctx context.Context, in TurnInput, intent retrieval.Int
 		return false, err
 	}
 	if !answerable {
-		return true, st.delta(r.Prompt.NotFound)
+		return st.notFound()
 	}
 	if r.AnswerMode == podconfig.AnswerExtractive {
 		return r.extract(ctx, question, intent, packing, nil, st)
@@ -198,7 +198,7 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 	if err != nil {
 		return nil, Packing{}, err
 	}
-	packing := r.pack(ctx, in, intent, calls, results, nil)
+	packing := r.pack(ctx, in, st.prompt, intent, calls, results, nil)
 	r.emitRetrievals(results, packing, st)
 	return results, packing, nil
 }
@@ -209,12 +209,12 @@ func (r *Runner) retrieve(ctx context.Context, in TurnInput, intent retrieval.In
 // system prompt, the conversation, the round's calls and the framing of
 // their results (and the parts an agentic research left open) counted as
 // they will be sent.
-func (r *Runner) pack(ctx context.Context, in TurnInput, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
+func (r *Runner) pack(ctx context.Context, in TurnInput, prompt Prompt, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
 	open []string) Packing {
 	_, span := startSpan(ctx, "ragroute.pack")
 	defer span.End()
 	fragments, capped := mergeFragments(results, r.Searcher.Settings.MaxFragments)
-	packing := newPacking(r.Prompt, intent)
+	packing := newPacking(prompt, intent)
 	packing.Open, packing.Capped = open, capped
 	// Less 8: fenced blocks joined count a token or so more than apart.
 	packing.Budget = r.promptTokens() - r.messageTokens(answerMessages(in.Messages, calls, results, packing)) - 8

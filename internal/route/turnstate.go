@@ -11,6 +11,8 @@ import (
 // turnState is the per-turn bookkeeping; it lives only as long as Run.
 type turnState struct {
 	emit func(Event)
+	// prompt is the route's, in the question's language.
+	prompt Prompt
 	// gen is the client's sampling for the calls that may answer.
 	gen model.Generation
 
@@ -36,8 +38,13 @@ type turnState struct {
 	historyTrimmed int
 }
 
-func newTurnState(emit func(Event), gen model.Generation) *turnState {
-	return &turnState{emit: emit, gen: gen, timings: map[string]time.Duration{}}
+func newTurnState(emit func(Event), gen model.Generation, prompt Prompt) *turnState {
+	return &turnState{emit: emit, gen: gen, prompt: prompt, timings: map[string]time.Duration{}}
+}
+
+// notFound streams the not-found wording in the question's language.
+func (st *turnState) notFound() (bool, error) {
+	return true, st.delta(st.prompt.notFound())
 }
 
 // delta streams a piece of the answer.

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"strings"
 	"unicode"
+
+	"github.com/ragroute/ragroute/internal/lexical"
 )
 
 // commonWords are English function words and question phrasing: they say
@@ -32,9 +34,34 @@ working wrong yet possible possibly currently happening happened instead otherwi
 	return words
 }()
 
+// russianQuestionWords are Russian question phrasing that Snowball's
+// Russian stop words leave in (its list has как, где, когда, какой).
+var russianQuestionWords = func() map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.Fields(`
+каков какова каково каковы какое какие каким какую каких какого какому какой-то почему сколько который которая
+которое которые которой которого котором нужно нужен нужна нужны надо следует должен должна должно должны
+можно ли это эта этот эти делать сделать свой своя своё свое свои своей своего своему своим своих своими`) {
+		words[w] = true
+	}
+	return words
+}()
+
 // IsCommonWord says whether a lower-cased word is one of the common
-// words ContentWords leaves out.
-func IsCommonWord(w string) bool { return commonWords[w] }
+// words ContentWords leaves out: English function words and question
+// phrasing, Russian stop words (Snowball's list, as keyword search drops
+// them) and question phrasing.
+func IsCommonWord(w string) bool {
+	if commonWords[w] || russianQuestionWords[w] {
+		return true
+	}
+	return isCyrillic(w) && lexical.RussianTerm(w) == ""
+}
+
+// isCyrillic says whether w has a Cyrillic letter.
+func isCyrillic(w string) bool {
+	return strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
+}
 
 // ContentWords are text's words that say what it is about: lower-cased,
 // common words left out, each once, in order.
@@ -45,7 +72,7 @@ func ContentWords(text string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '-' && r != '_' && r != '\''
 	}) {
 		w = strings.Trim(w, "-_'")
-		if len(w) < 2 || commonWords[w] || seen[w] {
+		if len(w) < 2 || IsCommonWord(w) || seen[w] {
 			continue
 		}
 		seen[w] = true

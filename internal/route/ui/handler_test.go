@@ -38,6 +38,8 @@ func TestPageAndAssetsUnderStrictCSP(t *testing.T) {
 		"/ui/icon.svg":    "image/svg+xml",
 		"/ui/identity.js": "text/javascript; charset=utf-8",
 		"/ui/turn.js":     "text/javascript; charset=utf-8",
+		"/ui/feedback.js": "text/javascript; charset=utf-8",
+		"/ui/strings.js":  "text/javascript; charset=utf-8",
 	} {
 		rec := get(t, h, path)
 		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != contentType {
@@ -155,5 +157,77 @@ func TestFeedbackOffMarksThePage(t *testing.T) {
 	}
 	if on.Header().Get("ETag") == off.Header().Get("ETag") {
 		t.Errorf("both pages have ETag %s", on.Header().Get("ETag"))
+	}
+}
+
+// tableKeys are the keys of one language's entries in strings.js.
+func tableKeys(t *testing.T, js, language string) map[string]bool {
+	t.Helper()
+	block := regexp.MustCompile(`(?s)\n  ` + language + `: \{\n(.*?)\n  \},\n`).FindStringSubmatch(js)
+	if block == nil {
+		t.Fatalf("strings.js has no %s table", language)
+	}
+	keys := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^    '([\w.]+)':`).FindAllStringSubmatch(block[1], -1) {
+		keys[m[1]] = true
+	}
+	return keys
+}
+
+// TestPageStringsAreInTheTable: every word the page shows comes from
+// strings.js: each key index.html (data-i18n…) and the scripts (t(…))
+// name is in the table, and English and Russian have the same keys.
+// (TestBrowserPageLanguage checks the plural forms and the choice of
+// language in the browser.)
+func TestPageStringsAreInTheTable(t *testing.T) {
+	assets, err := load(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := string(assets["strings.js"].body)
+	en, ru := tableKeys(t, js, "en"), tableKeys(t, js, "ru")
+	if len(en) < 50 {
+		t.Fatalf("found %d English keys; the pattern is out of date", len(en))
+	}
+	for k := range en {
+		if !ru[k] {
+			t.Errorf("%s has no Russian entry", k)
+		}
+	}
+	for k := range ru {
+		if !en[k] {
+			t.Errorf("%s has no English entry", k)
+		}
+	}
+	used := map[string]string{}
+	for _, m := range regexp.MustCompile(`data-i18n(?:-[a-z-]+)?="([^"]*)"`).FindAllStringSubmatch(string(assets["index.html"].body), -1) {
+		used[m[1]] = "index.html"
+	}
+	// t('key', …) and t(cond ? 'key' : 'other', …).
+	call := regexp.MustCompile(`\bt\(\s*(?:[^'()?]+\?\s*)?'([\w.]+)'(?:\s*:\s*'([\w.]+)')?`)
+	for name, a := range assets {
+		if !strings.HasSuffix(name, ".js") || name == "strings.js" {
+			continue
+		}
+		for _, m := range call.FindAllStringSubmatch(string(a.body), -1) {
+			for _, k := range m[1:] {
+				if k != "" {
+					used[k] = name
+				}
+			}
+		}
+	}
+	if len(used) < 50 {
+		t.Fatalf("found %d keys in use; the pattern is out of date", len(used))
+	}
+	for k, where := range used {
+		if !en[k] {
+			t.Errorf("%s names %q, which strings.js lacks", where, k)
+		}
+	}
+	for k := range en {
+		if _, ok := used[k]; !ok {
+			t.Errorf("strings.js has %q, which nothing uses", k)
+		}
 	}
 }

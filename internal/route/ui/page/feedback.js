@@ -3,6 +3,8 @@
 // user expected and "made up" send the rating again with them (the last
 // verdict on a turn is the one kept).
 
+import { t } from './strings.js';
+
 function el(tag, className, text) {
   const e = document.createElement(tag);
   if (className) e.className = className;
@@ -22,22 +24,22 @@ export class FeedbackView {
     this.rating = '';
     this.root = el('div', 'feedback');
     this.root.setAttribute('role', 'group');
-    this.root.setAttribute('aria-label', `Rate answer ${n}`);
-    this.root.append(el('span', 'feedback-ask', 'Was this answer helpful?'));
-    this.up = this.thumb('up', 'Helpful');
-    this.down = this.thumb('down', 'Not helpful');
+    this.root.setAttribute('aria-label', t('feedback.group', { n }));
+    this.root.append(el('span', 'feedback-ask', t('feedback.ask')));
+    this.up = this.thumb('up', t('feedback.up'));
+    this.down = this.thumb('down', t('feedback.down'));
 
     this.more = el('form', 'feedback-more');
     this.more.hidden = true;
     const id = (name) => `fb-${n}-${name}`;
-    const commentLabel = el('label', '', 'Comment (optional; the route’s admins can read it)');
+    const commentLabel = el('label', '', t('feedback.comment'));
     commentLabel.htmlFor = id('comment');
     this.comment = el('textarea');
     this.comment.id = id('comment');
     this.comment.rows = 2;
     this.comment.maxLength = MAX_COMMENT;
     this.downOnly = el('div', 'feedback-down');
-    const sourceLabel = el('label', '', 'Where is the answer? A document, if you know it (optional)');
+    const sourceLabel = el('label', '', t('feedback.source'));
     sourceLabel.htmlFor = id('source');
     this.source = el('input');
     this.source.id = id('source');
@@ -47,9 +49,9 @@ export class FeedbackView {
     this.invented = el('input');
     this.invented.type = 'checkbox';
     this.invented.id = id('invented');
-    invented.append(this.invented, document.createTextNode(' The answer was made up'));
+    invented.append(this.invented, document.createTextNode(t('feedback.invented')));
     this.downOnly.append(sourceLabel, this.source, invented);
-    const submit = el('button', '', 'Send');
+    const submit = el('button', '', t('feedback.send'));
     submit.type = 'submit';
     this.more.append(commentLabel, this.comment, this.downOnly, submit);
     this.more.addEventListener('submit', (e) => {
@@ -87,11 +89,11 @@ export class FeedbackView {
         if (this.invented.checked) body.invented = true;
       }
     }
-    this.state.textContent = 'Sending…';
+    this.state.textContent = t('feedback.sending');
     try {
       await this.send(body);
     } catch (e) {
-      this.state.textContent = `Not sent (${e.code || 'error'}): ${e.message}`;
+      this.state.textContent = t('feedback.notSent', { code: e.code || t('feedback.errorCode'), message: e.message });
       return;
     }
     this.rating = rating;
@@ -99,6 +101,6 @@ export class FeedbackView {
     this.down.setAttribute('aria-pressed', String(rating === 'down'));
     this.downOnly.hidden = rating !== 'down';
     this.more.hidden = false;
-    this.state.textContent = withDetails ? 'Thanks: your comment was sent.' : 'Thanks for rating. Add a comment if you like.';
+    this.state.textContent = t(withDetails ? 'feedback.thanksComment' : 'feedback.thanks');
   }
 }

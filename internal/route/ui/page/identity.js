@@ -4,6 +4,8 @@
 // sessionStorage only (never localStorage, never a cookie). The page only
 // ever sends what it is given; the route decides what it may see.
 
+import { t } from './strings.js';
+
 const TOKEN_KEY = 'ragroute.token';
 // RFC 6750's b64token: what may follow "Bearer " in the header.
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -32,8 +34,8 @@ export class Identity {
   // is not one.
   setToken(raw) {
     const token = String(raw).trim().replace(/^Bearer\s+/i, '');
-    if (!token) return 'Paste a token first.';
-    if (!TOKEN.test(token)) return 'That is not a bearer token (it holds spaces or other characters a token cannot).';
+    if (!token) return t('token.empty');
+    if (!TOKEN.test(token)) return t('token.invalid');
     this.storage.setItem(TOKEN_KEY, token);
     return '';
   }

@@ -6,6 +6,8 @@
 // citation markers [S1]. Images are never rendered in an answer (the
 // sources panel shows them): an image becomes a link.
 
+import { t } from './strings.js';
+
 const MAX_DEPTH = 4;
 
 // safeURL returns an absolute http(s) URL, or "" for anything else
@@ -246,7 +248,7 @@ function inline(text, parent, opts, depth) {
         const href = safeURL(link.url);
         if (c === '!') {
           // Never an <img> in the answer: the link names the image.
-          const label = 'image: ' + (link.label || 'untitled');
+          const label = t('markdown.image', { label: link.label || t('markdown.untitled') });
           if (href) emit(anchor(href, label, 'image-link'));
           else plain += label;
         } else if (href) {

@@ -7,6 +7,7 @@ import { Identity } from './identity.js';
 import { APIError, readAPIError, streamEvents } from './sse.js';
 import { FeedbackView } from './feedback.js';
 import { TurnView } from './turn.js';
+import { localize, t } from './strings.js';
 
 // The route accepts at most 64 messages a turn (docs/route.md).
 const MAX_HISTORY = 62;
@@ -80,7 +81,7 @@ class Page {
 
   showTokenState(problem = '') {
     const state = $('token-state');
-    state.textContent = problem || (this.identity.token ? 'A token is set for this tab.' : 'No token set.');
+    state.textContent = problem || t(this.identity.token ? 'token.set' : 'token.none');
     state.classList.toggle('problem', !!problem);
   }
 
@@ -121,7 +122,7 @@ class Page {
     $('conversation').replaceChildren();
     for (const s of document.querySelectorAll('.turn-sources')) s.remove();
     $('sources-empty').hidden = false;
-    this.status.textContent = 'New conversation: earlier questions are forgotten.';
+    this.status.textContent = t('status.new');
     this.q.focus();
   }
 
@@ -136,12 +137,12 @@ class Page {
     const view = new TurnView(n, question, $('conversation'), $('sources'));
     this.views.set(n, view);
     view.article.scrollIntoView({ block: 'nearest' });
-    this.status.textContent = 'Asking…';
+    this.status.textContent = t('status.asking');
     const messages = [...this.history, { role: 'user', content: question }];
     let completed = false;
     try {
       const turn = await this.submit(messages, controller.signal);
-      this.status.textContent = 'Answering…';
+      this.status.textContent = t('status.answering');
       await streamEvents(api(turn.stream_url), {
         signal: controller.signal,
         headers: () => this.identity.headers(),
@@ -150,22 +151,22 @@ class Page {
           view.event(ev);
           if (ev.type === 'turn.completed') completed = true;
         },
-        onReconnect: (lastId, attempt) => view.status(`Connection lost; resuming after event ${lastId} (attempt ${attempt})…`),
+        onReconnect: (lastId, attempt) => view.status(t('status.reconnect', { id: lastId, attempt })),
       });
-      this.status.textContent = completed ? 'Answered.' : 'The turn failed.';
+      this.status.textContent = t(completed ? 'status.answered' : 'status.failed');
       if (completed && document.body.dataset.feedback !== 'off') {
         view.footer.before(new FeedbackView(n, (body) => this.rate(turn.turn_id, body)).root);
       }
     } catch (e) {
       if (controller.signal.aborted) {
         view.stopped();
-        this.status.textContent = 'Stopped.';
+        this.status.textContent = t('status.stopped');
       } else if (e instanceof APIError) {
         this.refused(view, e);
       } else {
         // A bug of the page: shown, and left uncaught for the console.
         view.failed('page_error', String(e));
-        this.status.textContent = 'The page failed.';
+        this.status.textContent = t('status.pageFailed');
         throw e;
       }
     } finally {
@@ -194,12 +195,12 @@ class Page {
       });
     } catch (e) {
       if (signal.aborted) throw e;
-      throw new APIError(0, 'network', 'The route could not be reached.');
+      throw new APIError(0, 'network', t('error.unreachable'));
     }
     if (!resp.ok) throw await readAPIError(resp);
     const turn = await resp.json().catch(() => null);
     if (!turn || typeof turn.stream_url !== 'string' || !turn.stream_url.startsWith('/v1/turns/')) {
-      throw new APIError(resp.status, 'bad_response', 'The route answered without a turn to stream.');
+      throw new APIError(resp.status, 'bad_response', t('error.noTurn'));
     }
     return turn;
   }
@@ -216,28 +217,32 @@ class Page {
         credentials: 'same-origin',
       });
     } catch {
-      throw new APIError(0, 'network', 'The route could not be reached.');
+      throw new APIError(0, 'network', t('error.unreachable'));
     }
     if (!resp.ok) throw await readAPIError(resp);
   }
 
   refused(view, e) {
-    let message = e.message;
-    if (e.retryAfter) message += ` Try again in ${e.retryAfter} s.`;
+    const message = e.retryAfter ? t('error.retry', { message: e.message, seconds: e.retryAfter }) : e.message;
     view.failed(e.code, message);
-    this.status.textContent = `Refused: ${e.code}.`;
+    this.status.textContent = t('status.refused', { code: e.code });
     if (e.status === 401) {
       // No identity reached the route: a JWT route wants a token.
       const signin = $('signin');
       signin.open = true;
-      this.showTokenState('The route needs a verified identity: paste a token (JWT routes) or sign in through your proxy.');
+      this.showTokenState(t('token.needed'));
       $('token').focus();
     }
   }
 }
 
-if (document.readyState === 'loading') {
-  document.addEventListener('DOMContentLoaded', () => new Page());
-} else {
+function start() {
+  localize(document);
   new Page();
+}
+
+if (document.readyState === 'loading') {
+  document.addEventListener('DOMContentLoaded', start);
+} else {
+  start();
 }

@@ -3,6 +3,8 @@
 // the route replays every event after it, so no event is lost or shown
 // twice.
 
+import { t } from './strings.js';
+
 // APIError is a refusal in OpenAI's shape, {"error":{"message","code"}}.
 export class APIError extends Error {
   constructor(status, code, message, retryAfter) {
@@ -16,7 +18,7 @@ export class APIError extends Error {
 // readAPIError turns a non-2xx response into an APIError.
 export async function readAPIError(resp) {
   let code = 'http_' + resp.status;
-  let message = resp.statusText || 'request refused';
+  let message = resp.statusText || t('error.refused');
   try {
     const body = await resp.json();
     if (body && body.error) {
@@ -106,7 +108,7 @@ export async function streamEvents(url, opts) {
     }
     failures = progressed ? 1 : failures + 1;
     if (failures > MAX_FAILURES) {
-      throw new APIError(0, 'stream_lost', 'The answer stream broke off and could not be resumed.');
+      throw new APIError(0, 'stream_lost', t('error.streamLost'));
     }
     opts.onReconnect?.(lastId, failures);
     await sleep(Math.min(250 * 2 ** (failures - 1), 4000), opts.signal);

@@ -3,6 +3,7 @@
 // sources panel. Everything from the route is set as text.
 
 import { renderMarkdown, safeURL } from './markdown.js';
+import { num, t } from './strings.js';
 
 function el(tag, className, text) {
   const e = document.createElement(tag);
@@ -12,7 +13,15 @@ function el(tag, className, text) {
 }
 
 function ms(n) {
-  return n >= 1000 ? (n / 1000).toFixed(1) + ' s' : Math.round(n) + ' ms';
+  return n >= 1000 ? t('unit.s', { n: num(n / 1000, 1) }) : t('unit.ms', { n: Math.round(n) });
+}
+
+function quote(text) {
+  return t('activity.quote', { text });
+}
+
+function sourceCount(n) {
+  return t('source.count', { n });
 }
 
 // Stages in the order a turn runs them; others follow alphabetically.
@@ -34,15 +43,15 @@ export class TurnView {
     this.article.dataset.state = 'asking';
     const q = el('h2', 'question');
     q.id = `turn-${n}-q`;
-    q.append(el('span', 'visually-hidden', 'Question: '), document.createTextNode(question));
+    q.append(el('span', 'visually-hidden', t('turn.question')), document.createTextNode(question));
     this.article.setAttribute('aria-labelledby', q.id);
     this.activity = el('ol', 'activity');
-    this.activity.setAttribute('aria-label', 'What the route did');
+    this.activity.setAttribute('aria-label', t('turn.activity'));
     this.answer = el('div', 'answer');
     this.answer.setAttribute('aria-live', 'polite');
     // Announced once complete, not re-read at every token.
     this.answer.setAttribute('aria-busy', 'true');
-    this.answer.setAttribute('aria-label', 'Answer');
+    this.answer.setAttribute('aria-label', t('turn.answer'));
     this.notice = el('p', 'notice');
     this.notice.hidden = true;
     this.error = el('p', 'error');
@@ -56,8 +65,8 @@ export class TurnView {
     this.sourcesSection = el('section', 'turn-sources');
     this.sourcesSection.id = `sources-${n}`;
     this.sourcesSection.dataset.turn = String(n);
-    this.sourcesSection.setAttribute('aria-label', `Sources for question ${n}`);
-    this.sourcesSection.append(el('p', 'for', 'For: ' + question));
+    this.sourcesSection.setAttribute('aria-label', t('turn.sources', { n }));
+    this.sourcesSection.append(el('p', 'for', t('turn.for', { question })));
     this.sourceList = el('ol', 'source-list');
     this.sourcesSection.append(this.sourceList);
     panel.append(this.sourcesSection);
@@ -91,8 +100,8 @@ export class TurnView {
         this.retrieval(d);
         break;
       case 'research':
-        this.note(this.activity, 'research',
-          `Nothing found for ${(d.queries || []).map((x) => `“${x}”`).join(', ')}; searched again as “${d.rephrased}”: ${d.found} found`);
+        this.note(this.activity, 'research', t('activity.research',
+          { queries: (d.queries || []).map(quote).join(', '), rephrased: quote(d.rephrased), found: d.found }));
         break;
       case 'round.started':
         this.round(d.round);
@@ -115,9 +124,7 @@ export class TurnView {
         this.grounding.push(d);
         break;
       case 'answer.replaced':
-        this.note(this.activity, 'replaced', 'The model’s answer was not shown (' + (d.reason || 'too little of it grounded') +
-          (typeof d.grounded_ratio === 'number' ? `, ${Math.round(d.grounded_ratio * 100)}% of its sentences grounded` : '') +
-          '): quotes from the sources follow.');
+        this.replaced(d);
         break;
       case 'turn.completed':
         this.completed(d);
@@ -128,6 +135,12 @@ export class TurnView {
       default:
         break; // an event this page does not know yet
     }
+  }
+
+  replaced(d) {
+    let reason = d.reason || t('turn.replacedReason');
+    if (typeof d.grounded_ratio === 'number') reason = t('turn.replacedRatio', { reason, pct: Math.round(d.grounded_ratio * 100) });
+    this.note(this.activity, 'replaced', t('turn.replaced', { reason }));
   }
 
   note(list, kind, text) {
@@ -147,7 +160,7 @@ export class TurnView {
     if (!list) {
       const li = el('li', 'round');
       const details = el('details');
-      details.append(el('summary', '', `Research round ${r}`));
+      details.append(el('summary', '', t('activity.round', { n: r })));
       list = el('ol', 'round-activity');
       details.append(list);
       li.append(details);
@@ -159,20 +172,20 @@ export class TurnView {
 
   toolCall(d) {
     const li = this.note(this.activityList(d.round), 'tool', '');
-    li.append(el('span', 'tool-name', d.name || 'tool'));
-    li.append(document.createTextNode(d.query ? `: “${d.query}”` : ''));
+    li.append(el('span', 'tool-name', d.name || t('activity.tool')));
+    li.append(document.createTextNode(d.query ? ': ' + quote(d.query) : ''));
     if (d.status === 'rejected') {
       li.classList.add('rejected');
-      li.append(document.createTextNode(` — rejected: ${d.reason || ''}`));
+      li.append(document.createTextNode(t('activity.rejected', { reason: d.reason || '' })));
     }
   }
 
   retrieval(d) {
     const sources = Array.isArray(d.sources) ? d.sources : [];
-    const bits = [`Searched “${d.query || ''}”`];
-    if (d.intent) bits.push(`${d.intent} question`);
-    if (d.cache_hit) bits.push('cache hit');
-    bits.push(sources.length === 1 ? '1 source' : `${sources.length} sources`);
+    const bits = [t('activity.searched', { query: quote(d.query || '') })];
+    if (d.intent) bits.push(t('activity.intent', { intent: d.intent }));
+    if (d.cache_hit) bits.push(t('activity.cacheHit'));
+    bits.push(sourceCount(sources.length));
     const li = this.note(this.activityList(d.round), 'retrieval', bits.join(' · '));
     if (d.round) {
       // A research round's fragments (F1…) are listed in its round only.
@@ -186,18 +199,20 @@ export class TurnView {
 
   memorySaved(d) {
     const list = this.round(d.round);
-    const li = this.note(list, 'saved', 'Saved for the next round:');
+    const li = this.note(list, 'saved', t('activity.saved'));
     const l = el('ul');
     for (const f of d.fragments || []) l.append(el('li', '', `${f.id} ${f.title || ''}${f.note ? ' — ' + f.note : ''}`));
     li.append(l);
-    if ((d.open || []).length) li.append(el('p', 'hint', 'Still open: ' + d.open.join('; ')));
-    if (d.next) li.append(el('p', 'hint', 'Next: ' + d.next));
+    if ((d.open || []).length) li.append(el('p', 'hint', t('activity.open', { items: d.open.join('; ') })));
+    if (d.next) li.append(el('p', 'hint', t('activity.next', { next: d.next })));
   }
 
   finalized(type, d) {
-    const forced = type === 'finalize.forced';
-    const text = (forced ? 'Research ended by the harness' + (d.reason ? ` (${d.reason})` : '') : 'Research finalized') +
-      `: ${(d.fragments || []).join(', ') || 'no fragments'}`;
+    const fragments = (d.fragments || []).join(', ') || t('activity.noFragments');
+    let text = t('activity.finalized', { fragments });
+    if (type === 'finalize.forced') {
+      text = d.reason ? t('activity.forcedWhy', { fragments, reason: d.reason }) : t('activity.forced', { fragments });
+    }
     this.note(d.round ? this.round(d.round) : this.activity, 'finalized', text);
   }
 
@@ -211,7 +226,7 @@ export class TurnView {
     const check = el('span', 'cited-mark');
     const tick = el('span', '', '✔');
     tick.setAttribute('aria-hidden', 'true');
-    check.append(tick, el('span', 'visually-hidden', 'cited'));
+    check.append(tick, el('span', 'visually-hidden', t('source.cited')));
     check.hidden = true;
     head.append(check);
     head.append(el('span', 'source-title', sourceLabel(s)));
@@ -233,20 +248,20 @@ export class TurnView {
     }
     const meta = [];
     if (s.kind) meta.push(s.kind);
-    if (typeof s.score === 'number') meta.push('score ' + s.score.toFixed(2));
-    if (s.reassembled) meta.push('whole section');
+    if (typeof s.score === 'number') meta.push(t('source.score', { score: num(s.score, 2) }));
+    if (s.reassembled) meta.push(t('source.whole'));
     if (meta.length) li.append(el('p', 'hint', meta.join(' · ')));
     // Images by URL: loaded here, by the browser, never in the answer.
     for (const url of s.image_urls || []) {
       const src = safeURL(url);
       if (!src) continue;
       const img = el('img', 'source-image');
-      img.alt = `Image in ${marker}: ${s.title || url}`;
+      img.alt = t('source.image', { marker, title: s.title || url });
       img.loading = 'lazy';
       img.referrerPolicy = 'no-referrer';
       // An image the browser cannot load leaves its address instead.
       img.addEventListener('error', () => {
-        const p = el('p', 'hint image-missing', 'Image not available: ');
+        const p = el('p', 'hint image-missing', t('source.imageMissing'));
         const a = el('a', '', url);
         a.href = src;
         a.rel = 'noopener noreferrer';
@@ -279,8 +294,8 @@ export class TurnView {
     if (s.cited === 'cited') return; // an explicit citation outranks an inferred one
     s.cited = inferred ? 'inferred' : 'cited';
     s.check.hidden = false;
-    s.check.title = inferred ? 'supports the answer (citation inferred)' : 'cited in the answer';
-    s.check.lastChild.textContent = inferred ? 'cited (inferred)' : 'cited';
+    s.check.title = t(inferred ? 'source.inferredTitle' : 'source.citedTitle');
+    s.check.lastChild.textContent = t(inferred ? 'source.citedInferred' : 'source.cited');
     s.el.classList.add('cited');
     s.el.classList.toggle('inferred', inferred);
   }
@@ -293,7 +308,7 @@ export class TurnView {
     a.href = '#' + this.sourceId(marker);
     a.dataset.turn = String(this.n);
     a.dataset.marker = marker;
-    a.setAttribute('aria-label', `source ${marker}`);
+    a.setAttribute('aria-label', t('source.link', { marker }));
     return a;
   }
 
@@ -313,37 +328,41 @@ export class TurnView {
     this.state = 'done';
     if (d.not_found) {
       this.article.classList.add('not-found');
-      this.notice.textContent = 'Not found in the documentation you may read: the answer above is the route’s own wording, not a guess.';
+      this.notice.textContent = t('turn.notFound');
       this.notice.hidden = false;
     }
     const details = el('details', 'timings');
     const summary = [];
-    const t = d.timings_ms || {};
-    if (typeof t.total === 'number') summary.push('took ' + ms(t.total));
-    summary.push(this.sources.size === 1 ? '1 source' : `${this.sources.size} sources`);
-    if (d.cache_hit) summary.push('cache hit');
-    if (typeof d.grounded_ratio === 'number') summary.push(`${Math.round(d.grounded_ratio * 100)}% of sentences grounded`);
-    if (d.rounds) summary.push(`${d.rounds} research round${d.rounds === 1 ? '' : 's'}`);
-    if (d.withheld_sentences) summary.push(`${d.withheld_sentences} unsupported sentence${d.withheld_sentences === 1 ? '' : 's'} withheld`);
-    if (d.links_removed) summary.push(`${d.links_removed} link${d.links_removed === 1 ? '' : 's'} removed`);
-    details.append(el('summary', '', 'Details: ' + summary.join(' · ')));
+    const timings = d.timings_ms || {};
+    if (typeof timings.total === 'number') summary.push(t('details.took', { time: ms(timings.total) }));
+    summary.push(sourceCount(this.sources.size));
+    if (d.cache_hit) summary.push(t('activity.cacheHit'));
+    if (typeof d.grounded_ratio === 'number') summary.push(t('details.grounded', { pct: Math.round(d.grounded_ratio * 100) }));
+    if (d.rounds) summary.push(t('details.rounds', { n: d.rounds }));
+    if (d.withheld_sentences) summary.push(t('details.withheld', { n: d.withheld_sentences }));
+    if (d.links_removed) summary.push(t('details.linksRemoved', { n: d.links_removed }));
+    details.append(el('summary', '', t('details.summary', { items: summary.join(' · ') })));
     const dl = el('dl', 'stages');
-    const keys = Object.keys(t).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    // The stages are the route's names (timings_ms), shown as sent.
+    const keys = Object.keys(timings).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
     for (const k of keys) {
-      dl.append(el('dt', '', k.replace(/_/g, ' ')), el('dd', '', ms(Number(t[k]) || 0)));
+      dl.append(el('dt', '', k.replace(/_/g, ' ')), el('dd', '', ms(Number(timings[k]) || 0)));
     }
-    if (d.usage) dl.append(el('dt', '', 'tokens'), el('dd', '', `${d.usage.prompt_tokens || 0} in, ${d.usage.completion_tokens || 0} out`));
+    if (d.usage) {
+      dl.append(el('dt', '', t('details.tokens')),
+        el('dd', '', t('details.tokensInOut', { in: d.usage.prompt_tokens || 0, out: d.usage.completion_tokens || 0 })));
+    }
     details.append(dl);
     const unsupported = this.grounding.filter((g) => g.status === 'unsupported');
     if (unsupported.length) {
-      details.append(el('p', 'hint', 'Sentences the sources do not support:'));
+      details.append(el('p', 'hint', t('details.unsupported')));
       const l = el('ul', 'unsupported');
-      for (const g of unsupported) l.append(el('li', '', (g.withheld ? '(withheld) ' : '') + (g.sentence || '')));
+      for (const g of unsupported) l.append(el('li', '', (g.withheld ? t('details.withheldMark') : '') + (g.sentence || '')));
       details.append(l);
     }
     this.footer.append(details);
     if (this.sources.size) {
-      const b = el('button', 'show-sources', `Show its sources (${this.sources.size})`);
+      const b = el('button', 'show-sources', t('source.show', { n: this.sources.size }));
       b.type = 'button';
       b.addEventListener('click', () => {
         this.showSources();
@@ -357,14 +376,14 @@ export class TurnView {
   failed(code, message) {
     this.render();
     this.state = 'error';
-    this.error.textContent = `Error (${code || 'unknown'}): ${message || 'the turn failed'}`;
+    this.error.textContent = t('turn.error', { code: code || t('turn.errorCode'), message: message || t('turn.errorMessage') });
     this.error.hidden = false;
   }
 
   stopped() {
     this.render();
     this.state = 'stopped';
-    this.notice.textContent = 'Stopped: the rest of this answer was not shown.';
+    this.notice.textContent = t('turn.stopped');
     this.notice.hidden = false;
   }
 
@@ -385,5 +404,5 @@ function rank(stage) {
 
 function sourceLabel(s) {
   const path = Array.isArray(s.heading_path) ? s.heading_path.filter((h) => h && h !== s.title) : [];
-  return [s.title || s.source_uri || 'untitled', ...path].join(' › ');
+  return [s.title || s.source_uri || t('source.untitled'), ...path].join(' › ');
 }

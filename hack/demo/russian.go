@@ -23,6 +23,17 @@ var russianQuestions = []question{
 	{"alice", "staff", "Какая ставка компенсации за километр, если я езжу в командировку на своей машине?"},
 }
 
+// quoteRussian makes the Russian route quote the fragments: the demo's
+// local chat models answer a Russian question its fragments answer with
+// the not-found wording (Qwen2.5-Coder-1.5B: 13 of 17 tries, under seven
+// wordings of the rules, Russian ones among them; without the not-found
+// rule it answers). A chat model of DEMO_CHAT_URL answers as the sample
+// says.
+func (d *demo) quoteRussian(obj *unstructured.Unstructured) error {
+	fmt.Printf("    (the local chat models answer Russian poorly: the route quotes the fragments; DEMO_CHAT_URL keeps the sample's generative answers)\n")
+	return replace(obj, "extractive", "spec", "answer", "mode")
+}
+
 // russianSamples creates the Russian samples, runs their ingestion and
 // route, and asks the Russian questions; the unanswerable one must be
 // answered with the prompt's Russian not-found wording.
@@ -48,6 +59,11 @@ func (d *demo) russianSamples(ctx context.Context) error {
 			route = obj.GetName()
 			if err := d.localiseRoute(obj); err != nil {
 				return err
+			}
+			if d.cfg.chatURL == "" {
+				if err := d.quoteRussian(obj); err != nil {
+					return err
+				}
 			}
 		case "PlatformPrompt":
 			notFound, _, _ = unstructured.NestedString(obj.Object, "spec", "notFound")

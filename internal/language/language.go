@@ -6,7 +6,10 @@
 // настроить liveness probe») or not; anything else reads as English.
 package language
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+)
 
 // Tag is a language's ISO 639-1 code, as a PlatformPrompt's
 // notFoundByLanguage keys and browsers' Accept-Language name it.
@@ -73,4 +76,10 @@ func Of(text string) Tag {
 		return Russian
 	}
 	return English
+}
+
+// HasCyrillic says whether s holds a Cyrillic letter: a word the Russian
+// rules (stop words, stemming) apply to.
+func HasCyrillic(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
 }

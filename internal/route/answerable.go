@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"strings"
-	"unicode"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ragroute/ragroute/internal/language"
 	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -148,7 +148,7 @@ func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64,
 // "policies" and "policy", "configured", "configuring" and "configure"
 // meet.
 func stem(w string) string {
-	if strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+	if language.HasCyrillic(w) {
 		return lexical.RussianTerm(w)
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
+	"github.com/ragroute/ragroute/internal/language"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
@@ -28,6 +29,9 @@ type Quoter struct {
 	// tokens it may take.
 	Tokens tokenize.Counter
 	Budget int
+	// Language is the question's: the words that introduce each
+	// fragment's quotes are in it.
+	Language language.Tag
 }
 
 // Quote is the extractive answer to question from the packed fragments;
@@ -70,7 +74,7 @@ func (q Quoter) Quote(ctx context.Context, question string, intent retrieval.Int
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			b.WriteString(sourceLine(packed[u.fragment]))
+			b.WriteString(q.sourceLine(packed[u.fragment]))
 		}
 		b.WriteString(quoted(u.text))
 	}
@@ -125,7 +129,10 @@ func (q Quoter) scoreUnits(ctx context.Context, question string, units []unit, e
 }
 
 // sourceLine introduces a fragment's quotes with its citation.
-func sourceLine(f retrieval.Fragment) string {
+func (q Quoter) sourceLine(f retrieval.Fragment) string {
+	if q.Language == language.Russian {
+		return fmt.Sprintf("Из раздела «%s» [%s]:\n", f.Label(), f.Marker)
+	}
 	return fmt.Sprintf("From %s [%s]:\n", f.Label(), f.Marker)
 }
 
@@ -158,7 +165,7 @@ func (q Quoter) chooseUnits(units []unit, fragments []retrieval.Fragment, budget
 	for _, u := range ranked {
 		size := q.Tokens.Count(quoted(u.text))
 		if perFragment[u.fragment] == 0 {
-			size += q.Tokens.Count("\n" + sourceLine(fragments[u.fragment]))
+			size += q.Tokens.Count("\n" + q.sourceLine(fragments[u.fragment]))
 		}
 		if used+size > budget || perFragment[u.fragment] >= 3 || u.score <= 0 {
 			continue
@@ -169,7 +176,7 @@ func (q Quoter) chooseUnits(units []unit, fragments []retrieval.Fragment, budget
 	}
 	if len(chosen) == 0 && len(ranked) > 0 && ranked[0].score > 0 {
 		best := ranked[0]
-		room := budget - q.Tokens.Count(sourceLine(fragments[best.fragment])) - 4
+		room := budget - q.Tokens.Count(q.sourceLine(fragments[best.fragment])) - 4
 		if best.text = CutToBudget(best.text, room, q.Tokens, quoted); best.text != "" {
 			chosen = append(chosen, best)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragroute/ragroute/internal/language"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/testenv"
 	"github.com/ragroute/ragroute/internal/tokenize"
@@ -99,5 +100,25 @@ func TestAnswerUnitsJoinWrappedLines(t *testing.T) {
 		"- Open **Claims › New claim** and fill in the amount.", "- Submit it.", "```\nclaims submit\n```"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("units\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A Russian question's quotes are introduced in Russian.
+func TestExtractiveAnswerSpeaksTheQuestionsLanguage(t *testing.T) {
+	tokens, err := tokenize.NewCL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragment := retrieval.Fragment{ID: "r", Marker: "S1", Title: "Расходы", HeadingPath: []string{"Как проходит согласование"}, SourceURI: "expenses.md",
+		Text: "Каждая заявка на возмещение проходит два согласования. Сначала её утверждает руководитель команды."}
+	embedder := &testenv.HashEmbedder{Dim: 64}
+	q := Quoter{Question: embedder, Units: embedder, Tokens: tokens, Budget: 512, Language: language.Russian}
+	question := "Как проходит согласование заявки?"
+	answer, err := q.Quote(context.Background(), question, retrieval.ClassifyIntent(question), []retrieval.Fragment{fragment}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(answer, "Из раздела «"+fragment.Label()+"» [S1]:\n> ") {
+		t.Errorf("answer:\n%s", answer)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ragroute/ragroute/internal/language"
 	"github.com/ragroute/ragroute/internal/lexical"
 )
 
@@ -55,12 +56,7 @@ func IsCommonWord(w string) bool {
 	if commonWords[w] || russianQuestionWords[w] {
 		return true
 	}
-	return isCyrillic(w) && lexical.RussianTerm(w) == ""
-}
-
-// isCyrillic says whether w has a Cyrillic letter.
-func isCyrillic(w string) bool {
-	return strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) })
+	return language.HasCyrillic(w) && lexical.RussianTerm(w) == ""
 }
 
 // ContentWords are text's words that say what it is about: lower-cased,

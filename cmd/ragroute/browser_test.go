@@ -500,6 +500,7 @@ func TestBrowserPage(t *testing.T) {
 // (English, Russian) is the page's, and a list with none of them gets
 // English. The page is served alone (ui.Handler): nothing is asked.
 func TestBrowserPageLanguage(t *testing.T) {
+	testenv.Integration(t, "Chromium (hack/chromium.sh)")
 	page := httptest.NewServer(ui.Handler(true))
 	defer page.Close()
 	english := map[string]string{"lang": "en", "title": "Ask the docs · ragroute", "heading": "Ask the docs",

@@ -171,11 +171,12 @@ func TestTurnStreamReaderNeedsNoServer(t *testing.T) {
 }
 
 // The answer filters and quotes know fragments, embedders, token counts,
-// the policy enums and ingestion's Markdown rules, nothing else of ours:
-// no turn, no events, no model client, no HTTP.
+// the policy enums, the question's language and ingestion's Markdown
+// rules, nothing else of ours: no turn, no events, no model client, no
+// HTTP.
 func TestAnswerImportsOnlyItsInputs(t *testing.T) {
 	allowed := map[string]bool{}
-	for _, p := range []string{"route/retrieval", "knowledge", "tokenize", "podconfig", "ingest"} {
+	for _, p := range []string{"route/retrieval", "knowledge", "tokenize", "podconfig", "ingest", "language"} {
 		allowed[module+"/internal/"+p] = true
 	}
 	for pkg, imps := range goList(t, imports, module+"/internal/route/answer") {

@@ -122,12 +122,7 @@ func (a Analyzer) Analyze(text string) string {
 
 // term is one word's term, "" for a stop word.
 func (a Analyzer) term(word string) string {
-	word = strings.Map(func(r rune) rune {
-		if r = unicode.ToLower(r); r == 'ё' {
-			return 'е'
-		}
-		return r
-	}, word)
+	word = fold(word)
 	l, ok := a.languageOf(word)
 	switch {
 	case !ok:
@@ -136,6 +131,16 @@ func (a Analyzer) term(word string) string {
 		return ""
 	}
 	return l.stem(word, true)
+}
+
+// fold is word lower-cased, with ё read as е.
+func fold(word string) string {
+	return strings.Map(func(r rune) rune {
+		if r = unicode.ToLower(r); r == 'ё' {
+			return 'е'
+		}
+		return r
+	}, word)
 }
 
 // languageOf is the analyzer's language whose script every rune of word
@@ -187,4 +192,10 @@ func words(text string) func(yield func(string) bool) {
 func RussianTerm(word string) string {
 	russianOnly, _ := New([]string{Russian}) // a supported language: never an error
 	return russianOnly.term(word)
+}
+
+// IsRussianStopWord says whether word is one of the Snowball Russian stop
+// words keyword search drops (any case, ё read as е), without stemming it.
+func IsRussianStopWord(word string) bool {
+	return russian.IsStopWord(fold(word))
 }

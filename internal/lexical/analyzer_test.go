@@ -101,3 +101,15 @@ func TestNewRefusesUnknownAndRepeatedLanguages(t *testing.T) {
 		t.Errorf("New(german): %v, want the language named", err)
 	}
 }
+
+// A Russian stop word is what RussianTerm drops, in any case and with ё.
+func TestIsRussianStopWordAgreesWithTheTerm(t *testing.T) {
+	for _, w := range []string{"как", "Как", "ЕЩЁ", "её", "на", "согласование", "скидкой", "kubectl", "podы"} {
+		if got, want := IsRussianStopWord(w), RussianTerm(w) == ""; got != want {
+			t.Errorf("IsRussianStopWord(%q) = %v, RussianTerm %q", w, got, RussianTerm(w))
+		}
+	}
+	if !IsRussianStopWord("ЕЩЁ") || IsRussianStopWord("согласование") {
+		t.Error("ЕЩЁ is a stop word, согласование is not")
+	}
+}

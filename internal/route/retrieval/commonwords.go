@@ -56,7 +56,7 @@ func IsCommonWord(w string) bool {
 	if commonWords[w] || russianQuestionWords[w] {
 		return true
 	}
-	return language.HasCyrillic(w) && lexical.RussianTerm(w) == ""
+	return language.HasCyrillic(w) && lexical.IsRussianStopWord(w)
 }
 
 // ContentWords are text's words that say what it is about: lower-cased,

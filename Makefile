@@ -157,7 +157,7 @@ compare: ## ragroute's retrieval side by side with LlamaIndex's default pipeline
 	hack/compare.sh
 
 .PHONY: compare-perf
-compare-perf: ## ragroute's throughput and latency beside LlamaIndex's streaming query engine on the same embedder, Milvus Lite and scripted model, one turn at a time and 64 streams (PERF_STREAMS, PERF_DURATION, PERF_SYSTEMS, BENCH_JSON; docs/performance.md).
+compare-perf: ## ragroute's throughput and latency beside LlamaIndex's streaming query engine on the same embedder, Milvus Lite and scripted model, one turn at a time and 64 streams, re-asked and unseen questions (PERF_STREAMS, PERF_DURATION, PERF_SYSTEMS, PERF_UNSEEN, BENCH_JSON; docs/performance.md).
 	hack/compare-perf.sh
 
 .PHONY: demo

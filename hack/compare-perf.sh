@@ -4,8 +4,12 @@
 # llama.cpp, hack/models.sh), Milvus Lite and instant scripted chat model,
 # asked the same questions through each one's OpenAI-compatible streaming
 # endpoint: one turn at a time, then PERF_STREAMS (64) streams for
-# PERF_DURATION (30s). hack/perf does the rest and prints the table and the
-# goals of docs/performance.md; BENCH_JSON=path writes both as JSON.
+# PERF_DURATION (30s). Then, unless PERF_UNSEEN=0, the same over questions
+# no phase asked before ("sequential unseen", "64 streams unseen"): one per
+# section heading of the corpus and the unanswerable questions
+# (EVAL_UNANSWERABLE, test/eval/dev-unanswerable.jsonl), each asked once
+# (docs/performance.md). hack/perf does the rest and prints the table and
+# the goals of docs/performance.md; BENCH_JSON=path writes both as JSON.
 # PERF_SYSTEMS picks the systems (llamaindex-dense, llamaindex-hybrid,
 # ragroute, ragroute-dense: the same route searching the text's dense
 # vectors only, ragroute-cached); PERF_VARIED_ANSWERS=1 numbers every
@@ -23,6 +27,7 @@ export MODEL_THREADS="${MODEL_THREADS:-1}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 : "${EVAL_CORPUS:=$root/test/eval/corpus/argocd}"
 : "${EVAL_QUESTIONS:=$root/test/eval/dev.jsonl}"
+: "${EVAL_UNANSWERABLE:=$root/test/eval/dev-unanswerable.jsonl}"
 prog=compare-perf
 # shellcheck source=lib/services.sh
 . "$root/hack/lib/services.sh"
@@ -41,7 +46,7 @@ milvus_pid="${pids[-1]}"
 
 cd "$root"
 go run ./hack/perf -ragroute "$bin" -python "$venv/bin/python" \
-  -corpus "$EVAL_CORPUS" -questions "$EVAL_QUESTIONS" \
+  -corpus "$EVAL_CORPUS" -questions "$EVAL_QUESTIONS" -unanswerable "$EVAL_UNANSWERABLE" -unseen="${PERF_UNSEEN:-1}" \
   -milvus-uri "http://127.0.0.1:$milvus_port" -milvus-pid "$milvus_pid" \
   -embedding-base-url "$EMBEDDING_BASE_URL" -embedding-model "$EMBEDDING_MODEL" -dimensions "${EMBEDDING_DIM:-384}" \
   -embedder-pid "$embedder_pid" -max-input-tokens "${EVAL_MAX_INPUT_TOKENS:-256}" \

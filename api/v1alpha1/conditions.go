@@ -27,6 +27,14 @@ const (
 	// headers from any caller (trustedProxy.insecureAllowAnyCaller).
 	ConditionInsecureAuth = "InsecureAuth"
 
+	// ConditionGroundingUnits (QueryRoute) is True while the generation its
+	// KnowledgeStore serves holds its chunks' units' vectors (the store's
+	// status.indexGroundingUnits), so the grounding check embeds only the
+	// answer's sentences; False while the check embeds each new fragment's
+	// units at query time; Unknown while the store reports no serving
+	// generation. Informational: it never affects Ready.
+	ConditionGroundingUnits = "GroundingUnits"
+
 	// ConditionReconciling is True while the operator works toward the
 	// spec (a rollout, an ingestion, a retry); ConditionStalled is True
 	// when it cannot get there without a change (a missing reference, a
@@ -104,6 +112,15 @@ const (
 	// analyzer_mismatch) until an ingestion with it swaps in a new
 	// generation.
 	ReasonAnalyzerMismatch = "AnalyzerMismatch"
+
+	// GroundingUnits reasons. ReasonUnitsStored: the store's serving
+	// generation holds its chunks' units' vectors, and the route's pods
+	// read them; ReasonUnitsEmbeddedPerTurn: it holds none (or units of
+	// another splitter), and the route's grounding check embeds each new
+	// fragment's units at query time until an ingestion builds a
+	// generation with them.
+	ReasonUnitsStored          = "Stored"
+	ReasonUnitsEmbeddedPerTurn = "EmbeddedPerTurn"
 
 	// ReasonImageNotAllowed: a QueryRoute's spec.image is outside the
 	// operator's --allowed-image-prefixes; its children are not applied.

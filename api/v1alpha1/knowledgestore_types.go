@@ -474,6 +474,21 @@ type KnowledgeStoreStatus struct {
 	// +kubebuilder:validation:MaxLength=128
 	IndexAnalyzer string `json:"indexAnalyzer,omitempty"`
 
+	// IndexGroundingUnits names the splitter whose units (sentences, list
+	// items, code blocks) the chunks of the generation the alias serves
+	// hold the vectors of, e.g. "v1", as its ingestion recorded it: the
+	// store's QueryRoutes' grounding check reads them and embeds only the
+	// answer's sentences. Absent for a generation whose chunks hold none
+	// (built before ingestions stored them, or by a run without a unit
+	// embedder): routes are not blocked, their check embeds each new
+	// fragment's units at query time (slower first questions, more
+	// embedder load), and their GroundingUnits condition is False with
+	// reason EmbeddedPerTurn; the next ingestion builds a generation with
+	// them.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	IndexGroundingUnits string `json:"indexGroundingUnits,omitempty"`
+
 	// IndexEmbedder names the embedder the generation the alias serves was
 	// built with, as its ingestion recorded it on the collection. While its
 	// model, dimensions or prefixes differ from spec.embedding's (after an

@@ -1033,7 +1033,8 @@ type QueryRouteStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Ready, Progressing, Degraded.
+	// Conditions: Ready, Progressing, Degraded, InsecureAuth,
+	// GroundingUnits, Reconciling, Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

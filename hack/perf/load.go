@@ -12,7 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // turnTiming is one turn as a client of the OpenAI streaming API saw it.
@@ -33,6 +36,21 @@ type client struct {
 	http    *http.Client
 	url     string
 	headers map[string]string
+}
+
+// forStream is the client of stream s: with a user header, a user of its
+// own ("perf-7"), since a route bounds one user's open streams
+// (limits.streamsPerUser, 16) and 64 streams stand for 64 users.
+func (c client) forStream(s int) client {
+	headers := map[string]string{}
+	for k, v := range c.headers {
+		if k == v1alpha1.DefaultProxyUserHeader {
+			v = fmt.Sprintf("%s-%d", v, s)
+		}
+		headers[k] = v
+	}
+	c.headers = headers
+	return c
 }
 
 // ask streams one answer to question.
@@ -125,6 +143,7 @@ func concurrent(ctx context.Context, c client, questions []string, streams int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			c := c.forStream(s)
 			for i := s * len(questions) / streams; ctx.Err() == nil; i++ {
 				t := c.ask(ctx, questions[i%len(questions)])
 				if ctx.Err() != nil {
@@ -138,6 +157,83 @@ func concurrent(ctx context.Context, c client, questions []string, streams int, 
 	}
 	wg.Wait()
 	return out
+}
+
+// questionPool hands out its questions once each, in order, to any number
+// of streams: the unseen phases never ask a question twice.
+type questionPool struct {
+	questions []string
+	next      atomic.Int64
+}
+
+func newQuestionPool(questions []string) *questionPool { return &questionPool{questions: questions} }
+
+// take is the next question; false once every question was taken.
+func (p *questionPool) take() (string, bool) {
+	i := p.next.Add(1) - 1
+	if i >= int64(len(p.questions)) {
+		return "", false
+	}
+	return p.questions[i], true
+}
+
+// left is how many questions were not taken yet.
+func (p *questionPool) left() int { return max(0, len(p.questions)-int(p.next.Load())) }
+
+// sequentialFromPool asks up to n questions of the pool, one at a time.
+func sequentialFromPool(ctx context.Context, c client, pool *questionPool, n int) []turnTiming {
+	var out []turnTiming
+	for range n {
+		q, ok := pool.take()
+		if !ok {
+			break
+		}
+		out = append(out, c.ask(ctx, q))
+	}
+	return out
+}
+
+// concurrentFromPool keeps streams turns running for d, each turn asking
+// the pool's next question, and returns every turn that finished and the
+// time measured: d, or, where the pool ran out first, the time until then
+// (exhausted). The turns still running then are cut as at d's end: the
+// phase never wraps around to a question asked before.
+func concurrentFromPool(ctx context.Context, c client, pool *questionPool, streams int, d time.Duration) (turns []turnTiming, wall time.Duration, exhausted bool) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	var mu sync.Mutex
+	var ranOut sync.Once
+	wall = d
+	var wg sync.WaitGroup
+	for s := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := c.forStream(s)
+			for ctx.Err() == nil {
+				q, ok := pool.take()
+				if !ok {
+					ranOut.Do(func() {
+						mu.Lock()
+						wall, exhausted = time.Since(start), true
+						mu.Unlock()
+						cancel()
+					})
+					return
+				}
+				t := c.ask(ctx, q)
+				if ctx.Err() != nil {
+					return // cut by the end of the phase, not a failure
+				}
+				mu.Lock()
+				turns = append(turns, t)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return turns, wall, exhausted
 }
 
 // summary is what the turns of one phase measured.

@@ -2,12 +2,13 @@
 // serve` and LlamaIndex's streaming query engine (dense and hybrid), on
 // the same embedder, Milvus Lite and instant scripted chat model, asked
 // through each one's OpenAI-compatible streaming endpoint, one turn at a
-// time and with many streams at once. It prints, per system and phase,
-// the time to the first token, the turn's duration and how long the
-// stream's end trails its last token, turns per second, errors, the CPU
-// per turn of the system's process, the embedder's and Milvus', the
-// embedder inputs per turn and the system's memory, then the ratios the
-// performance goals are stated in (docs/performance.md).
+// time and with many streams at once: the dev questions, new and then
+// re-asked, then questions no phase asked before (unseen.go). It prints,
+// per system and phase, the time to the first token, the turn's duration
+// and how long the stream's end trails its last token, turns per second,
+// errors, the CPU per turn of the system's process, the embedder's and
+// Milvus', the embedder inputs per turn and the system's memory, then the
+// ratios the performance goals are stated in (docs/performance.md).
 //
 // hack/compare-perf.sh starts the embedder and Milvus Lite and passes
 // their addresses and PIDs; this program starts everything else (the
@@ -36,6 +37,7 @@ import (
 type options struct {
 	ragroute, python, llamaScript string
 	route, corpus, questionsFile  string
+	unanswerableFile              string
 	milvusURI                     string
 	milvusPID                     int
 	embedderURL, embedderModel    string
@@ -47,6 +49,7 @@ type options struct {
 	jsonOut, dataDir              string
 	topK                          int
 	variedAnswers                 bool
+	unseen                        bool
 }
 
 func main() {
@@ -59,6 +62,8 @@ func main() {
 	flag.StringVar(&o.route, "route", "hack/perf/route.yaml", "the route's manifests (QueryRoute, KnowledgeStore, PlatformPrompt)")
 	flag.StringVar(&o.corpus, "corpus", "test/eval/corpus/argocd", "the Markdown corpus")
 	flag.StringVar(&o.questionsFile, "questions", "test/eval/dev.jsonl", "the questions (JSONL, field question)")
+	flag.StringVar(&o.unanswerableFile, "unanswerable", "test/eval/dev-unanswerable.jsonl", "unanswerable questions for the unseen phases (JSONL, field question); none when empty")
+	flag.BoolVar(&o.unseen, "unseen", true, "after the re-asked phases, ask questions no phase asked before (the corpus' headings as questions, and the unanswerable ones), one at a time and with many streams")
 	flag.StringVar(&o.milvusURI, "milvus-uri", "", "Milvus Lite's address, http://127.0.0.1:port")
 	flag.IntVar(&o.milvusPID, "milvus-pid", 0, "Milvus Lite's PID, for its CPU")
 	flag.StringVar(&o.embedderURL, "embedding-base-url", "", "the embedder's OpenAI-compatible base URL (…/v1)")
@@ -66,8 +71,8 @@ func main() {
 	flag.IntVar(&o.embedderPID, "embedder-pid", 0, "the embedder's PID, for its CPU")
 	flag.IntVar(&o.dims, "dimensions", 384, "the embedder's dimensions")
 	flag.IntVar(&o.maxInputTokens, "max-input-tokens", 256, "the embedder's input limit, as both systems cut inputs")
-	flag.IntVar(&o.streams, "streams", 64, "concurrent streams of the concurrent phase")
-	flag.DurationVar(&o.duration, "duration", 30*time.Second, "length of the concurrent phase")
+	flag.IntVar(&o.streams, "streams", 64, "concurrent streams of the concurrent phases")
+	flag.DurationVar(&o.duration, "duration", 30*time.Second, "length of each concurrent phase")
 	flag.StringVar(&o.systems, "systems", "llamaindex-dense,llamaindex-hybrid,ragroute,ragroute-dense,ragroute-cached", "the systems to measure, in order")
 	flag.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	flag.StringVar(&o.dataDir, "data", "", "scratch folder (configs, logs); a temporary one when empty")
@@ -103,6 +108,10 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	unseen, err := loadUnseen(o, questions)
+	if err != nil {
+		return err
+	}
 	embedder, err := url.Parse(strings.TrimSuffix(o.embedderURL, "/v1"))
 	if err != nil {
 		return fmt.Errorf("embedding base URL: %w", err)
@@ -132,8 +141,8 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		sys.proxy = proxy
-		log.Printf("%s: measuring (%d questions one at a time, then %d streams for %s)", name, len(questions), o.streams, o.duration)
-		for _, r := range measure(ctx, o, sys, questions) {
+		log.Printf("%s: measuring (%d questions one at a time, twice, then %d streams for %s%s)", name, len(questions), o.streams, o.duration, unseenPlan(o, len(questions)))
+		for _, r := range measure(ctx, o, sys, questions, unseen.Questions) {
 			results = append(results, r)
 			printResult(os.Stdout, r)
 		}
@@ -142,10 +151,15 @@ func run(ctx context.Context, o options) error {
 	measured := goals(results)
 	printGoals(os.Stdout, measured)
 	if o.jsonOut != "" {
-		data, _ := json.MarshalIndent(struct {
-			Results []result `json:"results"`
-			Goals   []goal   `json:"goals"`
-		}{results, measured}, "", "  ")
+		report := struct {
+			Results []result         `json:"results"`
+			Goals   []goal           `json:"goals"`
+			Unseen  *unseenQuestions `json:"unseen,omitempty"` // the pool the unseen phases drew from
+		}{Results: results, Goals: measured}
+		if o.unseen {
+			report.Unseen = &unseen
+		}
+		data, _ := json.MarshalIndent(report, "", "  ")
 		if err := os.WriteFile(o.jsonOut, append(data, '\n'), 0o644); err != nil {
 			return err
 		}
@@ -162,6 +176,33 @@ func serveLocal(h http.Handler) (string, error) {
 	}
 	go func() { _ = http.Serve(ln, h) }()
 	return "http://" + ln.Addr().String(), nil
+}
+
+// loadUnseen makes the unseen phases' pool (unseen.go) from o's corpus and
+// unanswerable questions, less the first pass's. It is made even with
+// o.unseen off: the warm-up asks three of its questions.
+func loadUnseen(o options, firstPass []string) (unseenQuestions, error) {
+	pages, err := readCorpus(o.corpus)
+	if err != nil {
+		return unseenQuestions{}, fmt.Errorf("unseen questions: %w", err)
+	}
+	var unanswerable []string
+	if o.unanswerableFile != "" {
+		if unanswerable, err = loadQuestions(o.unanswerableFile); err != nil {
+			return unseenQuestions{}, fmt.Errorf("unseen questions: %w", err)
+		}
+	}
+	pool := unseenPool(pages, unanswerable, firstPass)
+	log.Printf("unseen questions: %d (%d from the corpus' headings, %d unanswerable), in a fixed order", len(pool.Questions), pool.FromHeadings, pool.Unanswerable)
+	return pool, nil
+}
+
+// unseenPlan says what the unseen phases will ask, for the log.
+func unseenPlan(o options, firstPass int) string {
+	if !o.unseen {
+		return ""
+	}
+	return fmt.Sprintf("; then unseen questions: %d one at a time, then %d streams for %s", firstPass, o.streams, o.duration)
 }
 
 // loadQuestions reads the question texts of a JSONL question set.

@@ -6,18 +6,22 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
 // A replica's embedder client is shared by the turns' questions and the
 // grounding check (model.Shared): at most embedInFlight calls at once,
 // the check's texts first (the Finishing lane, up to embedBatch a call,
-// shared by all the turns being checked), a new turn's question, or a
-// cached turn's admission, only while no check text waits or is in a call
-// and no faster than the checks they bring are served (the Starting
-// lane). So under load new turns wait to start instead of answers ending
-// unchecked, or waiting for the verdicts of answers that came with them.
-// The fragments' units are embedded once and kept (vectorCacheBytes per
+// shared by all the turns being checked), a new turn let in only while no
+// check text waits or is in a call and no faster than the checks they
+// bring are served (the Starting lane's Admit), and the question of a
+// turn let in ahead of everything (the Starting lane's Embed). So under
+// load new turns wait to start instead of answers ending unchecked, or
+// waiting for the verdicts of answers that came with them, and a turn
+// started never waits for the check to embed its question. The
+// fragments' units' vectors come from the store, where ingestion put
+// them; those it lacks are embedded once and kept (vectorCacheBytes per
 // replica in memory, or in the vector cache the caller gives, such as the
 // route's Redis). The answers' sentences are kept too, in sentenceCacheBytes of the replica's memory apart from the
 // units, which they must not evict: they repeat only where answers do
@@ -42,15 +46,18 @@ func RouteEmbedder(cfg podconfig.RouteConfig, secrets Secrets) *model.Shared {
 	return model.NewShared(QueryEmbedder(cfg.Store.Embedding, secrets, QueryEmbedTimeout), embedInFlight, embedBatch)
 }
 
-// Checker is the grounding check for a route config, embedding with
-// embedder (a RouteEmbedder's Finishing lane) and keeping the units'
-// vectors in vectors (nil: in memory).
-func Checker(cfg podconfig.RouteConfig, embedder model.Embedder, vectors vectorcache.Cache) answer.Checker {
+// Checker is the grounding check for a route config: it reads the
+// fragments' units' vectors that ingestion stored in index (when index
+// stores them: a knowledge.Store), embeds the others and the answer's
+// sentences with embedder (a RouteEmbedder's Finishing lane), and keeps
+// the vectors it embedded for units in vectors (nil: in memory).
+func Checker(cfg podconfig.RouteConfig, embedder model.Embedder, vectors vectorcache.Cache, index retrieval.Index) answer.Checker {
 	if vectors == nil {
 		vectors = vectorcache.NewMemory(vectorCacheBytes)
 	}
 	identity := "query " + cfg.Store.Embedding.Fingerprint()
 	units := vectorcache.Embedder{Embedder: embedder, Cache: vectors, Identity: identity, FillFor: unitFillFor}
 	sentences := vectorcache.Embedder{Embedder: embedder, Cache: vectorcache.NewMemory(sentenceCacheBytes), Identity: identity}
-	return answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: sentences}}
+	stored, _ := index.(answer.StoredUnits)
+	return answer.Checker{Embedders: answer.Embedders{Stored: stored, Units: units, Sentences: sentences}}
 }

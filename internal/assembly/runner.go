@@ -54,7 +54,7 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 	if p.Check != nil {
 		runner.Check = *p.Check
 	} else {
-		runner.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil)
+		runner.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil, p.Index)
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,

@@ -183,6 +183,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 	if f = f.ownIndex(); f.taken {
 		// What an earlier status said of that collection goes too.
 		status.Rows, status.IndexGeneration, status.EmbedderFingerprint, status.IndexAnalyzer = 0, 0, "", ""
+		status.IndexGroundingUnits = ""
 		status.IndexEmbedder, status.Background, status.FlaggedChunks, status.TruncatedChunks = nil, nil, nil, nil
 		status.RefusedDocuments = nil
 	}
@@ -192,6 +193,7 @@ func recordIngestion(status *v1alpha1.KnowledgeStoreStatus, f storeFacts) {
 		status.EmbedderFingerprint = f.index.Generation.Embedder
 		status.IndexEmbedder = indexEmbedderStatus(f.index.Generation.EmbedderInfo)
 		status.IndexAnalyzer = f.index.Generation.Analyzer
+		status.IndexGroundingUnits = f.index.Generation.Units
 		status.Background = backgroundStatus(f.index.Generation.Background)
 		status.FlaggedChunks = nil
 		if n := f.index.Generation.Flagged; n != nil {

@@ -28,6 +28,9 @@ type routeFacts struct {
 	// analyzer is set while the store serves a generation of another
 	// keyword analyzer than the route's pods prepare questions with.
 	analyzer *analyzerMismatch
+	// units is what the store's status says of the stored units' vectors
+	// the grounding check reads; nil while the store was not read.
+	units *groundingUnits
 }
 
 // rolloutState is the Deployment's progress towards the current template.
@@ -51,6 +54,7 @@ func routeFactsOf(s *routeScope) routeFacts {
 	if s.refErr == nil {
 		f.embedder = embedderMismatchOf(s.inputs.store)
 		f.analyzer = analyzerMismatchOf(s.inputs.store)
+		f.units = groundingUnitsOf(s.inputs.store)
 	}
 	if d := s.deployment; d != nil {
 		f.rollout = &rolloutState{
@@ -67,10 +71,11 @@ func routeFactsOf(s *routeScope) routeFacts {
 	return f
 }
 
-// routeConditions derives Degraded, Progressing, Ready and InsecureAuth,
-// in that order.
+// routeConditions derives Degraded, Progressing, Ready, InsecureAuth and
+// GroundingUnits, in that order.
 func routeConditions(f routeFacts) []metav1.Condition {
-	return []metav1.Condition{degradedCondition(f), progressingCondition(f), routeReadyCondition(f), insecureAuthCondition(f)}
+	return []metav1.Condition{degradedCondition(f), progressingCondition(f), routeReadyCondition(f), insecureAuthCondition(f),
+		groundingUnitsCondition(f)}
 }
 
 // insecureAuthCondition is True while the route believes identity headers

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
@@ -389,4 +390,52 @@ func TestRouteOverAnIndexOfAnotherEmbedderIsNotReady(t *testing.T) {
 	}
 	serve(renderEmbedding(&store.Spec).Fingerprint(), &v1alpha1.IndexEmbedder{Model: "all-MiniLM-L6-v2", Dimensions: 384})
 	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
+}
+
+// A route says whether its store's serving generation holds the units'
+// vectors its grounding check reads, and hears each change by the store's
+// status alone; Ready stays True throughout: the check works either way.
+func TestRouteSaysWhetherItsStoreHoldsGroundingUnits(t *testing.T) {
+	s := startSuite(t)
+	ns := s.namespace(t)
+	ctx := context.Background()
+	s.routeWorld(t, ns)
+	s.markRolledOut(t, s.deployment(t, ns, "support"))
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAvailable)
+	// A store without sources: the operator reads no generation of it.
+	s.waitCondition(t, ns, "support", v1alpha1.ConditionGroundingUnits, metav1.ConditionUnknown, v1alpha1.ReasonNoIndex)
+
+	serve := func(generation int64, units string) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			store := &v1alpha1.KnowledgeStore{}
+			if err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "docs"}, store); err != nil {
+				return err
+			}
+			store.Status.IndexGeneration, store.Status.IndexGroundingUnits = generation, units
+			return s.client.Status().Update(ctx, store)
+		})
+		if err != nil {
+			t.Fatalf("update store status: %v", err)
+		}
+	}
+	for _, step := range []struct {
+		generation int64
+		units      string
+		want       metav1.ConditionStatus
+		reason     string
+	}{
+		{3, "", metav1.ConditionFalse, v1alpha1.ReasonUnitsEmbeddedPerTurn},
+		{4, knowledge.UnitsVersion, metav1.ConditionTrue, v1alpha1.ReasonUnitsStored},
+	} {
+		serve(step.generation, step.units)
+		route := s.waitCondition(t, ns, "support", v1alpha1.ConditionGroundingUnits, step.want, step.reason)
+		if c := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionGroundingUnits); !strings.Contains(c.Message,
+			fmt.Sprintf(`KnowledgeStore "docs" serves generation %d`, step.generation)) {
+			t.Errorf("GroundingUnits message %q", c.Message)
+		}
+		if !isReady(route.Status.Conditions) {
+			t.Errorf("generation %d: Ready %+v", step.generation, meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady))
+		}
+	}
 }

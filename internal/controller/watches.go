@@ -80,8 +80,10 @@ func facts(obj client.Object) (int64, metav1.ConditionStatus, string) {
 	switch o := obj.(type) {
 	case *v1alpha1.KnowledgeStore:
 		// The serving generation's embedder and analyzer: a route is
-		// Ready only once they are the ones the route's pods use.
-		return o.Generation, readyStatus(o.Status.Conditions), servingEmbedder(o) + "\x00" + o.Status.IndexAnalyzer
+		// Ready only once they are the ones the route's pods use; its
+		// number and units: the route's GroundingUnits names them.
+		return o.Generation, readyStatus(o.Status.Conditions),
+			servingEmbedder(o) + "\x00" + o.Status.IndexAnalyzer + "\x00" + servingUnits(o)
 	case *v1alpha1.PlatformPrompt:
 		return o.Generation, readyStatus(o.Status.Conditions), o.Status.Hash
 	}

@@ -68,7 +68,8 @@ type Target struct {
 	// QueryEmbedder, if set, embeds as routes embed questions (behind the
 	// query prefix): the run then measures the generation's background
 	// similarity and records it on the collection for routes' relative
-	// floors.
+	// floors, and embeds every chunk's units as the routes' grounding
+	// check would, stored with the chunk (knowledge.SyncOptions.UnitEmbedder).
 	QueryEmbedder knowledge.Embedder
 	// BatchTimeout bounds each embedding call by its size (zero: 30s + 5s
 	// per input), under Embedder's own request timeout. A call that fails
@@ -115,12 +116,16 @@ func Run(ctx context.Context, cfg podconfig.IngestConfig, target Target, progres
 	defer closeSources()
 
 	embedder := newSplitting(limit.embedder(target.Embedder), target.BatchTimeout)
+	var units knowledge.Embedder
+	if target.QueryEmbedder != nil {
+		units = newSplitting(target.QueryEmbedder, target.BatchTimeout)
+	}
 	summary.Result, err = target.Store.Ingest(ctx, rows, embedder, summary.Fingerprint, knowledge.SyncOptions{
 		BatchSize: cfg.BatchSize, Concurrency: cfg.Concurrency, Progress: progress.Synced,
 		Counts: func() knowledge.Counts {
 			return knowledge.Counts{Truncated: int64(summary.Truncated), Refused: int64(len(summary.Rejected))}
 		},
-		QueryEmbedder: target.QueryEmbedder,
+		QueryEmbedder: target.QueryEmbedder, UnitEmbedder: units,
 		Embedder: &knowledge.EmbedderInfo{Model: cfg.Embedding.Model, Dimensions: int(cfg.Embedding.Dimensions),
 			QueryPrefix: cfg.Embedding.QueryPrefix, DocumentPrefix: cfg.Embedding.DocumentPrefix},
 	})

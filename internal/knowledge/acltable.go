@@ -28,6 +28,9 @@ type aclCache struct {
 	// lexical: the served collection's BM25 reads analyzed text (schema 5
 	// on), so queries are analyzed too (lexicalQuery).
 	lexical bool
+	// units: the served collection's rows hold their units' vectors
+	// (schema 6 on, written by an ingestion with a unit embedder).
+	units bool
 }
 
 // readFilter is the filter a read of the alias runs under: the caller's
@@ -69,7 +72,7 @@ func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("collection %s: %w", coll.Name, err)
 	}
-	c.legacy, c.flagged, c.lexical = true, false, false
+	c.legacy, c.flagged, c.lexical, c.units = true, false, false, false
 	for _, f := range coll.Schema.Fields {
 		switch f.Name {
 		case FieldACLSet:
@@ -78,10 +81,20 @@ func (s *Store) aclTable(ctx context.Context) (aclSets, bool, error) {
 			c.flagged = true
 		case FieldTextLexical:
 			c.lexical = true
+		case FieldUnitVectors:
+			c.units = coll.Properties[unitsProperty] != ""
 		}
 	}
 	c.sets, c.read = sets, time.Now()
 	return c.sets, c.legacy, nil
+}
+
+// servesUnits says the served collection's rows hold their units'
+// vectors, as the latest aclTable read it.
+func (s *Store) servesUnits() bool {
+	s.acl.mu.Lock()
+	defer s.acl.mu.Unlock()
+	return s.acl.units
 }
 
 // servedFields are the output fields of a read of the alias: outputFields,

@@ -35,6 +35,12 @@ type Row struct {
 	Flagged     string
 	TextVector  []float32
 	TitleVector []float32
+	// Units are the texts the grounding check holds answers against (the
+	// ingestion run cuts them with the check's rules); with a unit
+	// embedder (SyncOptions.UnitEmbedder) their vectors are stored with
+	// the row, in unitVectors.
+	Units       []string
+	unitVectors string
 }
 
 // TitlePath is the text the title BM25 function indexes.
@@ -199,6 +205,7 @@ func (s *Store) columns(rows []Row) []column.Column {
 		str(FieldFlagged, func(r Row) string { return r.Flagged }),
 		str(FieldTextLexical, func(r Row) string { return s.lexicalText(r.Text, maxTextLength) }),
 		str(FieldTitleLexical, func(r Row) string { return s.lexicalText(r.TitlePath(), maxTitlePath) }),
+		str(FieldUnitVectors, func(r Row) string { return r.unitVectors }),
 		vectors(FieldTextDense, func(r Row) []float32 { return r.TextVector }),
 		vectors(FieldTitleDense, func(r Row) []float32 { return r.TitleVector }),
 	}

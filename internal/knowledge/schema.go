@@ -38,6 +38,7 @@ const (
 	FieldTextSparse   = "text_sparse"
 	FieldTitleDense   = "title_dense"
 	FieldTitleSparse  = "title_sparse"
+	FieldUnitVectors  = "unit_vectors"
 )
 
 // Limits of the schema; chunks beyond them are refused with a clear error
@@ -100,6 +101,7 @@ func Schema(name string, dim int) *entity.Schema {
 		WithField(varchar(FieldFlagged, maxFlagLength)).
 		WithField(varchar(FieldTextLexical, maxTextLength).WithEnableAnalyzer(true)).
 		WithField(varchar(FieldTitleLexical, maxTitlePath).WithEnableAnalyzer(true)).
+		WithField(varchar(FieldUnitVectors, maxTextLength)).
 		WithField(dense(FieldTextDense)).
 		WithField(sparse(FieldTextSparse)).
 		WithField(dense(FieldTitleDense)).
@@ -131,15 +133,18 @@ var outputFields = []string{FieldID, FieldDocID, FieldSource, FieldSourceURI, Fi
 // text (a different text vector, so a rebuild); 4 adds flagged (chunks
 // that read as instructions to a model), so every chunk is judged again;
 // 5 adds text_lexical and title_lexical, the analyzed input of the BM25
-// functions (stemmed words, no stop words).
-const schemaVersion = 5
+// functions (stemmed words, no stop words); 6 adds unit_vectors, the
+// grounding check's vectors of each chunk's units (units.go).
+const schemaVersion = 6
 
 // optionalFields may be missing from a collection of an older schema that
 // still serves: without acl_set a route filters on the ACL array, slower
 // but right; without flagged no fragment is flagged until the rebuild;
 // without the lexical fields BM25 reads the raw text, and queries go to it
-// unanalyzed (lexicalQuery).
-var optionalFields = map[string]bool{FieldACLSet: true, FieldFlagged: true, FieldTextLexical: true, FieldTitleLexical: true}
+// unanalyzed (lexicalQuery); without unit_vectors the grounding check
+// embeds fragments' units at query time.
+var optionalFields = map[string]bool{FieldACLSet: true, FieldFlagged: true, FieldTextLexical: true, FieldTitleLexical: true,
+	FieldUnitVectors: true}
 
 // generationName is the collection of one index generation behind alias.
 func generationName(alias string, generation int64) string {

@@ -81,6 +81,12 @@ type Generation struct {
 	// Owner is the KnowledgeStore (namespace/name) recorded as its owner;
 	// empty for a collection made before owners were recorded.
 	Owner string
+	// Units names the splitter whose units' vectors its rows hold for the
+	// grounding check (UnitsVersion), as the ingestion that wrote them
+	// recorded it; empty when its rows hold none (built before ingestion
+	// stored them, or by a run without a unit embedder): a route's check
+	// then embeds each new fragment's units at query time.
+	Units string
 }
 
 // Active returns the generation the alias points at; ok is false when the
@@ -112,7 +118,7 @@ func (s *Store) describe(ctx context.Context, collection string) (Generation, bo
 		Background:   parseBackground(coll.Properties[backgroundProperty]),
 		Flagged:      parseCount(coll.Properties[flaggedProperty]), Truncated: parseCount(coll.Properties[truncatedProperty]),
 		Refused: parseCount(coll.Properties[refusedProperty]),
-		Owner:   coll.Properties[ownerProperty]}, true, nil
+		Owner:   coll.Properties[ownerProperty], Units: coll.Properties[unitsProperty]}, true, nil
 }
 
 // verify checks that collection is a chunk collection for this store's

@@ -56,6 +56,11 @@ type SyncOptions struct {
 	// routes and the operator can say which embedder built the index.
 	// Sync ignores it.
 	Embedder *EmbedderInfo
+	// UnitEmbedder, if set, embeds each written row's units as the
+	// grounding check embeds them (the query prefix), stored with the row
+	// (units.go); Ingest then records on the generation that it holds
+	// them. Nil stores none: routes embed fragments' units per turn.
+	UnitEmbedder Embedder
 }
 
 // Counts are what an ingestion counted of its sources as it read them.
@@ -276,8 +281,10 @@ func (s *Store) Ingest(ctx context.Context, rows iter.Seq2[Row, error], embedder
 	}
 	target := active
 	// A new embedder means a new vector space; a new schema, new fields; a
-	// new analyzer, other keyword-search terms.
-	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion || active.Analyzer != s.analyzer.ID()
+	// new analyzer, other keyword-search terms; units to store where the
+	// rows hold none, every row written again.
+	fresh := !ok || active.Embedder != fingerprint || active.Schema != schemaVersion || active.Analyzer != s.analyzer.ID() ||
+		(opts.UnitEmbedder != nil && active.Units != UnitsVersion)
 	if fresh {
 		if target, err = s.CreateGeneration(ctx, active.Number+1, fingerprint); err != nil {
 			return IngestResult{}, err
@@ -332,6 +339,13 @@ func (s *Store) Ingest(ctx context.Context, rows iter.Seq2[Row, error], embedder
 			return IngestResult{SyncResult: synced, Generation: target}, err
 		}
 		target.EmbedderInfo = info
+	}
+	if opts.UnitEmbedder != nil && target.Units != UnitsVersion {
+		// Before the alias moves, as the embedder's name.
+		if err := s.recordUnits(ctx, target.Collection); err != nil {
+			return IngestResult{SyncResult: synced, Generation: target}, err
+		}
+		target.Units = UnitsVersion
 	}
 	if fresh {
 		if err := s.Activate(ctx, target); err != nil {

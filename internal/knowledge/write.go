@@ -97,7 +97,7 @@ func (w *batchWriter) write(batch []Row) error {
 	}
 	w.group.Go(func() error {
 		w.clock.start()
-		err := w.store.embedInto(w.ctx, batch, w.embedder)
+		err := w.embed(batch)
 		w.clock.stop()
 		if err != nil {
 			return err
@@ -112,6 +112,18 @@ func (w *batchWriter) write(batch []Row) error {
 		return nil
 	})
 	return nil
+}
+
+// embed embeds batch's texts and titles and, with a unit embedder, its
+// units, the two calls at once: the embedder serves several.
+func (w *batchWriter) embed(batch []Row) error {
+	if w.opts.UnitEmbedder == nil {
+		return w.store.embedInto(w.ctx, batch, w.embedder)
+	}
+	var group errgroup.Group
+	group.Go(func() error { return w.store.embedInto(w.ctx, batch, w.embedder) })
+	group.Go(func() error { return w.store.embedUnits(w.ctx, batch, w.opts.UnitEmbedder) })
+	return group.Wait()
 }
 
 // complete says every row is read: Changed is final.

@@ -14,13 +14,19 @@ import (
 type Lane int
 
 const (
+	// asking is the question of a turn let in (the Starting lane's
+	// Embed): it goes ahead of every check, and alongside one in a call,
+	// so that a busy check never holds a search past its deadline.
+	asking Lane = iota
 	// Finishing is the work of turns that have started answering: the
 	// grounding check's sentences and fragments. It goes first, so that an
 	// answer already streaming gets its verdicts before new turns take the
 	// embedder: under load new turns wait to start (their time to first
 	// token grows) instead of answers ending unchecked.
-	Finishing Lane = iota
-	// Starting is the work that starts a turn: its question's embedding.
+	Finishing
+	// Starting is what lets a turn start (Admitter): it waits behind the
+	// checks, paced by what they cost; its embedder's texts, the
+	// questions of turns let in, go first (asking).
 	Starting
 	// leftover is Finishing work no turn waits for any more (Outlive's,
 	// once its caller stopped waiting): after everything else.
@@ -47,10 +53,11 @@ func abandoned(ctx context.Context) bool {
 }
 
 // Shared is one embedding server's client for all of a replica's work:
-// at most inFlight calls at once, each sending at most batch texts of the
-// Finishing lane or, while none waits or is in a call, one of the
-// Starting lane (a question, or an admission: Admitter) as often as the
-// checks the turns bring leave time for, oldest first within a lane.
+// at most inFlight calls at once, each sending at most batch texts: the
+// questions of turns let in first, then the Finishing lane's, or, while
+// none waits or is in a call, one admission of the Starting lane
+// (Admitter) as often as the checks the turns bring leave time for,
+// oldest first within a lane.
 // Concurrent callers' Finishing texts share calls: many callers with a
 // few texts each (every turn's answer sentences) cost a few full calls,
 // not one call each queued behind the others. A caller
@@ -65,11 +72,11 @@ type Shared struct {
 	queues   [lanes][]piece // texts waiting for a call, by lane, oldest first
 	running  int            // drains running (each makes a call at a time)
 	checking int            // calls of Finishing texts in flight
-	// finishing wakes a drain pausing after an admission, or waiting to
-	// start the next turn, when a Finishing text arrives; perText is what
-	// the latest call took a text.
-	finishing chan struct{}
-	perText   atomic.Int64
+	// wake wakes a drain pausing after an admission, or waiting to start
+	// the next turn, when a question or a Finishing text arrives; perText
+	// is what the latest call took a text.
+	wake    chan struct{}
+	perText atomic.Int64
 	// Each start reserves the embedder's time for the check its turn will
 	// bring: the next may go at nextStart, checkPerTurn texts' time later
 	// (the Finishing texts queued between starts, smoothed), so turns are
@@ -110,27 +117,31 @@ const admission = -1
 
 // NewShared returns the shared client of inner.
 func NewShared(inner Embedder, inFlight, batch int) *Shared {
-	return &Shared{inner: inner, batch: max(batch, 1), inFlight: max(inFlight, 1), finishing: make(chan struct{}, 1)}
+	return &Shared{inner: inner, batch: max(batch, 1), inFlight: max(inFlight, 1), wake: make(chan struct{}, 1)}
 }
 
-// Lane is the embedder of one lane's work; the Starting lane's is also
-// an Admitter.
+// Lane is the embedder of one lane's work. The Starting lane's is also
+// an Admitter, and embeds the questions of the turns it let in ahead of
+// every check.
 func (s *Shared) Lane(l Lane) Embedder {
 	if l == Starting {
-		return startingLane{laneEmbedder{shared: s, lane: l}}
+		return startingLane{laneEmbedder{shared: s, lane: asking}}
 	}
 	return laneEmbedder{shared: s, lane: l}
 }
 
-// Admitter paces the turns that start without an embedding.
+// Admitter paces the turns a shared embedder serves.
 type Admitter interface {
-	// Admit waits until a new turn may start, as its question's embedding
-	// would have: a turn whose search the exact cache serves costs the
-	// embedder nothing to start, but its answer's check later.
+	// Admit waits until a new turn may start: behind the checks of the
+	// answers already streaming, and no faster than their checks are
+	// served. A search admits its turn before its question's embedding,
+	// outside that step's deadline (a turn the exact cache serves costs
+	// the embedder nothing to start, but its answer's check later).
 	Admit(ctx context.Context) error
 }
 
-// startingLane is the Starting lane's embedder and Admitter.
+// startingLane is the Starting lane's Admitter, whose Embed embeds in the
+// asking lane.
 type startingLane struct{ laneEmbedder }
 
 func (e startingLane) Admit(ctx context.Context) error {
@@ -164,8 +175,10 @@ func (s *Shared) wait(ctx context.Context, lane Lane, texts []string) ([][]float
 	}
 	if lane == Finishing {
 		s.checkTexts += len(texts)
+	}
+	if lane == Finishing || lane == asking {
 		select {
-		case s.finishing <- struct{}{}:
+		case s.wake <- struct{}{}:
 		default:
 		}
 	}
@@ -194,7 +207,7 @@ func (s *Shared) drain() {
 		switch {
 		case len(batch) == 0 && paced > 0 && !s.pacing:
 			s.pacing = true
-			s.forgetFinishing()
+			s.forgetWake()
 			s.mu.Unlock()
 			s.pause(paced)
 			s.mu.Lock()
@@ -206,7 +219,7 @@ func (s *Shared) drain() {
 			return
 		case batch[0].index == admission:
 			close(batch[0].req.done)
-			s.forgetFinishing()
+			s.forgetWake()
 			s.mu.Unlock()
 			s.pause(time.Duration(s.perText.Load()))
 		default:
@@ -224,39 +237,39 @@ func (s *Shared) drain() {
 	}
 }
 
-// forgetFinishing drops the signal of Finishing texts that arrived
-// before now: take has seen them. Under s.mu.
-func (s *Shared) forgetFinishing() {
+// forgetWake drops the signal of texts that arrived before now: take
+// has seen them. Under s.mu.
+func (s *Shared) forgetWake() {
 	select {
-	case <-s.finishing:
+	case <-s.wake:
 	default:
 	}
 }
 
-// pause waits d, or until a check text arrives. It follows an admission,
-// which takes the drain for as long as the embedder takes a text, as the
-// question it stands for would, and a start that must wait for
-// nextStart.
+// pause waits d, or until a question or a check text arrives. It
+// follows an admission, which takes the drain for as long as the
+// embedder takes a text, as the question it lets in will, and a start
+// that must wait for nextStart.
 func (s *Shared) pause(d time.Duration) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
-	case <-s.finishing:
+	case <-s.wake:
 	}
 }
 
 // take removes the next batch from the queues and says its lane,
 // skipping the texts of callers that gave up or failed: up to batch
-// Finishing texts or, while none waits or is in a call, one Starting text
-// or admission once nextStart has come (else how long until it does), or
-// else up to batch leftover texts. New turns are let in one at a time: a
-// crowd let in together would bring their answers' sentences back
-// together. Under s.mu.
+// questions of turns let in, else up to batch Finishing texts or, while
+// none waits or is in a call, one admission once nextStart has come
+// (else how long until it does), or else up to batch leftover texts. New
+// turns are let in one at a time: a crowd let in together would bring
+// their answers' sentences back together. Under s.mu.
 func (s *Shared) take(now time.Time) ([]piece, Lane, time.Duration) {
 	s.demoteAbandoned()
-	for lane, limit := range [lanes]int{Finishing: s.batch, Starting: 1, leftover: s.batch} {
-		if Lane(lane) != Finishing && s.checking > 0 {
+	for lane, limit := range [lanes]int{asking: s.batch, Finishing: s.batch, Starting: 1, leftover: s.batch} {
+		if Lane(lane) > Finishing && s.checking > 0 {
 			return nil, Lane(lane), 0 // the drain in a check's call looks again after it
 		}
 		if Lane(lane) == Starting && now.Before(s.nextStart) {

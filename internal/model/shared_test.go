@@ -263,9 +263,18 @@ func (f failOn) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	return make([][]float32, len(texts)), nil
 }
 
-// The check's texts go before new turns' questions, even questions that
-// waited longer, and questions go one a call: under load an answer that
-// has streamed gets its verdicts before new turns start.
+// ask is a search's use of the Starting lane: its turn admitted, then
+// its question embedded.
+func ask(ctx context.Context, questions Embedder, texts []string) ([][]float32, error) {
+	if err := questions.(Admitter).Admit(ctx); err != nil {
+		return nil, err
+	}
+	return questions.Embed(ctx, texts)
+}
+
+// The check's texts go before new turns' admissions, even turns that
+// waited longer, and turns are let in one at a time: under load an
+// answer that has streamed gets its verdicts before new turns start.
 func TestSharedServesTheCheckBeforeNewQuestions(t *testing.T) {
 	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
 	shared := NewShared(inner, 1, 16)
@@ -274,13 +283,16 @@ func TestSharedServesTheCheckBeforeNewQuestions(t *testing.T) {
 	embed := func(e Embedder, texts ...string) {
 		go func() { _, err := e.Embed(context.Background(), texts); done <- err }()
 	}
+	question := func(text string) {
+		go func() { _, err := ask(context.Background(), questions, []string{text}); done <- err }()
+	}
 	embed(check, "holds the call")
 	<-inner.started
-	embed(questions, "first question")
+	question("first question")
 	for shared.queued() < 1 {
 		runtime.Gosched()
 	}
-	embed(questions, "second question")
+	question("second question")
 	for shared.queued() < 2 {
 		runtime.Gosched()
 	}
@@ -292,6 +304,54 @@ func TestSharedServesTheCheckBeforeNewQuestions(t *testing.T) {
 	want := [][]string{{"sentence one", "sentence two"}, {"first question"}, {"second question"}}
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("calls after the first: %q, want %q", calls, want)
+	}
+}
+
+// A turn let in has its question embedded before any check text that
+// waits, however many do, in the first call to end: a busy check delays
+// new turns' admissions, never the search of a turn admitted, which
+// meets its embed deadline.
+func TestSharedEmbedsAnAdmittedQuestionBeforeTheCheck(t *testing.T) {
+	inner := heldEmbedder{started: make(chan []string, 8), release: make(chan struct{})}
+	shared := NewShared(inner, 2, 4)
+	questions, check := shared.Lane(Starting), shared.Lane(Finishing)
+	if err := questions.(Admitter).Admit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	for i := range 3 { // the check's work: two calls in flight, a batch waiting
+		go func() {
+			units := []string{fmt.Sprint("unit ", i, "a"), fmt.Sprint("unit ", i, "b"), fmt.Sprint("unit ", i, "c"), fmt.Sprint("unit ", i, "d")}
+			_, err := check.Embed(context.Background(), units)
+			done <- err
+		}()
+	}
+	<-inner.started
+	<-inner.started
+	for shared.queued() < 4 {
+		runtime.Gosched()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	asked := make(chan error, 1)
+	go func() { _, err := questions.Embed(ctx, []string{"the question"}); asked <- err }()
+	for shared.queued() < 5 {
+		runtime.Gosched()
+	}
+	inner.release <- struct{}{}
+	if got := <-inner.started; fmt.Sprint(got) != "[the question]" {
+		t.Fatalf("the call after a check's: %q, want the question", got)
+	}
+	for range 3 { // the question's call, the other check call, the last batch's
+		inner.release <- struct{}{}
+	}
+	if err := <-asked; err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -393,7 +453,7 @@ func TestSharedLetsTurnsInAsFastAsTheirChecksAreServed(t *testing.T) {
 		questions, check := shared.Lane(Starting), shared.Lane(Finishing)
 		ctx := context.Background()
 		for turn := range 3 * checkSmoothing {
-			if _, err := questions.Embed(ctx, []string{fmt.Sprint("question ", turn)}); err != nil {
+			if _, err := ask(ctx, questions, []string{fmt.Sprint("question ", turn)}); err != nil {
 				t.Fatal(err)
 			}
 			if !checked {
@@ -410,7 +470,7 @@ func TestSharedLetsTurnsInAsFastAsTheirChecksAreServed(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, q := range []string{"a", "b"} {
 			wg.Go(func() {
-				if _, err := questions.Embed(ctx, []string{q}); err != nil {
+				if _, err := ask(ctx, questions, []string{q}); err != nil {
 					t.Error(err)
 				}
 			})
@@ -441,7 +501,7 @@ func TestSharedServesAbandonedWorkAfterNewQuestions(t *testing.T) {
 		runtime.Gosched()
 	}
 	stopWaiting()
-	go func() { _, err := questions.Embed(context.Background(), []string{"a new question"}); done <- err }()
+	go func() { _, err := ask(context.Background(), questions, []string{"a new question"}); done <- err }()
 	for shared.queued() < 2 {
 		runtime.Gosched()
 	}
@@ -473,7 +533,7 @@ func TestSharedForgetsAbandonedWorkPastItsDeadline(t *testing.T) {
 	}
 	stopWaiting()
 	time.Sleep(20 * time.Millisecond) // past every unit's deadline
-	go func() { _, err := questions.Embed(context.Background(), []string{"a new question"}); done <- err }()
+	go func() { _, err := ask(context.Background(), questions, []string{"a new question"}); done <- err }()
 	for shared.queued() < cut+1 {
 		runtime.Gosched()
 	}

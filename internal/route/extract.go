@@ -18,8 +18,9 @@ func (r *Runner) extract(ctx context.Context, question string, intent retrieval.
 	st *turnState) (notFound bool, err error) {
 	start := time.Now()
 	defer func() { st.took("extract", time.Since(start)) }()
-	quoter := answer.Quoter{Question: r.Searcher.Embedder, Units: r.checker().Units, Tokens: r.Tokens, Budget: r.answerBudget(st.gen),
-		Language: st.prompt.Language}
+	check := r.checker()
+	quoter := answer.Quoter{Question: r.Searcher.Embedder, Units: check.Units, Stored: check.Stored, Tokens: r.Tokens,
+		Budget: r.answerBudget(st.gen), Language: st.prompt.Language}
 	text, err := quoter.Quote(ctx, question, intent, packing.Packed, embedded)
 	if err != nil {
 		return false, &ToolError{Tool: "extract", Err: err}

@@ -72,7 +72,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	}
 	embedder := assembly.RouteEmbedder(cfg, secrets)
 	parts.Embedder = embedder.Lane(model.Starting)
-	check := assembly.Checker(cfg, embedder.Lane(model.Finishing), vectors)
+	check := assembly.Checker(cfg, embedder.Lane(model.Finishing), vectors, store)
 	parts.Check = &check
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error

@@ -23,8 +23,10 @@ import (
 type Quoter struct {
 	// Question and Units are the store's embedding model: each unit is
 	// scored for the question by their similarity. Units may keep the
-	// fragments' units across turns, as the grounding check's does.
+	// fragments' units across turns, as the grounding check's does, and
+	// embeds only those Stored (ingestion's vectors; nil: none) lacks.
 	Question, Units knowledge.Embedder
+	Stored          StoredUnits
 	// Tokens counts the answer as the chat model would; Budget is the
 	// tokens it may take.
 	Tokens tokenize.Counter
@@ -44,7 +46,7 @@ func (q Quoter) Quote(ctx context.Context, question string, intent retrieval.Int
 	if len(units) == 0 {
 		return "", nil
 	}
-	if err := q.scoreUnits(ctx, question, units, embedded); err != nil {
+	if err := q.scoreUnits(ctx, question, packed, units, embedded); err != nil {
 		return "", err
 	}
 	lead := ""
@@ -85,13 +87,13 @@ func (q Quoter) Quote(ctx context.Context, question string, intent retrieval.Int
 // (the store's embedder, one batched call) plus the share of the
 // question's content words it holds, weighted by how rare each is among
 // the units (BM25's idf, on the packed text).
-func (q Quoter) scoreUnits(ctx context.Context, question string, units []unit, embedded [][]float32) error {
+func (q Quoter) scoreUnits(ctx context.Context, question string, packed []retrieval.Fragment, units []unit, embedded [][]float32) error {
 	vectors, err := q.Question.Embed(ctx, []string{question})
 	if err != nil {
 		return fmt.Errorf("embed the question: %w", err)
 	}
 	if len(embedded) != len(units) {
-		if embedded, err = q.Units.Embed(ctx, unitTexts(units)); err != nil {
+		if embedded, _, err = unitVectors(ctx, q.Stored, q.Units, packed, units); err != nil {
 			return fmt.Errorf("embed the answer's candidates: %w", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -86,13 +87,26 @@ const maxGroundingUnits = 256
 // flags, paths, URLs, dotted or snake_case names.
 var identifierPattern = regexp.MustCompile(`(?:https?://\S+|--?[A-Za-z][\w-]*|\b[\w.-]*\d[\w.-]*\b|\b\w+[_./]\w[\w./-]*\b)`)
 
-// Embedders are the grounding check's: Units embeds the fragments' units
-// (they change only with the index, so a cache across turns belongs
-// here: vectorcache.Embedder), Sentences the answer's. Both are the
-// store's embedding model.
+// Embedders are the grounding check's: Stored reads the vectors
+// ingestion made of the fragments' units (nil: none), Units embeds those
+// it lacks (they change only with the index, so a cache across turns
+// belongs here: vectorcache.Embedder), Sentences the answer's. All are
+// the store's embedding model behind its query prefix.
 type Embedders struct {
+	Stored           StoredUnits
 	Units, Sentences knowledge.Embedder
 }
+
+// StoredUnits reads the vectors ingestion stored of the units of chunks
+// (ids) and of split sections' parts (parentIDs), by their text's hash
+// (knowledge.UnitHash): knowledge.Store.
+type StoredUnits interface {
+	UnitVectors(ctx context.Context, ids, parentIDs []string) (map[uint64][]float32, error)
+}
+
+// storedUnitsTimeout bounds reading the stored vectors (a query by id);
+// past it the check embeds the units instead.
+const storedUnitsTimeout = 5 * time.Second
 
 // Scorer scores sentences against one turn's packed fragments. The
 // fragments' units are embedded once, on first use.
@@ -102,6 +116,9 @@ type Scorer struct {
 	units     []unit
 	unitWords []map[string]bool
 	vectors   [][]float32
+	// embedded counts the units whose vectors were not stored, embedded
+	// by the check.
+	embedded  int
 	packed    string // lower-cased, for invented identifiers
 	threshold float64
 }
@@ -119,18 +136,23 @@ func NewScorer(embedders Embedders, fragments []retrieval.Fragment, threshold fl
 		packed: strings.ToLower(packedText(fragments)), threshold: threshold}
 }
 
-// prepare embeds the fragments' units, unless done.
+// prepare reads the vectors of the fragments' units that ingestion
+// stored and embeds the others, unless done.
 func (s *Scorer) prepare(ctx context.Context) error {
 	if s.vectors != nil || len(s.units) == 0 {
 		return nil
 	}
-	vectors, err := s.embedders.Units.Embed(ctx, unitTexts(s.units))
+	vectors, embedded, err := unitVectors(ctx, s.embedders.Stored, s.embedders.Units, s.fragments, s.units)
 	if err != nil {
 		return fmt.Errorf("embed the fragments' sentences: %w", err)
 	}
-	s.vectors = vectors
+	s.vectors, s.embedded = vectors, embedded
 	return nil
 }
+
+// UnitsEmbedded is how many of the fragments' units the check embedded,
+// their vectors not stored at ingestion (0 before it ran).
+func (s *Scorer) UnitsEmbedded() int { return s.embedded }
 
 // UnitVectors are the fragments' unit vectors once the check embedded
 // them (nil before): the extractive answer that replaces a checked one

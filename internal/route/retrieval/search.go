@@ -154,20 +154,25 @@ func (s *Searcher) floors() (similarity, strict float64) {
 	return s.Settings.SimilarityFloor, s.Settings.StrictFloor
 }
 
-// admit holds a search the cache served until the embedder lets a new
-// turn in (model.Admitter), as the query's embedding would have, under
-// the same deadline: the turn costs the embedder nothing to start, but its
-// answer's check later. The wait is the embed_queue stage.
+// admit holds a search until a shared embedder lets its turn in
+// (model.Admitter): behind the checks of the answers streaming, paced by
+// what they cost. Like a wait for a store slot, the wait comes before
+// the embed step's deadline starts and is bounded by the turn's own
+// context: a busy check delays a turn, it never fails its search. A
+// search the cache served waits too: it costs the embedder nothing to
+// start, but its answer's check later. The wait is the embed_queue stage.
 func (s *Searcher) admit(ctx context.Context, timings map[string]time.Duration) error {
 	admitter, ok := s.Embedder.(model.Admitter)
 	if !ok {
 		return nil
 	}
+	ctx, span := stepSpan(ctx, "embed queue")
+	defer span.End()
 	start := time.Now()
-	if _, err := step(ctx, "embed queue", s.Timeouts.embed(), func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, admitter.Admit(ctx)
-	}); err != nil {
-		return fmt.Errorf("wait for the embedder: %w", err)
+	if err := admitter.Admit(ctx); err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "failed")
+		return fmt.Errorf("wait for the embedder: %w", context.Cause(ctx))
 	}
 	timings["embed_queue"] = time.Since(start)
 	return nil
@@ -223,6 +228,9 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 		return r, s.admit(ctx, r.Timings)
 	}
 
+	if err := s.admit(ctx, r.Timings); err != nil {
+		return r, err
+	}
 	start := time.Now()
 	vectors, err := step(ctx, "embed", s.Timeouts.embed(), func(ctx context.Context) ([][]float32, error) {
 		return s.Embedder.Embed(ctx, []string{query})

@@ -260,42 +260,44 @@ func (a *admittingEmbedder) Admit(ctx context.Context) error {
 	}
 }
 
-// A search the cache serves waits for the embedder to admit its turn, as
-// its query's embedding would have: its answer's check will need it.
-func TestCachedSearchWaitsForTheEmbeddersAdmission(t *testing.T) {
+// Every search waits for the embedder to admit its turn, before its
+// query is embedded (a busy check delays the turn, not its query's
+// embedding, which then goes first) or, when the cache serves it, before
+// it is served: its answer's check will need the embedder. The wait is
+// bounded by the turn's context, not the embed step's deadline.
+func TestSearchesWaitForTheEmbeddersAdmission(t *testing.T) {
 	index := &fakeIndex{hits: []knowledge.Hit{hit("a1", "a", 1, "prose")}}
 	gen := int64(1)
 	s := newSearcher(index, &gen)
+	s.Timeouts.Embed = 20 * time.Millisecond
 	embedder := &admittingEmbedder{HashEmbedder: testenv.HashEmbedder{Dim: 8}, admissions: make(chan struct{}, 2), open: make(chan struct{})}
 	s.Embedder = embedder
 	ctx := context.Background()
-	if _, err := s.Search(ctx, "how do sync waves work", []string{"public"}); err != nil {
-		t.Fatal(err)
-	}
-	if len(embedder.admissions) != 0 {
-		t.Fatal("a search that embedded its query asked for an admission too")
-	}
-	done := make(chan Retrieval, 1)
-	go func() {
-		r, err := s.Search(ctx, "how do sync waves work", []string{"public"})
-		if err != nil {
-			t.Error(err)
+	for _, want := range []bool{false, true} {
+		done := make(chan Retrieval, 1)
+		go func() {
+			r, err := s.Search(ctx, "how do sync waves work", []string{"public"})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- r
+		}()
+		<-embedder.admissions
+		select {
+		case <-done:
+			t.Fatalf("cached %v: the search returned before its admission", want)
+		case <-time.After(100 * time.Millisecond): // past the embed step's deadline: the wait is not that step's
 		}
-		done <- r
-	}()
-	<-embedder.admissions
-	select {
-	case <-done:
-		t.Fatal("the cached search returned before its admission")
-	case <-time.After(50 * time.Millisecond):
+		embedder.open <- struct{}{}
+		if r := <-done; r.CacheHit != want || len(r.Fragments) != 1 {
+			t.Errorf("admitted: cache hit %v (want %v), %d fragments", r.CacheHit, want, len(r.Fragments))
+		}
 	}
-	close(embedder.open)
-	if r := <-done; !r.CacheHit || len(r.Fragments) != 1 {
-		t.Errorf("admitted: cache hit %v, %d fragments", r.CacheHit, len(r.Fragments))
+	if index.searches != 1 {
+		t.Errorf("%d hybrid searches, want 1", index.searches)
 	}
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	embedder.open = make(chan struct{})
 	if _, err := s.Search(short, "how do sync waves work", []string{"public"}); err == nil {
 		t.Error("a cached search past its context was served")
 	}

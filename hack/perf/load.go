@@ -136,24 +136,36 @@ func sequential(ctx context.Context, c client, questions []string) []turnTiming 
 func concurrent(ctx context.Context, c client, questions []string, streams int, d time.Duration) []turnTiming {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	return runStreams(ctx, c, streams, func(s, i int) (string, bool) {
+		return questions[(s*len(questions)/streams+i)%len(questions)], true
+	})
+}
+
+// runStreams keeps streams turns running, each stream a user of its own,
+// until ctx ends or next has no question for a stream (next(s, i) is
+// stream s's i-th), and returns every turn that finished: a turn cut by
+// ctx's end is not a failure.
+func runStreams(ctx context.Context, c client, streams int, next func(s, i int) (string, bool)) []turnTiming {
 	var mu sync.Mutex
 	var out []turnTiming
 	var wg sync.WaitGroup
 	for s := range streams {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			c := c.forStream(s)
-			for i := s * len(questions) / streams; ctx.Err() == nil; i++ {
-				t := c.ask(ctx, questions[i%len(questions)])
+			for i := 0; ctx.Err() == nil; i++ {
+				q, ok := next(s, i)
+				if !ok {
+					return
+				}
+				t := c.ask(ctx, q)
 				if ctx.Err() != nil {
-					return // cut by the end of the run, not a failure
+					return
 				}
 				mu.Lock()
 				out = append(out, t)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return out
@@ -202,37 +214,18 @@ func concurrentFromPool(ctx context.Context, c client, pool *questionPool, strea
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
-	var mu sync.Mutex
 	var ranOut sync.Once
 	wall = d
-	var wg sync.WaitGroup
-	for s := range streams {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := c.forStream(s)
-			for ctx.Err() == nil {
-				q, ok := pool.take()
-				if !ok {
-					ranOut.Do(func() {
-						mu.Lock()
-						wall, exhausted = time.Since(start), true
-						mu.Unlock()
-						cancel()
-					})
-					return
-				}
-				t := c.ask(ctx, q)
-				if ctx.Err() != nil {
-					return // cut by the end of the phase, not a failure
-				}
-				mu.Lock()
-				turns = append(turns, t)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	turns = runStreams(ctx, c, streams, func(int, int) (string, bool) {
+		q, ok := pool.take()
+		if !ok {
+			ranOut.Do(func() {
+				wall, exhausted = time.Since(start), true
+				cancel()
+			})
+		}
+		return q, ok
+	})
 	return turns, wall, exhausted
 }
 

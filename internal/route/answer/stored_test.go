@@ -73,8 +73,8 @@ func TestStoredUnitsAreReadNotEmbedded(t *testing.T) {
 	if !slices.Equal(stored.ids, []string{"w"}) || !slices.Equal(stored.parents, []string{"p"}) {
 		t.Errorf("asked for chunks %q and sections %q, want [w] and [p]", stored.ids, stored.parents)
 	}
-	if !slices.Equal(recorder.texts, want) || scorer.UnitsEmbedded() != len(want) {
-		t.Errorf("the check embedded %q (%d counted), want only the units not stored: %q", recorder.texts, scorer.UnitsEmbedded(), want)
+	if !slices.Equal(recorder.texts, want) || scorer.embedded != len(want) {
+		t.Errorf("the check embedded %q (%d counted), want only the units not stored: %q", recorder.texts, scorer.embedded, want)
 	}
 	for i := range got {
 		if got[i].Status != reference[i].Status || got[i].Marker != reference[i].Marker || got[i].Score != reference[i].Score {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
@@ -104,10 +103,6 @@ type StoredUnits interface {
 	UnitVectors(ctx context.Context, ids, parentIDs []string) (map[uint64][]float32, error)
 }
 
-// storedUnitsTimeout bounds reading the stored vectors (a query by id);
-// past it the check embeds the units instead.
-const storedUnitsTimeout = 5 * time.Second
-
 // Scorer scores sentences against one turn's packed fragments. The
 // fragments' units are embedded once, on first use.
 type Scorer struct {
@@ -149,10 +144,6 @@ func (s *Scorer) prepare(ctx context.Context) error {
 	s.vectors, s.embedded = vectors, embedded
 	return nil
 }
-
-// UnitsEmbedded is how many of the fragments' units the check embedded,
-// their vectors not stored at ingestion (0 before it ran).
-func (s *Scorer) UnitsEmbedded() int { return s.embedded }
 
 // UnitVectors are the fragments' unit vectors once the check embedded
 // them (nil before): the extractive answer that replaces a checked one

@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
@@ -113,6 +114,10 @@ func unitVectors(ctx context.Context, stored StoredUnits, embedder knowledge.Emb
 	return vectors, len(missing), nil
 }
 
+// storedUnitsTimeout bounds reading the stored vectors (a query by id);
+// past it the units are embedded instead.
+const storedUnitsTimeout = 5 * time.Second
+
 // storedVectors reads the stored vectors of the fragments' units; none
 // when there is no store to read, or the read fails (the units are
 // embedded instead: slower, not failed).
@@ -120,14 +125,7 @@ func storedVectors(ctx context.Context, stored StoredUnits, fragments []retrieva
 	if stored == nil {
 		return nil
 	}
-	var ids, parents []string
-	for _, f := range fragments {
-		if f.Reassembled {
-			parents = append(parents, f.ID)
-		} else {
-			ids = append(ids, f.ID)
-		}
-	}
+	ids, parents := retrieval.RowIDs(fragments)
 	ctx, cancel := context.WithTimeout(ctx, storedUnitsTimeout)
 	defer cancel()
 	vectors, err := stored.UnitVectors(ctx, ids, parents)

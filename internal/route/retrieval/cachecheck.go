@@ -39,14 +39,7 @@ func rowVersion(r knowledge.Row) knowledge.RowVersion {
 // principals as it was cached; an error reading it counts as no. Its wait
 // for a store slot is added to *queued.
 func (s *Searcher) stillServed(ctx context.Context, fragments []Fragment, principals []string, queued *time.Duration) bool {
-	var ids, parents []string
-	for _, f := range fragments {
-		if f.Reassembled {
-			parents = append(parents, f.ID)
-		} else {
-			ids = append(ids, f.ID)
-		}
-	}
+	ids, parents := RowIDs(fragments)
 	if len(ids)+len(parents) == 0 {
 		return true
 	}

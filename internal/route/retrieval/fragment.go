@@ -53,6 +53,19 @@ func fragmentOf(row knowledge.Row, similarity float64) Fragment {
 	}
 }
 
+// RowIDs are the store's ids of fragments: a fragment's own id, or,
+// for a split section put back together, the parent id its parts share.
+func RowIDs(fragments []Fragment) (ids, parentIDs []string) {
+	for _, f := range fragments {
+		if f.Reassembled {
+			parentIDs = append(parentIDs, f.ID)
+		} else {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids, parentIDs
+}
+
 // section names the section a fragment comes from: its parent for a part
 // of a split section, else itself.
 func (f Fragment) section() string {

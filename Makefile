@@ -97,10 +97,10 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	  go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x && \
 	  go test ./internal/knowledge -run '^$$' -bench Search -benchtime 50x && \
 	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
-	  go test ./internal/route/api -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
-	  go test ./internal/route/api -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
-	  go test ./internal/route/api -run '^$$' -bench 'SearchMCPBesideHTTP' -benchtime 300x && \
-	  go test ./internal/route/api -run '^$$' -bench 'SoakTurns' -benchtime 50000x -timeout 30m; \
+	  go test ./internal/route/server -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
+	  go test ./internal/route/server -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
+	  go test ./internal/route/server -run '^$$' -bench 'SearchMCPBesideHTTP' -benchtime 300x && \
+	  go test ./internal/route/server -run '^$$' -bench 'SoakTurns' -benchtime 50000x -timeout 30m; \
 	} 2>&1 | go run ./hack/benchjson "$(BENCH_JSON)"
 
 .PHONY: bench-operator

@@ -8,10 +8,10 @@ import (
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/server"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/sources"
 )
@@ -50,14 +50,14 @@ func TestRuntimeDefaultsMatchTheAPI(t *testing.T) {
 	}{
 		{"answer.grounding.supportThreshold", answer.DefaultGroundingThreshold, v1alpha1.DefaultGroundingThreshold},
 		{"answer.grounding.fallbackBelow", answer.DefaultFallbackBelow, v1alpha1.DefaultFallbackBelow},
-		{"model.maxToolCallsPerRound", route.DefaultMaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls},
+		{"model.maxToolCallsPerRound", turn.DefaultMaxToolCallsPerRound, v1alpha1.DefaultMaxToolCalls},
 		{"model.idleTimeout", model.DefaultIdleTimeout, v1alpha1.DefaultModelIdleTimeout},
 		{"timeouts.embed", retrieval.DefaultEmbedTimeout, v1alpha1.DefaultEmbedTimeout},
 		{"timeouts.search", retrieval.DefaultSearchTimeout, v1alpha1.DefaultSearchTimeout},
 		{"timeouts.rerank", retrieval.DefaultRerankTimeout, v1alpha1.DefaultRerankTimeout},
-		{"limits.concurrentTurnsPerUser", api.DefaultLimits().ConcurrentTurnsPerUser, v1alpha1.DefaultConcurrentTurnsPerUser},
-		{"limits.turnsPerMinutePerUser", api.DefaultLimits().TurnsPerMinutePerUser, v1alpha1.DefaultTurnsPerMinutePerUser},
-		{"limits.maxInFlightTurns", api.DefaultLimits().MaxInFlightTurns, v1alpha1.DefaultMaxInFlightTurns},
+		{"limits.concurrentTurnsPerUser", server.DefaultLimits().ConcurrentTurnsPerUser, v1alpha1.DefaultConcurrentTurnsPerUser},
+		{"limits.turnsPerMinutePerUser", server.DefaultLimits().TurnsPerMinutePerUser, v1alpha1.DefaultTurnsPerMinutePerUser},
+		{"limits.maxInFlightTurns", server.DefaultLimits().MaxInFlightTurns, v1alpha1.DefaultMaxInFlightTurns},
 		{"limits.maxSearchesInFlight", retrieval.DefaultMaxSearchesInFlight, v1alpha1.DefaultMaxSearchesInFlight},
 		{"turns.maxMemoryMiB", turnlog.DefaultMaxBytes >> 20, v1alpha1.DefaultTurnMaxMemoryMiB},
 		{"ingestion.chunking.maxTokens", chunking.MaxTokens, v1alpha1.DefaultChunkMaxTokens},

@@ -13,7 +13,7 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly/serving"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -55,12 +55,12 @@ func TestFeedbackExportWritesDownRatedTurnsAsQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	expenses := route.RetrievalSource{Marker: "S1", SourceURI: "handbook/expenses.md", HeadingPath: []string{"Expenses", "How approval works"}}
-	travel := route.RetrievalSource{Marker: "S2", SourceURI: "handbook/travel.md", HeadingPath: []string{"Travel", "Booking"}}
+	expenses := turn.RetrievalSource{Marker: "S1", SourceURI: "handbook/expenses.md", HeadingPath: []string{"Expenses", "How approval works"}}
+	travel := turn.RetrievalSource{Marker: "S2", SourceURI: "handbook/travel.md", HeadingPath: []string{"Travel", "Booking"}}
 	turn := func(id, question string) turnlog.AnsweredTurn {
 		return turnlog.AnsweredTurn{ID: id, Owner: "alice", Question: question, Answer: "Book it yourself [S2].",
-			Citations: []route.Citation{{Marker: "S2", SourceURI: travel.SourceURI, Heading: travel.HeadingPath}},
-			Fragments: []route.RetrievalSource{travel, expenses}}
+			Citations: []turn.Citation{{Marker: "S2", SourceURI: travel.SourceURI, Heading: travel.HeadingPath}},
+			Fragments: []turn.RetrievalSource{travel, expenses}}
 	}
 	verdicts := []struct {
 		turn    turnlog.AnsweredTurn

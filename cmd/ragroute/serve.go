@@ -20,7 +20,7 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/assembly/serving"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/api"
+	"github.com/ragroute/ragroute/internal/route/server"
 )
 
 // runServe serves one route's query API from its rendered config.
@@ -131,7 +131,7 @@ func serve(ctx context.Context, cfg podconfig.RouteConfig, env environment, ln l
 
 	// The API alone on its listener when the probes have theirs, else
 	// everything on one.
-	routeAPI := api.New(turns, *rt.API)
+	routeAPI := server.New(turns, *rt.API)
 	servers := []*http.Server{newHTTPServer(routeAPI.Handler())}
 	listening := []net.Listener{ln.api}
 	if ln.probes != nil {

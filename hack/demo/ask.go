@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
@@ -119,12 +119,12 @@ func (d *demo) callAt(ctx context.Context, base string, q question, method, path
 // answer as it streams, then the sources it cited; it returns the answer.
 func printEvents(out io.Writer, body io.Reader) (string, error) {
 	var written strings.Builder
-	var sources []route.RetrievalSource
+	var sources []turn.RetrievalSource
 	var grounding []answer.Grounding
 	cited := map[string]bool{}
-	err := turnstream.Read(body, func(e route.Event) error {
+	err := turnstream.Read(body, func(e turn.Event) error {
 		switch data := e.Data.(type) {
-		case route.RetrievalReport:
+		case turn.RetrievalReport:
 			if data.Round > 0 { // an agentic round's search
 				fmt.Fprintf(out, "    round %d searched %q: %d new fragments\n", data.Round, data.Query, len(data.Sources))
 				break
@@ -133,38 +133,38 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 			sources = append(sources, data.Sources...)
 		case answer.Grounding:
 			grounding = append(grounding, data)
-		case route.AnswerReplaced:
+		case turn.AnswerReplaced:
 			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", data.Reason, data.GroundedRatio)
-		case route.MemorySaved:
+		case turn.MemorySaved:
 			fmt.Fprintf(out, "    round %d: the model saved %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
 				listOrNone(data.Closed), listOrNone(data.Open))
-		case route.Finalized:
-			if e.Type == route.EventFinalizeForced {
+		case turn.Finalized:
+			if e.Type == turn.EventFinalizeForced {
 				fmt.Fprintf(out, "    the harness finalized: %s\n", data.Reason)
 				break
 			}
 			fmt.Fprintf(out, "    round %d: the model finalized %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
 				listOrNone(data.Closed), listOrNone(data.Open))
-		case route.ToolCall:
-			if data.Status == route.CallRejected {
+		case turn.ToolCall:
+			if data.Status == turn.CallRejected {
 				fmt.Fprintf(out, "    the harness rejected %s: %s\n", data.Name, data.Reason)
 			}
-		case route.AnswerabilityReport:
+		case turn.AnswerabilityReport:
 			if !data.Answerable {
 				fmt.Fprintf(out, "(answerability %s %.2f, under the route's %.2f: not found; missing %s) ", data.Check, data.Score, data.Threshold, listOrNone(data.Missing))
 			}
-		case route.Research:
+		case turn.Research:
 			fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", data.Rephrase, data.Found)
-		case route.Delta:
+		case turn.Delta:
 			written.WriteString(data.Text)
 			fmt.Fprint(out, strings.ReplaceAll(data.Text, "\n", "\n            "))
-		case route.Citation:
+		case turn.Citation:
 			cited[data.Marker] = true
-		case route.TurnCompleted:
+		case turn.Completed:
 			fmt.Fprintln(out)
 			printGrounding(out, grounding, data)
 			printSources(out, sources, cited, data)
-		case route.TurnError:
+		case turn.Failed:
 			return fmt.Errorf("the turn failed: %s: %s", data.Code, data.Message)
 		}
 		return nil
@@ -175,7 +175,7 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 // printGrounding prints each checked sentence of the model's answer with
 // its support: the fragment that supports it, or why none does, and
 // whether the client was shown it.
-func printGrounding(out io.Writer, grounding []answer.Grounding, c route.TurnCompleted) {
+func printGrounding(out io.Writer, grounding []answer.Grounding, c turn.Completed) {
 	if len(grounding) == 0 {
 		return
 	}
@@ -209,7 +209,7 @@ func shorten(s string, n int) string {
 	return s
 }
 
-func printSources(out io.Writer, sources []route.RetrievalSource, cited map[string]bool, c route.TurnCompleted) {
+func printSources(out io.Writer, sources []turn.RetrievalSource, cited map[string]bool, c turn.Completed) {
 	if c.NotFound {
 		fmt.Fprintln(out, "    (honest not-found: nothing this user may read answers it)")
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Parts are the backends of a route that its caller made; NewSearcher and
@@ -26,7 +26,7 @@ type Parts struct {
 	// Cache is the exact cache; nil: in memory, sized as the config says.
 	Cache retrieval.Cache
 	// Chat is the chat model; nil: the config's, when it names one.
-	Chat route.ChatModel
+	Chat turn.ChatModel
 	// RerankHTTP is the cross-encoder's client; nil: one bounded by
 	// rerankHTTPTimeout.
 	RerankHTTP *http.Client

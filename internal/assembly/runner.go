@@ -7,9 +7,9 @@ import (
 
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
@@ -21,17 +21,17 @@ const webSearchResults = 5
 
 // NewRunner is the route's turn as its config sets it, searching with
 // searcher (NewSearcher's) over p.
-func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts) (*route.Runner, error) {
+func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts) (*turn.Engine, error) {
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
 	}
-	runner := &route.Runner{
+	runner := &turn.Engine{
 		Chat:     p.Chat,
 		Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
 		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
 		AnswerMaxTokens: int(cfg.Model.MaxTokens),
-		Prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound,
+		Prompt: turn.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound,
 			NotFoundByLanguage: cfg.Prompt.NotFoundByLanguage, Styles: cfg.Prompt.Styles},
 		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 		FlaggedFragments:     cfg.Retrieval.FlaggedFragments,
@@ -49,7 +49,7 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 		runner.Chat = Chat(cfg.Model, p.Secrets)
 	}
 	if a := cfg.Answer.Answerability; a.Check != "" && a.Check != podconfig.AnswerabilityOff {
-		runner.Answerability = &route.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
+		runner.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
 	}
 	if p.Check != nil {
 		runner.Check = *p.Check

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // FragmentRecorder is the searcher's cache: it never hits, and keeps
@@ -42,7 +42,7 @@ func (c *FragmentRecorder) Put(_ context.Context, _ string, fragments []retrieva
 }
 
 // Packed is the fragment a retrieval event reported under its marker.
-func (c *FragmentRecorder) Packed(s route.RetrievalSource) (retrieval.Fragment, bool) {
+func (c *FragmentRecorder) Packed(s turn.RetrievalSource) (retrieval.Fragment, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.byKey[fragmentKey(s.SourceURI, s.Title, s.HeadingPath)]

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Scoring of whole turns, from their events alone: pure, so each figure
@@ -17,7 +17,7 @@ import (
 // TimedEvent is a turn's event with when it was emitted, counted from the
 // turn's start.
 type TimedEvent struct {
-	route.Event
+	turn.Event
 	At time.Duration
 }
 
@@ -36,14 +36,14 @@ type TurnOutcome struct {
 	Cited []string
 	// Sources are the packed fragments by marker, as retrieval reported
 	// them; Cut marks those the budget cut.
-	Sources map[string]route.RetrievalSource
+	Sources map[string]turn.RetrievalSource
 	Cut     map[string]bool
 	// Completed is turn.completed's payload; nil when the turn failed.
-	Completed  *route.TurnCompleted
+	Completed  *turn.Completed
 	Groundings []answer.Grounding
 	// Answerability is the check's verdict before the answer; nil when the
 	// route did not ask.
-	Answerability *route.AnswerabilityReport
+	Answerability *turn.AnswerabilityReport
 	Err           string
 	// Units are what each packed fragment holds, by marker (filled from
 	// the fragments the searches returned), and Allowed the texts whose
@@ -64,17 +64,17 @@ func (o TurnOutcome) Answered() bool { return o.Completed != nil && !o.Completed
 // Digest reads a turn's events.
 func Digest(q Question, mode string, events []TimedEvent, total time.Duration) TurnOutcome {
 	o := TurnOutcome{Question: q, Mode: mode, TTFT: -1, Total: total,
-		Sources: map[string]route.RetrievalSource{}, Cut: map[string]bool{}}
+		Sources: map[string]turn.RetrievalSource{}, Cut: map[string]bool{}}
 	var shown strings.Builder
 	cited := map[string]bool{}
 	for _, e := range events {
 		switch data := e.Data.(type) {
-		case route.Delta:
+		case turn.Delta:
 			if o.TTFT < 0 {
 				o.TTFT = e.At
 			}
 			shown.WriteString(data.Text)
-		case route.RetrievalReport:
+		case turn.RetrievalReport:
 			for _, s := range data.Sources {
 				o.Sources[s.Marker] = s
 			}
@@ -83,18 +83,18 @@ func Digest(q Question, mode string, events []TimedEvent, total time.Duration) T
 					o.Cut[d.Marker] = true
 				}
 			}
-		case route.Citation:
+		case turn.Citation:
 			if !cited[data.Marker] {
 				cited[data.Marker] = true
 				o.Cited = append(o.Cited, data.Marker)
 			}
 		case answer.Grounding:
 			o.Groundings = append(o.Groundings, data)
-		case route.AnswerabilityReport:
+		case turn.AnswerabilityReport:
 			o.Answerability = &data
-		case route.TurnCompleted:
+		case turn.Completed:
 			o.Completed = &data
-		case route.TurnError:
+		case turn.Failed:
 			o.Err = data.Code + ": " + data.Message
 		}
 	}

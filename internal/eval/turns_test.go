@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/ingest"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 func ratio(x float64) *float64 { return &x }
@@ -49,18 +49,18 @@ func TestDigestReadsATurnsEvents(t *testing.T) {
 	_, qs := answersGold(t)
 	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
 	events := []TimedEvent{
-		{Event: route.Event{Type: route.EventTurnStarted, Data: route.TurnStarted{TurnID: "t"}}, At: 0},
-		{Event: route.Event{Type: route.EventRetrieval, Data: route.RetrievalReport{
-			Sources: []route.RetrievalSource{{Marker: "S1", HeadingPath: []string{"Sync", "Prune"}}, {Marker: "S2"}},
-			Dropped: []route.Dropped{{Marker: "S2", Cut: true}, {Marker: "S3"}}}}, At: at(40)},
-		{Event: route.Event{Type: route.EventDelta, Data: route.Delta{Text: "Prune deletes "}}, At: at(900)},
-		{Event: route.Event{Type: route.EventDelta, Data: route.Delta{Text: "what left Git [S1]."}}, At: at(1200)},
-		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S1"}}, At: at(1300)},
-		{Event: route.Event{Type: route.EventGrounding, Data: answer.Grounding{Index: 0, Score: 0.7, Status: answer.Supported}}, At: at(1400)},
+		{Event: turn.Event{Type: turn.EventTurnStarted, Data: turn.Started{TurnID: "t"}}, At: 0},
+		{Event: turn.Event{Type: turn.EventRetrieval, Data: turn.RetrievalReport{
+			Sources: []turn.RetrievalSource{{Marker: "S1", HeadingPath: []string{"Sync", "Prune"}}, {Marker: "S2"}},
+			Dropped: []turn.Dropped{{Marker: "S2", Cut: true}, {Marker: "S3"}}}}, At: at(40)},
+		{Event: turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "Prune deletes "}}, At: at(900)},
+		{Event: turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "what left Git [S1]."}}, At: at(1200)},
+		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1"}}, At: at(1300)},
+		{Event: turn.Event{Type: turn.EventGrounding, Data: answer.Grounding{Index: 0, Score: 0.7, Status: answer.Supported}}, At: at(1400)},
 		// An inferred citation of a marker already cited counts once.
-		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S1", Inferred: true}}, At: at(1400)},
-		{Event: route.Event{Type: route.EventCitation, Data: route.Citation{Marker: "S2", Inferred: true}}, At: at(1400)},
-		{Event: route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{GroundedRatio: ratio(1), LinksRemoved: 1}}, At: at(1500)},
+		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1", Inferred: true}}, At: at(1400)},
+		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S2", Inferred: true}}, At: at(1400)},
+		{Event: turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{GroundedRatio: ratio(1), LinksRemoved: 1}}, At: at(1500)},
 	}
 	o := Digest(qs[0], "generative", events, at(1600))
 	if o.Shown != "Prune deletes what left Git [S1]." || o.TTFT != at(900) || o.Total != at(1600) {
@@ -73,7 +73,7 @@ func TestDigestReadsATurnsEvents(t *testing.T) {
 		t.Errorf("completed %+v, groundings %v", o.Completed, o.Groundings)
 	}
 	failed := Digest(qs[0], "generative", []TimedEvent{
-		{Event: route.Event{Type: route.EventError, Data: route.TurnError{Code: "model_unavailable", Message: "down"}}},
+		{Event: turn.Event{Type: turn.EventError, Data: turn.Failed{Code: "model_unavailable", Message: "down"}}},
 	}, at(5))
 	if failed.Completed != nil || failed.Err != "model_unavailable: down" || failed.TTFT >= 0 || failed.Answered() {
 		t.Errorf("failed turn: %+v", failed)
@@ -84,7 +84,7 @@ func TestCitationPrecisionAndRecall(t *testing.T) {
 	g, qs := answersGold(t)
 	turn := func(q Question, notFound bool, cited []string, units map[string]Unit, cut ...string) TurnOutcome {
 		o := TurnOutcome{Question: q, Cited: cited, Units: units, Cut: map[string]bool{}, TTFT: -1,
-			Completed: &route.TurnCompleted{NotFound: notFound}}
+			Completed: &turn.Completed{NotFound: notFound}}
 		for _, m := range cut {
 			o.Cut[m] = true
 		}
@@ -175,13 +175,13 @@ func TestFiguresOfAMode(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	turns := []TurnOutcome{
 		{Question: qs[0], TTFT: ms(1000), Total: ms(4000), Shown: "Prune runs last.", Allowed: []string{pruneUnit.Text},
-			Completed: &route.TurnCompleted{GroundedRatio: ratio(1)}, Groundings: make([]answer.Grounding, 2)},
+			Completed: &turn.Completed{GroundedRatio: ratio(1)}, Groundings: make([]answer.Grounding, 2)},
 		{Question: qs[1], TTFT: ms(3000), Total: ms(6000), Shown: "See https://made.up/retry.", Allowed: []string{retryUnit.Text},
-			Completed:  &route.TurnCompleted{GroundedRatio: ratio(0.5), Withheld: 1, LinksRemoved: 2, AnswerReplaced: true},
+			Completed:  &turn.Completed{GroundedRatio: ratio(0.5), Withheld: 1, LinksRemoved: 2, AnswerReplaced: true},
 			Groundings: make([]answer.Grounding, 2)},
 		// The not-found answer is quick and has no model tokens: it counts
 		// for the total time, not the first token.
-		{Question: qs[2], TTFT: ms(5), Total: ms(10), Completed: &route.TurnCompleted{NotFound: true}},
+		{Question: qs[2], TTFT: ms(5), Total: ms(10), Completed: &turn.Completed{NotFound: true}},
 		{Question: qs[0], TTFT: -1, Err: "timeout"},
 	}
 	f := Figures("fallback", turns, g)
@@ -201,7 +201,7 @@ func TestFiguresOfAMode(t *testing.T) {
 		t.Errorf("ttft %v/%v, total %v", f.TTFTP50, f.TTFTP90, f.TotalP50)
 	}
 	// An extractive turn the evaluation checked itself says so.
-	checked := []TurnOutcome{{Question: qs[0], TTFT: ms(10), Completed: &route.TurnCompleted{}, Checked: ratio(1)}}
+	checked := []TurnOutcome{{Question: qs[0], TTFT: ms(10), Completed: &turn.Completed{}, Checked: ratio(1)}}
 	if f := Figures("extractive", checked, g); f.GroundedRatio == nil || *f.GroundedRatio != 1 || f.GroundedBy != GroundedByEval {
 		t.Errorf("extractive grounded %v by %q", optional(f.GroundedRatio), f.GroundedBy)
 	}
@@ -238,7 +238,7 @@ func TestRatioHistogram(t *testing.T) {
 	g, qs := answersGold(t)
 	turn := func(r *float64, notFound bool, cited ...string) TurnOutcome {
 		return TurnOutcome{Question: qs[0], Cited: cited, Units: map[string]Unit{"S1": pruneUnit, "S2": retryUnit},
-			Completed: &route.TurnCompleted{GroundedRatio: r, NotFound: notFound}}
+			Completed: &turn.Completed{GroundedRatio: r, NotFound: notFound}}
 	}
 	bins := RatioHistogram([]TurnOutcome{
 		turn(ratio(0), false), turn(ratio(0.2), false, "S1"), turn(ratio(0.5), false, "S2"),

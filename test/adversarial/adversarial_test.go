@@ -24,11 +24,11 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/server"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -108,14 +108,14 @@ func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, ca
 	searcher, runner := w.Searcher, w.Runner
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	limits := api.DefaultLimits()
+	limits := server.DefaultLimits()
 	limits.ConcurrentTurnsPerUser, limits.TurnsPerMinutePerUser, limits.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
-	opts := api.Options{
+	opts := server.Options{
 		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: userHeader, GroupsHeader: groupsHeader}, Limits: limits,
 		Ready: func(context.Context) error { return nil },
 	}
-	srv := httptest.NewServer(api.New(ctx, opts).Handler())
+	srv := httptest.NewServer(server.New(ctx, opts).Handler())
 	t.Cleanup(srv.Close)
 	return srv
 }

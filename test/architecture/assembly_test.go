@@ -12,16 +12,16 @@ import (
 // what serve runs, the evaluations score, the benchmarks load and the
 // tests exercise must be built one way, from the route's config.
 var assembled = map[string][]string{
-	module + "/internal/route":           {"Runner"},
+	module + "/internal/route/turn":      {"Engine"},
 	module + "/internal/route/retrieval": {"Searcher"},
 }
 
 // mayConstruct are the folders that may build them by hand: the one
 // assembly, and the packages that define them (their own unit tests give
-// a Runner or Searcher fakes field by field).
-var mayConstruct = []string{"internal/assembly", "internal/route", "internal/route/retrieval"}
+// an Engine or Searcher fakes field by field).
+var mayConstruct = []string{"internal/assembly", "internal/route/turn", "internal/route/retrieval"}
 
-// Only internal/assembly constructs a route.Runner or retrieval.Searcher:
+// Only internal/assembly constructs a turn.Engine or retrieval.Searcher:
 // a second construction would drift from the config the operator renders
 // (the evaluations once scored a route nobody shipped).
 func TestOnlyTheAssemblyConstructsARoute(t *testing.T) {

@@ -119,35 +119,24 @@ func TestKnowledgeKnowsNoChunker(t *testing.T) {
 	forbid(t, internal("knowledge"), module+"/internal/ingest", module+"/internal/ingestion", module+"/internal/sources")
 }
 
-// The route's packages depend in one direction: API → turn → answer →
+// The route's packages depend in one direction: server → turn → answer →
 // retrieval → knowledge/model; identity and the turn log sit beside the
 // turn.
 func TestRoutePackagesDependInOneDirection(t *testing.T) {
 	route := module + "/internal/route"
-	forbid(t, []string{route + "/retrieval/..."}, route+"/api", route+"/turnlog", route+"/identity")
-	for pkg, ds := range goList(t, deps, route+"/retrieval/...") {
-		for _, dep := range ds {
-			if dep == route {
-				t.Errorf("%s depends on the turn (%s)", pkg, dep)
-			}
-		}
-	}
-	forbid(t, []string{route}, route+"/api", route+"/turnlog", route+"/identity")
-	forbid(t, []string{route + "/answer/..."}, route+"/api", route+"/turnlog", route+"/identity")
-	for pkg, ds := range goList(t, deps, route+"/answer/...") {
-		for _, dep := range ds {
-			if dep == route {
-				t.Errorf("%s depends on the turn (%s)", pkg, dep)
-			}
-		}
-	}
-	forbid(t, []string{route + "/identity/..."}, route+"/api", route+"/turnlog", route+"/retrieval")
+	turn, server := route+"/turn", route+"/server"
+	forbid(t, []string{route + "/retrieval/..."}, server, route+"/turnlog", route+"/identity")
+	forbid(t, []string{turn}, server, route+"/turnlog", route+"/identity")
+	forbid(t, []string{route + "/answer/..."}, server, route+"/turnlog", route+"/identity")
+	forbid(t, []string{route + "/identity/..."}, server, route+"/turnlog", route+"/retrieval")
 	// The turn log stores the turn's events, so it may know the turn.
-	forbid(t, []string{route + "/turnlog/..."}, route+"/api", route+"/identity")
-	for pkg, ds := range goList(t, deps, route+"/identity/...") {
-		for _, dep := range ds {
-			if dep == route {
-				t.Errorf("%s depends on the turn (%s)", pkg, dep)
+	forbid(t, []string{route + "/turnlog/..."}, server, route+"/identity")
+	for _, below := range []string{"/retrieval/...", "/answer/...", "/identity/..."} {
+		for pkg, ds := range goList(t, deps, route+below) {
+			for _, dep := range ds {
+				if dep == turn {
+					t.Errorf("%s depends on the turn (%s)", pkg, dep)
+				}
 			}
 		}
 	}
@@ -167,7 +156,7 @@ func TestLiveScorerNeedsNoLab(t *testing.T) {
 // would link the whole API).
 func TestTurnStreamReaderNeedsNoServer(t *testing.T) {
 	route := module + "/internal/route"
-	forbid(t, []string{route + "/turnstream/..."}, route+"/api", route+"/turnlog", route+"/identity")
+	forbid(t, []string{route + "/turnstream/..."}, route+"/server", route+"/turnlog", route+"/identity")
 }
 
 // The answer filters and quotes know fragments, embedders, token counts,

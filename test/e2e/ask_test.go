@@ -11,7 +11,7 @@ import (
 	"time"
 
 	// The turn's event types; route is this package's QueryRoute Service.
-	events "github.com/ragroute/ragroute/internal/route"
+	events "github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
@@ -90,9 +90,9 @@ func readTurn(body io.Reader) (answer, error) {
 			}
 		case events.Delta:
 			a.text += data.Text
-		case events.TurnError:
+		case events.Failed:
 			return fmt.Errorf("the turn failed: %s: %s", data.Code, data.Message)
-		case events.TurnCompleted:
+		case events.Completed:
 			a.notFound = data.NotFound
 		}
 		return nil

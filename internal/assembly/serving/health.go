@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/server"
 )
 
 // indexServes is the route's readiness: an index serves the collection
@@ -22,11 +22,11 @@ func indexServes(ctx context.Context, watch *retrieval.GenerationWatch) error {
 	var analyzerMismatch *retrieval.AnalyzerMismatchError
 	switch {
 	case errors.As(err, &mismatch):
-		return &api.NotReadyError{Dependency: "embedder", Err: err}
+		return &server.NotReadyError{Dependency: "embedder", Err: err}
 	case errors.As(err, &analyzerMismatch):
-		return &api.NotReadyError{Dependency: "analyzer", Err: err}
+		return &server.NotReadyError{Dependency: "analyzer", Err: err}
 	case err != nil || !ok:
-		return &api.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
+		return &server.NotReadyError{Dependency: "milvus", Err: fmt.Errorf("no index serves the collection alias (err=%v)", err)}
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/api"
+	"github.com/ragroute/ragroute/internal/route/server"
 )
 
 // A route config without limits (one rendered before they existed) runs
@@ -22,7 +22,7 @@ func TestTurnLimitDefaultsMatchTheAPI(t *testing.T) {
 	if set.ConcurrentTurnsPerUser != 2 || set.TurnsPerMinutePerUser != 6 || set.MaxInFlightTurns != 50 {
 		t.Errorf("the route's limits did not reach the server: %+v", set)
 	}
-	if set.BodyBytes != api.DefaultLimits().BodyBytes {
+	if set.BodyBytes != server.DefaultLimits().BodyBytes {
 		t.Errorf("the other limits changed: %+v", set)
 	}
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -118,7 +118,7 @@ func checkRouteUsesRedis(t *testing.T, config podconfig.Redis, env assembly.Secr
 	if err := log.Start(ctx, "t1", "ann"); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(ctx, "t1", route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}}); err != nil {
+	if err := log.Append(ctx, "t1", turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{}}); err != nil {
 		t.Fatal(err)
 	}
 	if events, done, err := log.Read(ctx, "t1", 0, 0); err != nil || !done || len(events) != 1 {

@@ -8,8 +8,8 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/server"
 	"github.com/ragroute/ragroute/internal/route/ui"
 	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
@@ -18,7 +18,7 @@ import (
 // API's options, the generation watch its cache keys depend on, and what
 // it holds open.
 type Route struct {
-	API        *api.Options
+	API        *server.Options
 	Generation *retrieval.GenerationWatch
 	open       closers
 }
@@ -92,7 +92,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	if err != nil {
 		return nil, err
 	}
-	rt.API = &api.Options{
+	rt.API = &server.Options{
 		Runner:             runner,
 		Searcher:           searcher,
 		Log:                turns,

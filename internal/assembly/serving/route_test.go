@@ -12,8 +12,8 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/server"
 )
 
 // Every model client the route calls has its retries exported, the
@@ -65,7 +65,7 @@ func TestReadinessFollowsTheServingGenerationsEmbedder(t *testing.T) {
 	minilm := assembly.EmbedderInfo(podconfig.Embedding{BaseURL: "http://e/v1", Model: "all-MiniLM-L6-v2", Dimensions: 8})
 	index := &servingIndex{gen: knowledge.Generation{Number: 3, Collection: "docs_g3", EmbedderInfo: &minilm}}
 	watch := &retrieval.GenerationWatch{Index: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Embedder: assembly.EmbedderInfo(e5)}
-	var notReady *api.NotReadyError
+	var notReady *server.NotReadyError
 	if err := indexServes(context.Background(), watch); !errors.As(err, &notReady) || notReady.Dependency != "embedder" {
 		t.Fatalf("generation of another embedder: readiness %v, want not ready on the embedder", err)
 	}

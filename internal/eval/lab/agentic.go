@@ -13,7 +13,7 @@ import (
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Agentic evaluation (`make eval-agentic`): each question of a multi-part
@@ -28,7 +28,7 @@ import (
 // names a multi-part set.
 type AgenticOptions struct {
 	Options
-	Chat      route.ChatModel
+	Chat      turn.ChatModel
 	ChatModel string
 	// Modes to run (AgenticModes when empty).
 	Modes []string
@@ -161,11 +161,11 @@ type agenticRun struct {
 	opts      AgenticOptions
 	questions []eval.MultiQuestion
 	fragments *eval.FragmentRecorder
-	runners   map[string]*route.Runner
+	runners   map[string]*turn.Engine
 }
 
 func newAgenticRun(r *run, questions []eval.MultiQuestion, opts AgenticOptions) (*agenticRun, error) {
-	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: eval.NewFragmentRecorder(), runners: map[string]*route.Runner{}}
+	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: eval.NewFragmentRecorder(), runners: map[string]*turn.Engine{}}
 	// As eval-answers: the route's search body searching Milvus, its cache
 	// keeping each fragment returned so reported fragments are scored by
 	// text; the model's calls counted per turn.
@@ -185,7 +185,7 @@ func newAgenticRun(r *run, questions []eval.MultiQuestion, opts AgenticOptions) 
 }
 
 // resolve is a reported fragment's text, from what the searches returned.
-func (a *agenticRun) resolve(s route.RetrievalSource) (eval.Unit, bool) {
+func (a *agenticRun) resolve(s turn.RetrievalSource) (eval.Unit, bool) {
 	f, ok := a.fragments.Packed(s)
 	return eval.Unit{Source: f.Source, Text: f.Text, HeadingPath: f.HeadingPath}, ok
 }
@@ -234,13 +234,13 @@ func (a *agenticRun) runTurn(ctx context.Context, mode string, q eval.MultiQuest
 	calls := new(atomic.Int64)
 	ctx = context.WithValue(ctx, modelCallsKey{}, calls)
 	var mu sync.Mutex
-	var events []route.Event
+	var events []turn.Event
 	start := time.Now()
-	a.runners[mode].Run(ctx, route.TurnInput{
+	a.runners[mode].Run(ctx, turn.Input{
 		ID:         q.ID + "-" + mode,
 		Messages:   []model.Message{{Role: model.RoleUser, Content: q.Question}},
 		Principals: []string{"public"},
-	}, func(e route.Event) {
+	}, func(e turn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
@@ -257,7 +257,7 @@ type modelCallsKey struct{}
 
 // countingChat counts the chat calls of the turn whose context it is
 // called with; the route's events say nothing of its model calls.
-type countingChat struct{ route.ChatModel }
+type countingChat struct{ turn.ChatModel }
 
 func (c countingChat) Stream(ctx context.Context, messages []model.Message, tools []model.Tool, gen model.Generation,
 	onDelta func(string) error) (model.Reply, error) {

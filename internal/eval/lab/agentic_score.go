@@ -6,7 +6,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Scoring of the agentic evaluation's turns from their events alone, as
@@ -32,7 +32,7 @@ type agenticTurn struct {
 	Mode     string
 	// Final are the fragments the answer step used, as retrieval reported
 	// them; Cut marks those the budget cut.
-	Final []route.RetrievalSource
+	Final []turn.RetrievalSource
 	Cut   map[string]bool
 	// Queries are the accepted searches' queries, in order.
 	Queries    []string
@@ -40,7 +40,7 @@ type agenticTurn struct {
 	ModelCalls int
 	Forced     bool
 	Shown      string
-	Completed  *route.TurnCompleted
+	Completed  *turn.Completed
 	Err        string
 	Total      time.Duration
 }
@@ -49,37 +49,37 @@ type agenticTurn struct {
 // agentic mode, the last retrieval event of round 0 (the harness's own
 // searches report their round; the answer's set is emitted after the
 // research), and in single-round mode every retrieval event of the turn.
-func digestAgentic(q eval.MultiQuestion, mode string, events []route.Event, modelCalls int, total time.Duration) agenticTurn {
+func digestAgentic(q eval.MultiQuestion, mode string, events []turn.Event, modelCalls int, total time.Duration) agenticTurn {
 	t := agenticTurn{Question: q, Mode: mode, ModelCalls: modelCalls, Total: total, Cut: map[string]bool{}}
 	var shown []byte
-	var final []route.RetrievalReport
+	var final []turn.RetrievalReport
 	rounds := 0
 	for _, e := range events {
 		switch data := e.Data.(type) {
-		case route.ToolCall:
+		case turn.ToolCall:
 			// A single round's calls have no status; an unusable one has no query.
-			if slices.Contains(searchTools, data.Name) && data.Status != route.CallRejected && data.Query != "" {
+			if slices.Contains(searchTools, data.Name) && data.Status != turn.CallRejected && data.Query != "" {
 				t.Queries = append(t.Queries, data.Query)
 			}
-		case route.Research:
+		case turn.Research:
 			// The single round's one rephrased search is a search too.
 			t.Queries = append(t.Queries, data.Rephrase)
-		case route.RoundStarted:
+		case turn.RoundStarted:
 			rounds++
-		case route.Finalized:
-			t.Forced = t.Forced || e.Type == route.EventFinalizeForced
-		case route.RetrievalReport:
+		case turn.Finalized:
+			t.Forced = t.Forced || e.Type == turn.EventFinalizeForced
+		case turn.RetrievalReport:
 			switch {
 			case mode != AgenticMode:
 				final = append(final, data)
 			case data.Round == 0:
-				final = []route.RetrievalReport{data}
+				final = []turn.RetrievalReport{data}
 			}
-		case route.Delta:
+		case turn.Delta:
 			shown = append(shown, data.Text...)
-		case route.TurnCompleted:
+		case turn.Completed:
 			t.Completed = &data
-		case route.TurnError:
+		case turn.Failed:
 			t.Err = data.Code + ": " + data.Message
 		}
 	}
@@ -111,7 +111,7 @@ func digestAgentic(q eval.MultiQuestion, mode string, events []route.Event, mode
 // its gold section; resolve gives a reported fragment's text (false when
 // the searches never returned it). A fragment the budget cut is judged by
 // its heading path only, as CitedHits judges it: the model saw part of it.
-func partsFound(t agenticTurn, gold eval.Gold, resolve func(route.RetrievalSource) (eval.Unit, bool)) []bool {
+func partsFound(t agenticTurn, gold eval.Gold, resolve func(turn.RetrievalSource) (eval.Unit, bool)) []bool {
 	units := make([]eval.Unit, 0, len(t.Final))
 	for _, s := range t.Final {
 		u, ok := resolve(s)

@@ -10,8 +10,8 @@ import (
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/ingest"
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // agenticGold is a corpus of three documents and the gold sections of a
@@ -37,27 +37,27 @@ func agenticGold(t *testing.T) (eval.Gold, eval.MultiQuestion, eval.MultiQuestio
 	return gold, multi, control
 }
 
-func retrievalEvent(round int, sources ...route.RetrievalSource) route.Event {
-	return route.Event{Type: route.EventRetrieval, Data: route.RetrievalReport{Round: round, Sources: sources}}
+func retrievalEvent(round int, sources ...turn.RetrievalSource) turn.Event {
+	return turn.Event{Type: turn.EventRetrieval, Data: turn.RetrievalReport{Round: round, Sources: sources}}
 }
 
-func source(marker, file string, path ...string) route.RetrievalSource {
-	return route.RetrievalSource{Marker: marker, SourceURI: "https://docs.example/" + file, HeadingPath: path}
+func source(marker, file string, path ...string) turn.RetrievalSource {
+	return turn.RetrievalSource{Marker: marker, SourceURI: "https://docs.example/" + file, HeadingPath: path}
 }
 
-func search(name, status, query string) route.Event {
-	return route.Event{Type: route.EventToolCall, Data: route.ToolCall{Name: name, Query: query, Status: status}}
+func search(name, status, query string) turn.Event {
+	return turn.Event{Type: turn.EventToolCall, Data: turn.ToolCall{Name: name, Query: query, Status: status}}
 }
 
 // byURI resolves a reported fragment to its file, as the fragment
 // recorder does by what the searches returned.
-func byURI(s route.RetrievalSource) (eval.Unit, bool) {
+func byURI(s turn.RetrievalSource) (eval.Unit, bool) {
 	file := s.SourceURI[len("https://docs.example/"):]
 	return eval.Unit{Source: "docs/" + file, HeadingPath: s.HeadingPath}, true
 }
 
-func completed(ratio float64, rounds int) route.Event {
-	return route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{GroundedRatio: &ratio, Rounds: rounds}}
+func completed(ratio float64, rounds int) turn.Event {
+	return turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{GroundedRatio: &ratio, Rounds: rounds}}
 }
 
 // TestAgenticScoring scores scripted turns: in agentic mode only the
@@ -66,34 +66,34 @@ func completed(ratio float64, rounds int) route.Event {
 // model calls, grounding and times are summed per kind of question.
 func TestAgenticScoring(t *testing.T) {
 	gold, multi, control := agenticGold(t)
-	agentic := []route.Event{
-		{Type: route.EventRoundStarted, Data: route.RoundStarted{Round: 1}},
-		search("search", route.CallAccepted, "prune"),
+	agentic := []turn.Event{
+		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 1}},
+		search("search", turn.CallAccepted, "prune"),
 		// The research saw retry.md, but the answer's set below drops it.
 		retrievalEvent(1, source("F1", "prune.md", "Prune", "Automatic"), source("F2", "retry.md", "Retry")),
-		search("search", route.CallRejected, "prune"),
-		search("search", route.CallAccepted, "retry backoff"),
+		search("search", turn.CallRejected, "prune"),
+		search("search", turn.CallAccepted, "retry backoff"),
 		retrievalEvent(1, source("F3", "other.md", "Other")),
-		search("save", route.CallAccepted, ""),
-		{Type: route.EventRoundStarted, Data: route.RoundStarted{Round: 2}},
-		search("search", route.CallAccepted, "automatic pruning"),
-		{Type: route.EventFinalizeForced, Data: route.Finalized{Round: 2, Reason: "the last round ended"}},
+		search("save", turn.CallAccepted, ""),
+		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 2}},
+		search("search", turn.CallAccepted, "automatic pruning"),
+		{Type: turn.EventFinalizeForced, Data: turn.Finalized{Round: 2, Reason: "the last round ended"}},
 		retrievalEvent(0, source("S1", "prune.md", "Prune", "Automatic"), source("S2", "other.md", "Other")),
-		{Type: route.EventDelta, Data: route.Delta{Text: "Set prune."}},
+		{Type: turn.EventDelta, Data: turn.Delta{Text: "Set prune."}},
 		completed(0.5, 2),
 	}
-	turn := digestAgentic(multi, AgenticMode, agentic, 7, 4*time.Second)
-	if turn.Rounds != 2 || len(turn.Queries) != 3 || turn.ModelCalls != 7 || !turn.Forced || len(turn.Final) != 2 || turn.Shown != "Set prune." {
-		t.Fatalf("agentic digest: %+v", turn)
+	digest := digestAgentic(multi, AgenticMode, agentic, 7, 4*time.Second)
+	if digest.Rounds != 2 || len(digest.Queries) != 3 || digest.ModelCalls != 7 || !digest.Forced || len(digest.Final) != 2 || digest.Shown != "Set prune." {
+		t.Fatalf("agentic digest: %+v", digest)
 	}
-	found := partsFound(turn, gold, byURI)
+	found := partsFound(digest, gold, byURI)
 	if !found[0] || found[1] {
 		t.Fatalf("agentic parts found %v, want [true false]: only the final set counts", found)
 	}
 
 	// Single round: every retrieval event of the turn counts, and a
 	// sibling section of the gold one (Prune › Never) does not.
-	single := []route.Event{
+	single := []turn.Event{
 		search("search_knowledge", "", "How do I prune, and retry?"),
 		search("web_search", "", "prune"),
 		retrievalEvent(0, source("S1", "retry.md", "Retry")),
@@ -109,18 +109,18 @@ func TestAgenticScoring(t *testing.T) {
 	}
 
 	// A control whose turn failed counts its part as missed and is an error.
-	failed := digestAgentic(control, AgenticMode, []route.Event{
-		{Type: route.EventRoundStarted, Data: route.RoundStarted{Round: 1}},
-		{Type: route.EventError, Data: route.TurnError{Code: "model_error", Message: "boom"}},
+	failed := digestAgentic(control, AgenticMode, []turn.Event{
+		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 1}},
+		{Type: turn.EventError, Data: turn.Failed{Code: "model_error", Message: "boom"}},
 	}, 1, time.Second)
-	controlDone := digestAgentic(control, AgenticMode, []route.Event{
-		{Type: route.EventRoundStarted, Data: route.RoundStarted{Round: 1}},
-		search("search", route.CallAccepted, "retry"),
+	controlDone := digestAgentic(control, AgenticMode, []turn.Event{
+		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 1}},
+		search("search", turn.CallAccepted, "retry"),
 		retrievalEvent(0, source("S1", "retry.md", "Retry")),
 		completed(1, 1),
 	}, 3, 2*time.Second)
 
-	turns := []agenticTurn{turn, failed, controlDone}
+	turns := []agenticTurn{digest, failed, controlDone}
 	founds := [][]bool{found, partsFound(failed, gold, byURI), partsFound(controlDone, gold, byURI)}
 	f := modeFigures(AgenticMode, turns, founds)
 	m, c := f.MultiPart, f.Controls

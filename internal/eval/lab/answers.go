@@ -10,12 +10,12 @@ import (
 	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Answer-level evaluation (`make eval-answers`): each question runs as a
-// whole turn through the route's own turn code (route.Runner) with a real
+// whole turn through the route's own turn code (turn.Runner) with a real
 // chat model, over the heading-tree store and the route body that `make
 // eval` scores, once per answer mode; the turns' events are scored for
 // grounding, citations, invented links, honest not-found and latency.
@@ -44,7 +44,7 @@ func AnswerModes() []string {
 type AnswersOptions struct {
 	Options
 	// Chat is the chat model; ChatModel names it in the report.
-	Chat      route.ChatModel
+	Chat      turn.ChatModel
 	ChatModel string
 	// Modes to run (AnswerModes when empty; none with CurveOnly).
 	Modes []string
@@ -237,14 +237,14 @@ type answersRun struct {
 	*run
 	opts      AnswersOptions
 	fragments *eval.FragmentRecorder
-	runners   map[string]*route.Runner
-	prompt    route.Prompt
+	runners   map[string]*turn.Engine
+	prompt    turn.Prompt
 }
 
 func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 	cfg := opts.Route
-	a := &answersRun{run: r, opts: opts, fragments: eval.NewFragmentRecorder(), runners: map[string]*route.Runner{},
-		prompt: route.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
+	a := &answersRun{run: r, opts: opts, fragments: eval.NewFragmentRecorder(), runners: map[string]*turn.Engine{},
+		prompt: turn.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
 	// The route's search body searching Milvus with the question embedded,
 	// as a turn does; its cache never hits and keeps what each search
 	// returned, to score the citations.

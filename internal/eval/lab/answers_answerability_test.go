@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // The answerability curve reads every threshold's not-found rates off
@@ -17,8 +17,8 @@ func TestAnswerabilityCurveReadsEachThresholdOffOneRun(t *testing.T) {
 	answerable := eval.Question{ID: "a", GoldFile: &gold, GoldHeading: []string{"A"}}
 	unanswerable := eval.Question{ID: "u"}
 	checked := func(score float64, modelNotFound bool) eval.TurnOutcome {
-		return eval.TurnOutcome{Answerability: &route.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: score >= 0.5},
-			Completed: &route.TurnCompleted{NotFound: modelNotFound}}
+		return eval.TurnOutcome{Answerability: &turn.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: score >= 0.5},
+			Completed: &turn.Completed{NotFound: modelNotFound}}
 	}
 	questions := []eval.Question{answerable, answerable, unanswerable, unanswerable}
 	outcomes := []eval.TurnOutcome{
@@ -46,7 +46,7 @@ func TestAnswerabilityCurveReadsEachThresholdOffOneRun(t *testing.T) {
 			t.Errorf("at %.2f: not found %.2f, answerable refused %.2f; want %.2f, %.2f", threshold, got.NotFound, got.AnswerableDropped, want.NotFound, want.AnswerableDropped)
 		}
 	}
-	if answerabilityCurve("generative", []eval.TurnOutcome{{Completed: &route.TurnCompleted{}}}, questions[:1]) != nil {
+	if answerabilityCurve("generative", []eval.TurnOutcome{{Completed: &turn.Completed{}}}, questions[:1]) != nil {
 		t.Error("a run where no turn ran the check has a curve")
 	}
 }
@@ -57,8 +57,8 @@ func TestAnswerabilityTextSaysWhenNoThresholdMeetsTheBound(t *testing.T) {
 	gold := "a.md"
 	answerable := eval.Question{ID: "a", GoldFile: &gold, GoldHeading: []string{"A"}}
 	turn := func(score float64, modelNotFound bool) eval.TurnOutcome {
-		return eval.TurnOutcome{Answerability: &route.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: true},
-			Completed: &route.TurnCompleted{NotFound: modelNotFound}}
+		return eval.TurnOutcome{Answerability: &turn.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: true},
+			Completed: &turn.Completed{NotFound: modelNotFound}}
 	}
 	c := answerabilityCurve("generative", []eval.TurnOutcome{turn(0.9, true), turn(0.9, false), turn(0.6, false)},
 		[]eval.Question{answerable, answerable, {ID: "u"}})

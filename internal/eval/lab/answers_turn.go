@@ -13,9 +13,9 @@ import (
 
 	"github.com/ragroute/ragroute/internal/eval"
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // curveMode runs extractive turns only to learn what a question packs,
@@ -60,11 +60,11 @@ func (a *answersRun) runTurn(ctx context.Context, mode string, q eval.Question) 
 	var mu sync.Mutex
 	var events []eval.TimedEvent
 	start := time.Now()
-	a.runners[mode].Run(ctx, route.TurnInput{
+	a.runners[mode].Run(ctx, turn.Input{
 		ID:         q.ID + "-" + mode,
 		Messages:   []model.Message{{Role: model.RoleUser, Content: q.Question}},
 		Principals: []string{"public"},
-	}, func(e route.Event) {
+	}, func(e turn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, eval.TimedEvent{Event: e, At: time.Since(start)})

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
@@ -35,7 +35,7 @@ func (c *routeClient) turn(ctx context.Context, q eval.Question, fragments *eval
 	}
 	defer resp.Body.Close()
 	var events []eval.TimedEvent
-	err = turnstream.Read(resp.Body, func(e route.Event) error {
+	err = turnstream.Read(resp.Body, func(e turn.Event) error {
 		events = append(events, eval.TimedEvent{Event: e, At: time.Since(start)})
 		return nil
 	})
@@ -44,7 +44,7 @@ func (c *routeClient) turn(ctx context.Context, q eval.Question, fragments *eval
 	}
 	o := eval.Digest(q, liveMode, events, time.Since(start))
 	for _, e := range events {
-		report, ok := e.Data.(route.RetrievalReport)
+		report, ok := e.Data.(turn.RetrievalReport)
 		if !ok || report.Query == "" {
 			continue
 		}

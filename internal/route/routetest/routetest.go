@@ -15,8 +15,8 @@ import (
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -43,7 +43,7 @@ type World struct {
 	Store    *knowledge.Store
 	Models   *testenv.ModelServer
 	Searcher *retrieval.Searcher
-	Runner   *route.Runner
+	Runner   *turn.Engine
 }
 
 // Docs are the documents every route test searches.
@@ -56,8 +56,8 @@ var Docs = []ingest.Document{
 }
 
 // Prompt is the platform prompt of the test route.
-func Prompt() route.Prompt {
-	return route.Prompt{Platform: "You are ACME's assistant. Never reveal credentials.", NotFound: "I could not find this in ACME's documentation.",
+func Prompt() turn.Prompt {
+	return turn.Prompt{Platform: "You are ACME's assistant. Never reveal credentials.", NotFound: "I could not find this in ACME's documentation.",
 		Styles: map[string]string{"screen": "Name the exact button.", "concept": "Explain why."}}
 }
 
@@ -150,15 +150,15 @@ func RowsOf(t testing.TB, docs ...ingest.Document) []knowledge.Row {
 }
 
 // Run plays a turn and returns its events.
-func (w *World) Run(t testing.TB, principals []string, messages ...model.Message) []route.Event {
+func (w *World) Run(t testing.TB, principals []string, messages ...model.Message) []turn.Event {
 	t.Helper()
 	return Play(w.Runner, principals, messages...)
 }
 
 // Play runs a turn on runner and returns its events.
-func Play(runner *route.Runner, principals []string, messages ...model.Message) []route.Event {
-	var events []route.Event
-	runner.Run(context.Background(), route.TurnInput{ID: "t1", Messages: messages, Principals: principals}, func(e route.Event) {
+func Play(runner *turn.Engine, principals []string, messages ...model.Message) []turn.Event {
+	var events []turn.Event
+	runner.Run(context.Background(), turn.Input{ID: "t1", Messages: messages, Principals: principals}, func(e turn.Event) {
 		events = append(events, e)
 	})
 	return events
@@ -179,8 +179,8 @@ func SearchThenAnswer(query, answer string) func(testenv.ChatRequest) testenv.Ch
 }
 
 // OfType are the events of one type, in order.
-func OfType(events []route.Event, typ string) []route.Event {
-	var out []route.Event
+func OfType(events []turn.Event, typ string) []turn.Event {
+	var out []turn.Event
 	for _, e := range events {
 		if e.Type == typ {
 			out = append(out, e)
@@ -190,10 +190,10 @@ func OfType(events []route.Event, typ string) []route.Event {
 }
 
 // AnswerOf is the streamed answer: the deltas joined.
-func AnswerOf(events []route.Event) string {
+func AnswerOf(events []turn.Event) string {
 	var b strings.Builder
-	for _, e := range OfType(events, route.EventDelta) {
-		b.WriteString(e.Data.(route.Delta).Text)
+	for _, e := range OfType(events, turn.EventDelta) {
+		b.WriteString(e.Data.(turn.Delta).Text)
 	}
 	return b.String()
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Feedback keeps each finished turn ratable by its user for a while, and
@@ -41,8 +41,8 @@ type AnsweredTurn struct {
 	NotFound bool   `json:"not_found,omitempty"`
 	// Citations are the sources the answer cited; Fragments every
 	// fragment packed for it (their source URI and heading path name them).
-	Citations []route.Citation        `json:"citations"`
-	Fragments []route.RetrievalSource `json:"fragments"`
+	Citations []turn.Citation        `json:"citations"`
+	Fragments []turn.RetrievalSource `json:"fragments"`
 	// TraceID and SpanID place the turn in its trace, so a verdict's span
 	// event joins it; empty without tracing.
 	TraceID    string    `json:"trace_id,omitempty"`

@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // clock is a settable time for retention tests.
@@ -42,8 +42,8 @@ func feedbackBackends(window, retention time.Duration) map[string]func(*testing.
 
 func answered(id, owner string) AnsweredTurn {
 	return AnsweredTurn{ID: id, Owner: owner, Question: "Who approves claims?", Answer: "Your team lead [S1].",
-		Citations: []route.Citation{{Marker: "S1", SourceURI: "docs/expenses.md", Heading: []string{"Expenses", "Approval"}}},
-		Fragments: []route.RetrievalSource{{Marker: "S1", SourceURI: "docs/expenses.md", HeadingPath: []string{"Expenses", "Approval"}}}}
+		Citations: []turn.Citation{{Marker: "S1", SourceURI: "docs/expenses.md", Heading: []string{"Expenses", "Approval"}}},
+		Fragments: []turn.RetrievalSource{{Marker: "S1", SourceURI: "docs/expenses.md", HeadingPath: []string{"Expenses", "Approval"}}}}
 }
 
 // A kept turn reads back whole for its rating window; its verdict is kept

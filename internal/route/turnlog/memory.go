@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // memoryLog is the Log of a single replica.
@@ -29,7 +29,7 @@ type memoryLog struct {
 
 type memoryTurn struct {
 	owner    string
-	events   []route.Event
+	events   []turn.Event
 	bytes    int64
 	done     bool
 	finished time.Time
@@ -71,7 +71,7 @@ func NewMemory(retention time.Duration, maxTurns int, maxBytes int64, now func()
 
 // eventBytes is about what ev takes in memory: its data as JSON (strings
 // and numbers, about as long in a Go value) and the event itself.
-func eventBytes(ev route.Event) int64 {
+func eventBytes(ev turn.Event) int64 {
 	const eventOverhead = 64 // the Event value, its type, the slice's slack
 	data, _ := json.Marshal(ev.Data)
 	return int64(len(data)+len(ev.Type)) + eventOverhead
@@ -130,7 +130,7 @@ func (l *memoryLog) freeOldestFinished() {
 	}
 }
 
-func (l *memoryLog) Append(_ context.Context, id string, ev route.Event) error {
+func (l *memoryLog) Append(_ context.Context, id string, ev turn.Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t, ok := l.turns[id]
@@ -170,7 +170,7 @@ func (l *memoryLog) Append(_ context.Context, id string, ev route.Event) error {
 	return nil
 }
 
-func (l *memoryLog) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]route.Event, bool, error) {
+func (l *memoryLog) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]turn.Event, bool, error) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -184,7 +184,7 @@ func (l *memoryLog) Read(ctx context.Context, id string, after int64, wait time.
 			after = 0
 		}
 		if int64(len(t.events)) > after || t.done {
-			events := append([]route.Event{}, t.events[min(after, int64(len(t.events))):]...)
+			events := append([]turn.Event{}, t.events[min(after, int64(len(t.events))):]...)
 			done := t.done
 			l.mu.Unlock()
 			return events, done, nil
@@ -212,6 +212,6 @@ func (l *memoryLog) Owner(_ context.Context, id string) (string, error) {
 }
 
 // tooLong is the error event that ends a turn the log cannot keep going.
-func tooLong(why string) route.Event {
-	return route.Event{Type: route.EventError, Data: route.TurnError{Code: "too_long", Message: why}}
+func tooLong(why string) turn.Event {
+	return turn.Event{Type: turn.EventError, Data: turn.Failed{Code: "too_long", Message: why}}
 }

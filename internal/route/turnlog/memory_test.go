@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // A log full of finished turns, kept for reconnects, still takes a new
@@ -22,7 +22,7 @@ func TestFullMemoryLogMakesRoomFromFinishedTurns(t *testing.T) {
 		if err := log.Start(ctx, id, "ann"); err != nil {
 			t.Fatal(err)
 		}
-		if err := log.Append(ctx, id, route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}}); err != nil {
+		if err := log.Append(ctx, id, turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{}}); err != nil {
 			t.Fatal(err)
 		}
 	}

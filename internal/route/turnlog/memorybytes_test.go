@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 const testBudget = 1 << 20
@@ -37,7 +37,7 @@ func heldBytes(t *testing.T, log Log, ids []string) (held int, readable []string
 
 // runTurn starts a turn, appends deltas of size bytes each, and ends it
 // unless running; it returns the turn's last event.
-func runTurn(t *testing.T, log Log, id string, deltas, size int, running bool) route.Event {
+func runTurn(t *testing.T, log Log, id string, deltas, size int, running bool) turn.Event {
 	t.Helper()
 	ctx := context.Background()
 	if err := log.Start(ctx, id, "ann"); err != nil {
@@ -45,12 +45,12 @@ func runTurn(t *testing.T, log Log, id string, deltas, size int, running bool) r
 	}
 	text := strings.Repeat("a", size)
 	for i := 0; i < deltas; i++ {
-		if err := log.Append(ctx, id, route.Event{Type: route.EventDelta, Data: route.Delta{Text: text}}); err != nil {
+		if err := log.Append(ctx, id, turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: text}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !running {
-		if err := log.Append(ctx, id, route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}}); err != nil {
+		if err := log.Append(ctx, id, turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ func TestOneTurnCannotTakeTheMemoryLogsWholeBudget(t *testing.T) {
 		runTurn(t, log, ids[i], 2, 1<<10, false)
 	}
 	last := runTurn(t, log, "huge", 512, 4<<10, true) // 2 MiB: twice the budget
-	if code, _ := last.Data.(route.TurnError); last.Type != route.EventError || code.Code != "too_long" {
+	if code, _ := last.Data.(turn.Failed); last.Type != turn.EventError || code.Code != "too_long" {
 		t.Fatalf("the huge turn's last event is %s %s, want a too_long error", last.Type, code.Code)
 	}
 	held, readable := heldBytes(t, log, append(ids, "huge"))
@@ -114,7 +114,7 @@ func TestOneTurnCannotTakeTheMemoryLogsWholeBudget(t *testing.T) {
 		}
 		running = append(running, id)
 		for j := 0; j < 14; j++ {
-			_ = log.Append(context.Background(), id, route.Event{Type: route.EventDelta, Data: route.Delta{Text: strings.Repeat("b", 4<<10)}})
+			_ = log.Append(context.Background(), id, turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: strings.Repeat("b", 4<<10)}})
 		}
 	}
 	if held, _ := heldBytes(t, log, append(append(ids, "huge"), running...)); held > testBudget {

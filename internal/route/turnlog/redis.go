@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Redis keeps each turn's events in a Redis Stream, so any replica
@@ -139,7 +139,7 @@ return seq`)
 // event ends the turn's heartbeat even when it cannot be written: the
 // replica is done with the turn, so a reader ends with turn_lost rather
 // than wait for an event that will never come.
-func (l *Redis) Append(ctx context.Context, id string, ev route.Event) error {
+func (l *Redis) Append(ctx context.Context, id string, ev turn.Event) error {
 	if ev.Final() {
 		defer l.stopHeartbeat(id)
 	}
@@ -168,7 +168,7 @@ func (l *Redis) stopHeartbeat(id string) {
 }
 
 // Read returns events after `after`, blocking up to wait.
-func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]route.Event, bool, error) {
+func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Duration) ([]turn.Event, bool, error) {
 	meta, err := l.client.HMGet(ctx, l.key(id, "meta"), "owner", "final").Result()
 	if err != nil {
 		return nil, false, fmt.Errorf("read turn meta: %w", err)
@@ -198,7 +198,7 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 	if err != nil {
 		return nil, false, fmt.Errorf("read turn events: %w", err)
 	}
-	var events []route.Event
+	var events []turn.Event
 	done := false
 	for _, s := range streams {
 		for _, msg := range s.Messages {
@@ -211,7 +211,7 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 				// Not the route's event: the turn ends here, unseen.
 				return append(events, tamperedEvent(seq)), true, nil
 			}
-			ev := route.Event{ID: seq, Type: typ, Data: json.RawMessage(data)}
+			ev := turn.Event{ID: seq, Type: typ, Data: json.RawMessage(data)}
 			events = append(events, ev)
 			done = done || ev.Final()
 		}
@@ -237,14 +237,14 @@ func (l *Redis) finishedBy(ctx context.Context, id string, after int64) (bool, e
 		return false, fmt.Errorf("read last turn event: %w", err)
 	}
 	if len(last) > 0 {
-		if t, _, _ := l.openEvent(id, last[0]); t == route.EventTurnCompleted || t == route.EventError {
+		if t, _, _ := l.openEvent(id, last[0]); t == turn.EventTurnCompleted || t == turn.EventError {
 			// Finished: done if the reader has the last event, else the
 			// next read returns it.
 			seq, err := strconv.ParseInt(strings.TrimPrefix(last[0].ID, "0-"), 10, 64)
 			return err == nil && seq <= after, nil
 		}
 	}
-	lost := route.Event{Type: route.EventError, Data: route.TurnError{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
+	lost := turn.Event{Type: turn.EventError, Data: turn.Failed{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
 	// The script's HINCRBY gives a fresh id even if the dead writer's last
 	// id was taken.
 	return false, l.Append(ctx, id, lost)
@@ -269,7 +269,7 @@ func (l *Redis) Owner(ctx context.Context, id string) (string, error) {
 
 // tamperedEvent ends, with turn_lost at id, a stream whose event id does
 // not open: what Redis holds there is not what the route wrote.
-func tamperedEvent(id int64) route.Event {
-	return route.Event{ID: id, Type: route.EventError,
-		Data: route.TurnError{Code: "turn_lost", Message: "the turn's events in Redis were altered"}}
+func tamperedEvent(id int64) turn.Event {
+	return turn.Event{ID: id, Type: turn.EventError,
+		Data: turn.Failed{Code: "turn_lost", Message: "the turn's events in Redis were altered"}}
 }

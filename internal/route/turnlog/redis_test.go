@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
 
@@ -54,7 +54,7 @@ func TestWaitingStreamsDoNotStarveWrites(t *testing.T) {
 	// A running turn writes while every waiting read holds a connection.
 	appended := make(chan error, 1)
 	go func() {
-		appended <- log.Append(ctx, "0", route.Event{Type: route.EventDelta, Data: route.Delta{Text: "hi"}})
+		appended <- log.Append(ctx, "0", turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "hi"}})
 	}()
 	select {
 	case err := <-appended:
@@ -66,7 +66,7 @@ func TestWaitingStreamsDoNotStarveWrites(t *testing.T) {
 	}
 	wg.Wait()
 	events, _, err := log.Read(ctx, "0", 0, 0)
-	if err != nil || len(events) != 1 || events[0].ID != 1 || events[0].Type != route.EventDelta {
+	if err != nil || len(events) != 1 || events[0].ID != 1 || events[0].Type != turn.EventDelta {
 		t.Fatalf("read back %+v, %v: want the one delta as event 1", events, err)
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Every key a turn writes expires, even when its replica dies before the
@@ -24,7 +24,7 @@ func TestEveryKeyOfAnUnfinishedTurnExpires(t *testing.T) {
 	if err := log.Start(ctx, "cut", "ann"); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(ctx, "cut", route.Event{Type: route.EventDelta, Data: route.Delta{Text: "half an answer"}}); err != nil {
+	if err := log.Append(ctx, "cut", turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "half an answer"}}); err != nil {
 		t.Fatal(err)
 	}
 	log.stopHeartbeat("cut") // the replica dies here
@@ -57,7 +57,7 @@ func TestAFinishedTurnIsKeptForTheRetention(t *testing.T) {
 	if err := log.Start(ctx, "done", "ann"); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(ctx, "done", route.Event{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}}); err != nil {
+	if err := log.Append(ctx, "done", turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{}}); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := client.Keys(ctx, prefix+"*").Result()

@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Whoever reaches Redis can rewrite a turn's owner, but the log does not
@@ -24,7 +24,7 @@ func TestRedisTurnWithARewrittenOwnerIsNotFound(t *testing.T) {
 		if err := log.Start(ctx, id, owner); err != nil {
 			t.Fatal(err)
 		}
-		if err := log.Append(ctx, id, route.Event{Type: route.EventDelta, Data: route.Delta{Text: owner + "'s answer"}}); err != nil {
+		if err := log.Append(ctx, id, turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: owner + "'s answer"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,11 +60,11 @@ func TestRedisEventNotWrittenByTheRouteEndsTheTurnAsLost(t *testing.T) {
 		if err := log.Start(ctx, id, "ann"); err != nil {
 			t.Fatal(err)
 		}
-		if err := log.Append(ctx, id, route.Event{Type: route.EventDelta, Data: route.Delta{Text: "first"}}); err != nil {
+		if err := log.Append(ctx, id, turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "first"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := log.Append(ctx, "source", route.Event{Type: route.EventDelta, Data: route.Delta{Text: "from another turn"}}); err != nil {
+	if err := log.Append(ctx, "source", turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "from another turn"}}); err != nil {
 		t.Fatal(err)
 	}
 	source, err := client.XRange(ctx, log.key("source", "events"), "0-2", "0-2").Result()
@@ -81,7 +81,7 @@ func TestRedisEventNotWrittenByTheRouteEndsTheTurnAsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := fmt.Sprint(events)
-		if !done || len(events) != 2 || events[1].Type != route.EventError || !strings.Contains(text, "turn_lost") ||
+		if !done || len(events) != 2 || events[1].Type != turn.EventError || !strings.Contains(text, "turn_lost") ||
 			strings.Contains(text, "evil") || strings.Contains(text, "another turn") {
 			t.Errorf("%s: read %s (done %v): want the first delta, then turn_lost", id, text, done)
 		}

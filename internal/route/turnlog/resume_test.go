@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/seal/sealtest"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // A browser's EventSource reconnects with the last event's id after a
@@ -28,9 +28,9 @@ func TestReadAtTheEndOfAFinishedTurnIsDoneAtOnce(t *testing.T) {
 			if err := log.Start(ctx, "turn", "ann"); err != nil {
 				t.Fatal(err)
 			}
-			for _, ev := range []route.Event{
-				{Type: route.EventDelta, Data: route.Delta{Text: "hi"}},
-				{Type: route.EventTurnCompleted, Data: route.TurnCompleted{}},
+			for _, ev := range []turn.Event{
+				{Type: turn.EventDelta, Data: turn.Delta{Text: "hi"}},
+				{Type: turn.EventTurnCompleted, Data: turn.Completed{}},
 			} {
 				if err := log.Append(ctx, "turn", ev); err != nil {
 					t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // MaxEventBytes bounds one line of the stream: a retrieval event lists at
@@ -28,10 +28,10 @@ var ErrEndedEarly = errors.New("the stream ended before turn.completed or error"
 // Runner emitted it; a type this reader does not know keeps its payload as
 // json.RawMessage. It fails with ErrEndedEarly when the stream ends first,
 // when a payload does not decode (naming the event), or when each fails.
-func Read(body io.Reader, each func(route.Event) error) error {
+func Read(body io.Reader, each func(turn.Event) error) error {
 	scanner := bufio.NewScanner(body)
 	scanner.Buffer(make([]byte, 64<<10), MaxEventBytes)
-	var ev route.Event
+	var ev turn.Event
 	var data []string
 	for scanner.Scan() {
 		field, value, _ := strings.Cut(scanner.Text(), ":")
@@ -62,7 +62,7 @@ func Read(body io.Reader, each func(route.Event) error) error {
 			if ev.Final() {
 				return nil
 			}
-			ev, data = route.Event{}, nil
+			ev, data = turn.Event{}, nil
 		}
 	}
 	if err := scanner.Err(); err != nil {
@@ -75,34 +75,34 @@ func Read(body io.Reader, each func(route.Event) error) error {
 // does not know keeps it as json.RawMessage.
 func Decode(typ string, data []byte) (any, error) {
 	switch typ {
-	case route.EventTurnStarted:
-		return decodeAs[route.TurnStarted](data)
-	case route.EventToolCall:
-		return decodeAs[route.ToolCall](data)
-	case route.EventResearch:
-		return decodeAs[route.Research](data)
-	case route.EventAnswerability:
-		return decodeAs[route.AnswerabilityReport](data)
-	case route.EventRetrieval:
-		return decodeAs[route.RetrievalReport](data)
-	case route.EventDelta:
-		return decodeAs[route.Delta](data)
-	case route.EventCitation:
-		return decodeAs[route.Citation](data)
-	case route.EventGrounding:
+	case turn.EventTurnStarted:
+		return decodeAs[turn.Started](data)
+	case turn.EventToolCall:
+		return decodeAs[turn.ToolCall](data)
+	case turn.EventResearch:
+		return decodeAs[turn.Research](data)
+	case turn.EventAnswerability:
+		return decodeAs[turn.AnswerabilityReport](data)
+	case turn.EventRetrieval:
+		return decodeAs[turn.RetrievalReport](data)
+	case turn.EventDelta:
+		return decodeAs[turn.Delta](data)
+	case turn.EventCitation:
+		return decodeAs[turn.Citation](data)
+	case turn.EventGrounding:
 		return decodeAs[answer.Grounding](data)
-	case route.EventAnswerReplaced:
-		return decodeAs[route.AnswerReplaced](data)
-	case route.EventRoundStarted:
-		return decodeAs[route.RoundStarted](data)
-	case route.EventMemorySaved:
-		return decodeAs[route.MemorySaved](data)
-	case route.EventFinalized, route.EventFinalizeForced:
-		return decodeAs[route.Finalized](data)
-	case route.EventTurnCompleted:
-		return decodeAs[route.TurnCompleted](data)
-	case route.EventError:
-		return decodeAs[route.TurnError](data)
+	case turn.EventAnswerReplaced:
+		return decodeAs[turn.AnswerReplaced](data)
+	case turn.EventRoundStarted:
+		return decodeAs[turn.RoundStarted](data)
+	case turn.EventMemorySaved:
+		return decodeAs[turn.MemorySaved](data)
+	case turn.EventFinalized, turn.EventFinalizeForced:
+		return decodeAs[turn.Finalized](data)
+	case turn.EventTurnCompleted:
+		return decodeAs[turn.Completed](data)
+	case turn.EventError:
+		return decodeAs[turn.Failed](data)
 	}
 	return json.RawMessage(data), nil
 }

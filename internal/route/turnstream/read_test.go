@@ -12,40 +12,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route"
 	"github.com/ragroute/ragroute/internal/route/answer"
-	"github.com/ragroute/ragroute/internal/route/api"
 	"github.com/ragroute/ragroute/internal/route/identity"
+	"github.com/ragroute/ragroute/internal/route/server"
+	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
 // aTurn is one event of every payload type the Runner emits, as a turn's
 // log holds them; its IDs are the log's (1, 2, …).
-func aTurn() []route.Event {
+func aTurn() []turn.Event {
 	ratio := 0.75
-	return []route.Event{
-		{Type: route.EventTurnStarted, Data: route.TurnStarted{TurnID: "t1", Mode: "agentic"}},
-		{Type: route.EventRoundStarted, Data: route.RoundStarted{Round: 1}},
-		{Type: route.EventToolCall, Data: route.ToolCall{Name: "search", Query: "sync waves", Round: 1, Status: route.CallAccepted}},
-		{Type: route.EventRetrieval, Data: route.RetrievalReport{Round: 1, Query: "sync waves", Intent: "concept",
-			Sources: []route.RetrievalSource{{Marker: "F1", Title: "Waves", HeadingPath: []string{"Waves", "Order"}, SourceURI: "docs/waves.md", Score: 0.8, Kind: "section"}}}},
-		{Type: route.EventMemorySaved, Data: route.MemorySaved{Round: 1, Fragments: []route.SavedFragment{{ID: "F1", Note: "the order"}}, Closed: []string{"order"}, Open: []string{}}},
-		{Type: route.EventFinalizeForced, Data: route.Finalized{Round: 2, Fragments: []string{"F1"}, Reason: "rounds spent"}},
-		{Type: route.EventResearch, Data: route.Research{Queries: []string{"waves"}, Rephrase: "sync wave order", Found: 1}},
-		{Type: route.EventAnswerability, Data: route.AnswerabilityReport{Check: "coverage", Score: 0.25, Threshold: 0.5, Missing: []string{"velero"}}},
-		{Type: route.EventDelta, Data: route.Delta{Text: "Lower waves go first [S1].\nThen"}},
-		{Type: route.EventGrounding, Data: answer.Grounding{Sentence: "Lower waves go first.", Status: "supported", Marker: "S1", Score: 0.9}},
-		{Type: route.EventAnswerReplaced, Data: route.AnswerReplaced{GroundedRatio: 0.2, Reason: "below fallbackBelow"}},
-		{Type: route.EventCitation, Data: route.Citation{Marker: "S1", Title: "Waves", SourceURI: "docs/waves.md", Heading: []string{"Waves"}}},
+	return []turn.Event{
+		{Type: turn.EventTurnStarted, Data: turn.Started{TurnID: "t1", Mode: "agentic"}},
+		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 1}},
+		{Type: turn.EventToolCall, Data: turn.ToolCall{Name: "search", Query: "sync waves", Round: 1, Status: turn.CallAccepted}},
+		{Type: turn.EventRetrieval, Data: turn.RetrievalReport{Round: 1, Query: "sync waves", Intent: "concept",
+			Sources: []turn.RetrievalSource{{Marker: "F1", Title: "Waves", HeadingPath: []string{"Waves", "Order"}, SourceURI: "docs/waves.md", Score: 0.8, Kind: "section"}}}},
+		{Type: turn.EventMemorySaved, Data: turn.MemorySaved{Round: 1, Fragments: []turn.SavedFragment{{ID: "F1", Note: "the order"}}, Closed: []string{"order"}, Open: []string{}}},
+		{Type: turn.EventFinalizeForced, Data: turn.Finalized{Round: 2, Fragments: []string{"F1"}, Reason: "rounds spent"}},
+		{Type: turn.EventResearch, Data: turn.Research{Queries: []string{"waves"}, Rephrase: "sync wave order", Found: 1}},
+		{Type: turn.EventAnswerability, Data: turn.AnswerabilityReport{Check: "coverage", Score: 0.25, Threshold: 0.5, Missing: []string{"velero"}}},
+		{Type: turn.EventDelta, Data: turn.Delta{Text: "Lower waves go first [S1].\nThen"}},
+		{Type: turn.EventGrounding, Data: answer.Grounding{Sentence: "Lower waves go first.", Status: "supported", Marker: "S1", Score: 0.9}},
+		{Type: turn.EventAnswerReplaced, Data: turn.AnswerReplaced{GroundedRatio: 0.2, Reason: "below fallbackBelow"}},
+		{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1", Title: "Waves", SourceURI: "docs/waves.md", Heading: []string{"Waves"}}},
 		{Type: "some.future.event", Data: json.RawMessage(`{"new":true}`)},
-		{Type: route.EventTurnCompleted, Data: route.TurnCompleted{NotFound: false, GroundedRatio: &ratio, Timings: map[string]int64{"total": 12}, Rounds: 2}},
+		{Type: turn.EventTurnCompleted, Data: turn.Completed{NotFound: false, GroundedRatio: &ratio, Timings: map[string]int64{"total": 12}, Rounds: 2}},
 	}
 }
 
 // serveTurn serves events as the route's API does, from its turn log,
 // for the user ann.
-func serveTurn(t *testing.T, events []route.Event) (url string) {
+func serveTurn(t *testing.T, events []turn.Event) (url string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -58,7 +58,7 @@ func serveTurn(t *testing.T, events []route.Event) (url string) {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(api.New(ctx, api.Options{Log: log, Limits: api.DefaultLimits(),
+	srv := httptest.NewServer(server.New(ctx, server.Options{Log: log, Limits: server.DefaultLimits(),
 		Auth:  identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"},
 		Ready: func(context.Context) error { return nil }}).Handler())
 	t.Cleanup(srv.Close)
@@ -95,16 +95,16 @@ func TestReadDecodesTheStreamTheAPIWrites(t *testing.T) {
 	}
 	url := serveTurn(t, aTurn())
 
-	var got []route.Event
-	if err := turnstream.Read(get(t, url, 0).Body, func(ev route.Event) error { got = append(got, ev); return nil }); err != nil {
+	var got []turn.Event
+	if err := turnstream.Read(get(t, url, 0).Body, func(ev turn.Event) error { got = append(got, ev); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("read\n%#v\nwant\n%#v", got, want)
 	}
 
-	var rest []route.Event
-	if err := turnstream.Read(get(t, url, 5).Body, func(ev route.Event) error { rest = append(rest, ev); return nil }); err != nil {
+	var rest []turn.Event
+	if err := turnstream.Read(get(t, url, 5).Body, func(ev turn.Event) error { rest = append(rest, ev); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(rest, want[5:]) {
@@ -119,11 +119,11 @@ func TestReadStopsAtTheErrorEvent(t *testing.T) {
 		": keep-alive\n\n" +
 		"id: 2\nevent: error\ndata: {\"code\":\"model_unavailable\",\"message\":\"the chat model is unavailable\"}\n\n" +
 		"id: 3\nevent: delta\ndata: {\"text\":\"never read\"}\n\n"
-	var got []route.Event
-	if err := turnstream.Read(strings.NewReader(stream), func(ev route.Event) error { got = append(got, ev); return nil }); err != nil {
+	var got []turn.Event
+	if err := turnstream.Read(strings.NewReader(stream), func(ev turn.Event) error { got = append(got, ev); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	want := route.Event{ID: 2, Type: route.EventError, Data: route.TurnError{Code: "model_unavailable", Message: "the chat model is unavailable"}}
+	want := turn.Event{ID: 2, Type: turn.EventError, Data: turn.Failed{Code: "model_unavailable", Message: "the chat model is unavailable"}}
 	if len(got) != 2 || !reflect.DeepEqual(got[1], want) {
 		t.Errorf("read %#v, want turn.started then %#v", got, want)
 	}
@@ -135,19 +135,19 @@ func TestReadStopsAtTheErrorEvent(t *testing.T) {
 func TestReadRefusesACutOrBadStream(t *testing.T) {
 	cut := "id: 1\nevent: turn.started\ndata: {\"turn_id\":\"t1\"}\n\nid: 2\nevent: delta\ndata: {\"text\":\"Lower"
 	var last int64
-	err := turnstream.Read(strings.NewReader(cut), func(ev route.Event) error { last = ev.ID; return nil })
+	err := turnstream.Read(strings.NewReader(cut), func(ev turn.Event) error { last = ev.ID; return nil })
 	if !errors.Is(err, turnstream.ErrEndedEarly) || last != 1 {
 		t.Errorf("cut stream: err %v after event %d, want ErrEndedEarly after 1", err, last)
 	}
 
 	bad := "id: 7\nevent: turn.completed\ndata: {\"not_found\":\"yes\"}\n\n"
-	err = turnstream.Read(strings.NewReader(bad), func(route.Event) error { return nil })
+	err = turnstream.Read(strings.NewReader(bad), func(turn.Event) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "event 7 (turn.completed)") {
 		t.Errorf("bad payload: %v, want an error naming event 7 (turn.completed)", err)
 	}
 
 	stop := errors.New("enough")
-	err = turnstream.Read(get(t, serveTurn(t, aTurn()), 0).Body, func(route.Event) error { return stop })
+	err = turnstream.Read(get(t, serveTurn(t, aTurn()), 0).Body, func(turn.Event) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("the callback's error: got %v", err)
 	}

@@ -1,9 +1,0 @@
-package api
-
-import (
-	"testing"
-
-	"github.com/ragroute/ragroute/internal/route/routetest"
-)
-
-func TestMain(m *testing.M) { routetest.Main(m) }

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/turn"
+)
+
+// The OpenAI-compatible facade lets existing chat UIs and SDKs use a route:
+// POST /v1/chat/completions, streamed or not. The route's platform prompt
+// stays on top: system messages from the client are ignored. Citations and
+// sources travel in the extension field "ragroute".
+
+// turnIDHeader names the turn a facade response answers, on every
+// response of a completion that started one, streamed or not: a client
+// rates the answer with POST /v1/turns/{id}/feedback.
+const turnIDHeader = "X-Ragroute-Turn-Id"
+
+// extension is what a route adds to an OpenAI response.
+type extension struct {
+	TurnID    string                 `json:"turn_id"`
+	Citations []turn.Citation        `json:"citations"`
+	Sources   []turn.RetrievalSource `json:"sources"`
+	NotFound  bool                   `json:"not_found"`
+	// Harness is an agentic turn's research, step by step: its
+	// round.started, tool.call, retrieval, memory.saved and finalized
+	// events, as the turn's stream has them.
+	Harness []harnessStep `json:"harness,omitempty"`
+	// Grounding is each answer sentence's support; GroundedRatio the
+	// share supported (route/answer); GroundingUnchecked why the check
+	// did not judge the whole answer.
+	Grounding          []answer.Grounding `json:"grounding,omitempty"`
+	GroundedRatio      *float64           `json:"grounded_ratio,omitempty"`
+	GroundingUnchecked string             `json:"grounding_unchecked,omitempty"`
+	// AnswerReplaced: the model's answer fell short of the grounding
+	// policy and the content is the extractive answer instead.
+	AnswerReplaced bool `json:"answer_replaced,omitempty"`
+	// WithheldSentences and LinksRemoved count what was not shown.
+	WithheldSentences int `json:"withheld_sentences,omitempty"`
+	LinksRemoved      int `json:"links_removed,omitempty"`
+}
+
+// harnessStep is one event of an agentic turn's research.
+type harnessStep struct {
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+// collector turns a turn's events into the facade's answer.
+type collector struct {
+	ext     extension
+	content strings.Builder
+	usage   turn.Usage
+	err     *turn.Failed
+}
+
+func (c *collector) add(ev turn.Event) {
+	switch d := ev.Data.(type) {
+	case turn.Delta:
+		c.content.WriteString(d.Text)
+	case turn.Citation:
+		c.ext.Citations = append(c.ext.Citations, d)
+	case turn.RetrievalReport:
+		if d.Round > 0 { // a harness search; the answer's own fragments come last, round 0
+			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+			break
+		}
+		c.ext.Sources = append(c.ext.Sources, d.Sources...)
+	case turn.ToolCall:
+		if d.Round > 0 {
+			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+		}
+	case turn.RoundStarted, turn.MemorySaved, turn.Finalized:
+		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
+	case answer.Grounding:
+		c.ext.Grounding = append(c.ext.Grounding, d)
+	case turn.Completed:
+		c.usage, c.ext.NotFound, c.ext.GroundedRatio, c.ext.GroundingUnchecked = d.Usage, d.NotFound, d.GroundedRatio, d.GroundingUnchecked
+		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved
+	case turn.Failed:
+		c.err = &d
+	}
+}
+
+// completionTurn is one facade request as both response modes play it.
+type completionTurn struct {
+	turn turn.Input
+	// user is who asks; release gives back the turn's admission slot.
+	user    string
+	release func()
+	// model is the name the answer carries: the request's, else ragroute.
+	model        string
+	includeUsage bool
+}
+
+// completions answers POST /v1/chat/completions: the request is admitted
+// as any turn, then answered whole (completeOnce) or streamed
+// (completeStream). A streamed answer also holds one of its user's streams
+// (openStream), taken after the checks and before the turn's slot, so that
+// a stream refused costs no turn.
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
+	var req completionRequest
+	id, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	if err := s.decode(w, r, &req, req.format()); err != nil {
+		return err
+	}
+	if err := s.checkWork(&req); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if req.Stream {
+		var closeStream func()
+		if ctx, closeStream, err = s.openStream(ctx, id.User); err != nil {
+			return err
+		}
+		defer closeStream()
+	}
+	release, err := s.reserve(id.User)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
+	defer cancel()
+	turnID := requestID(w)
+	w.Header().Set(turnIDHeader, turnID)
+	c := completionTurn{
+		turn:    turn.Input{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation},
+		user:    id.User,
+		release: release,
+		model:   cmp.Or(req.Model, "ragroute"),
+	}
+	if req.StreamOptions != nil {
+		c.includeUsage = req.StreamOptions.IncludeUsage
+	}
+	if req.Stream {
+		return s.completeStream(ctx, w, c)
+	}
+	return s.completeOnce(ctx, w, c)
+}
+
+// newCollector collects the events of turn turnID.
+func newCollector(turnID string) *collector {
+	return &collector{ext: extension{TurnID: turnID, Citations: []turn.Citation{}, Sources: []turn.RetrievalSource{}}}
+}
+
+// usageOf is a turn's token usage in OpenAI's shape.
+func usageOf(u turn.Usage) map[string]int {
+	return map[string]int{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
+		"total_tokens": u.PromptTokens + u.CompletionTokens}
+}

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/turn"
+)
+
+// The turn log (Redis when replicas share turns) can fail apart from the
+// turn: the client then hears turn_log_unavailable, never the store's own
+// error text, which names internal addresses and goes to the log.
+
+// codeTurnLogUnavailable: the turn log could not be written or read.
+const codeTurnLogUnavailable = "turn_log_unavailable"
+
+// appendTimeout bounds writing one event to the turn log.
+const appendTimeout = 10 * time.Second
+
+// retryTurnLog is the Retry-After while the turn log is down: about the
+// time a Redis takes to restart.
+const retryTurnLog = 5 * time.Second
+
+// turnLogUnavailable is the 503 answer, with Retry-After, to a request the
+// turn log failed; err goes to the log.
+func turnLogUnavailable(err error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Code: codeTurnLogUnavailable, Message: "the turn log is unavailable; retry shortly",
+		RetryAfter: retryTurnLog, Err: err}
+}
+
+// streamTurnLogUnavailable ends an event stream whose log failed with an
+// error event that has no id: the turn may still be there when the log
+// returns, so the client may reconnect with its Last-Event-ID.
+func (s *Server) streamTurnLogUnavailable(stream *sseStream, turnID string, err error) {
+	s.logError("turn log unavailable while streaming", turnID, err)
+	_ = stream.send(func(w io.Writer) {
+		fmt.Fprintf(w, "event: error\ndata: {\"code\":%q,\"message\":%q,\"retryable\":true}\n\n", codeTurnLogUnavailable,
+			"the turn log is unavailable; reconnect with Last-Event-ID to resume")
+	})
+}
+
+// appendEvent writes one event of a running turn under appendTimeout.
+func (s *Server) appendEvent(ctx context.Context, turnID string, ev turn.Event) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+	defer cancel()
+	return s.opts.Log.Append(ctx, turnID, ev)
+}
+
+func (s *Server) logError(msg, turnID string, err error) {
+	if s.opts.Logger != nil {
+		s.opts.Logger.Error(msg, "turn", turnID, "error", err)
+	}
+}

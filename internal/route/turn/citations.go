@@ -1,0 +1,32 @@
+package turn
+
+import (
+	"github.com/ragroute/ragroute/internal/route/answer"
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// What the turn reports of the fragments an answer rests on, and the
+// clients that check it, shared by the generated answer (generate.go,
+// settle.go) and the extractive one (extract.go).
+
+// checker is the grounding check's clients: Check's, or the searcher's
+// embedder, uncached, for what Check leaves unset.
+func (r *Engine) checker() answer.Checker {
+	c := r.Check
+	if c.Units == nil {
+		c.Units = r.Searcher.Embedder
+	}
+	if c.Sentences == nil {
+		c.Sentences = r.Searcher.Embedder
+	}
+	return c
+}
+
+// emitCitations reports the fragments an answer cites; inferred: the
+// route found them for sentences the model left unmarked.
+func emitCitations(cited []retrieval.Fragment, inferred bool, st *turnState) {
+	for _, f := range cited {
+		st.emit(Event{Type: EventCitation, Data: Citation{Marker: f.Marker, Title: f.Title, SourceURI: f.SourceURI, Heading: f.HeadingPath,
+			Inferred: inferred}})
+	}
+}

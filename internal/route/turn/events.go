@@ -1,0 +1,251 @@
+package turn
+
+import (
+	"time"
+
+	"github.com/ragroute/ragroute/internal/route/retrieval"
+)
+
+// Event types of a turn's stream.
+const (
+	EventTurnStarted   = "turn.started"
+	EventToolCall      = "tool.call"
+	EventRetrieval     = "retrieval"
+	EventDelta         = "delta"
+	EventCitation      = "citation"
+	EventTurnCompleted = "turn.completed"
+	EventError         = "error"
+
+	// EventGrounding: how one sentence of the answer is supported; its
+	// payload is the check's verdict, answer.Grounding.
+	EventGrounding = "grounding"
+
+	// EventAnswerReplaced: the model's answer was not shown; the
+	// extractive answer that follows replaces it (grounding fallback).
+	EventAnswerReplaced = "answer.replaced"
+
+	// EventAnswerability: the model's odds, before it answered, that the
+	// packed fragments hold the answer (answerable.go).
+	EventAnswerability = "answerability"
+
+	// EventResearch: a search that found nothing was rephrased and run
+	// once more before the not-found answer.
+	EventResearch = "research"
+
+	// The agentic harness's events (mode: agentic).
+	EventRoundStarted   = "round.started"
+	EventMemorySaved    = "memory.saved"
+	EventFinalized      = "finalized"
+	EventFinalizeForced = "finalize.forced"
+)
+
+// Event is one entry of a turn's event log. ID is its position in the log
+// (1, 2, …), the SSE id a client resumes from. Data is one of the payload
+// types below while the turn runs; an event read back from a shared log
+// carries its payload as json.RawMessage.
+type Event struct {
+	ID   int64  `json:"id"`
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+// Final reports whether the stream ends after e: turn.completed or error.
+func (e Event) Final() bool { return e.Type == EventTurnCompleted || e.Type == EventError }
+
+// Payloads of the events. Their JSON is the wire format of the SSE stream,
+// the Redis turn log and the OpenAI facade's extension field.
+
+// Started is the payload of turn.started.
+type Started struct {
+	TurnID         string `json:"turn_id"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	Mode           string `json:"mode"`
+}
+
+// ToolCall is the payload of tool.call: a tool the model (or the always
+// policy) called, and its query. In agentic mode it also says in which
+// round, and whether the harness accepted the call and why not.
+type ToolCall struct {
+	Name   string `json:"name"`
+	Query  string `json:"query"`
+	Round  int    `json:"round,omitempty"`
+	Status string `json:"status,omitempty"` // accepted or rejected
+	Reason string `json:"reason,omitempty"`
+}
+
+// Status values of an agentic tool.call.
+const (
+	CallAccepted = "accepted"
+	CallRejected = "rejected"
+)
+
+// AnswerabilityReport is the payload of answerability: the check the
+// route ran on what was packed, its score and threshold, and the verdict.
+type AnswerabilityReport struct {
+	// Check is coverage or model.
+	Check string `json:"check"`
+	// Score is the share of the question's content words the
+	// best-covering packed fragment holds (coverage), or the model's P(yes), normalised over
+	// yes and no (model).
+	Score     float64 `json:"score"`
+	Threshold float64 `json:"threshold"`
+	// Missing are the question's content words the best-covering packed
+	// fragment lacks (coverage).
+	Missing    []string `json:"missing,omitempty"`
+	Answerable bool     `json:"answerable"`
+}
+
+// Research is the payload of research: the queries that found nothing,
+// the rephrased one searched once more, and how many fragments it found.
+type Research struct {
+	Queries  []string `json:"queries"`
+	Rephrase string   `json:"rephrased"`
+	Found    int      `json:"found"`
+}
+
+// RoundStarted is the payload of round.started.
+type RoundStarted struct {
+	Round int `json:"round"`
+}
+
+// SavedFragment is a fragment the model kept, with why it matters.
+type SavedFragment struct {
+	ID        string `json:"id"`
+	Note      string `json:"note"`
+	Title     string `json:"title"`
+	SourceURI string `json:"source_uri"`
+}
+
+// MemorySaved is the payload of memory.saved: what the next round starts
+// from.
+type MemorySaved struct {
+	Round     int             `json:"round"`
+	Fragments []SavedFragment `json:"fragments"`
+	Closed    []string        `json:"closed"`
+	Open      []string        `json:"open"`
+	Next      string          `json:"next,omitempty"`
+}
+
+// Finalized is the payload of finalized and finalize.forced: the ranked
+// fragment ids that go to the answer.
+type Finalized struct {
+	Round     int      `json:"round"`
+	Fragments []string `json:"fragments"`
+	Closed    []string `json:"closed,omitempty"`
+	Open      []string `json:"open,omitempty"`
+	// Reason says why the harness finalized (finalize.forced only).
+	Reason string `json:"reason,omitempty"`
+}
+
+// RetrievalSource is one packed fragment as a retrieval event reports it.
+type RetrievalSource struct {
+	Marker      string   `json:"marker"`
+	Title       string   `json:"title"`
+	HeadingPath []string `json:"heading_path"`
+	SourceURI   string   `json:"source_uri"`
+	ImageURLs   []string `json:"image_urls"`
+	// Score ranked the fragment: its similarity, or a cross-encoder's
+	// relevance.
+	Score float64 `json:"score"`
+	// Similarity is its cosine to the question, in every rerank mode
+	// (what retrieval.researchBelow and diversity.margin are set in).
+	Similarity  float64 `json:"similarity"`
+	Kind        string  `json:"kind"`
+	Reassembled bool    `json:"reassembled,omitempty"`
+}
+
+// RetrievalReport is the payload of retrieval: what one search found that
+// was packed, and what the budget dropped.
+type RetrievalReport struct {
+	// Round is the agentic round of a harness search (its sources are
+	// marked with the harness's ids, F1…); 0 for the answer's fragments.
+	Round    int               `json:"round,omitempty"`
+	Query    string            `json:"query"`
+	Intent   retrieval.Intent  `json:"intent"`
+	CacheHit bool              `json:"cache_hit"`
+	Sources  []RetrievalSource `json:"sources"`
+	Dropped  []Dropped         `json:"dropped,omitempty"`
+	// Capped counts the fragments this search found that the turn's
+	// retrieval.maxFragments left out: the turn's searches share the cap,
+	// each one's best first. They are neither packed nor cited.
+	Capped int `json:"capped,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window (the same
+	// count as turn.completed's; on the answer's searches, round 0).
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
+}
+
+// Delta is the payload of delta: the next piece of the answer.
+type Delta struct {
+	Text string `json:"text"`
+}
+
+// Citation is the payload of citation: a marker the answer used, or
+// (Inferred) the fragment that supports a sentence the model left
+// unmarked.
+type Citation struct {
+	Marker    string   `json:"marker"`
+	Title     string   `json:"title"`
+	SourceURI string   `json:"source_uri"`
+	Heading   []string `json:"heading_path"`
+	Inferred  bool     `json:"inferred,omitempty"`
+}
+
+// AnswerReplaced is the payload of answer.replaced.
+type AnswerReplaced struct {
+	// GroundedRatio is the share of the model's sentences supported.
+	GroundedRatio float64 `json:"grounded_ratio"`
+	// Reason is why: "below fallbackBelow" or "every sentence withheld".
+	Reason string `json:"reason"`
+}
+
+// Completed is the payload of turn.completed.
+type Completed struct {
+	Usage    Usage            `json:"usage"`
+	Timings  map[string]int64 `json:"timings_ms"`
+	CacheHit bool             `json:"cache_hit"`
+	NotFound bool             `json:"not_found"`
+	// Rounds is how many agentic rounds ran (0 in single-round mode).
+	Rounds int `json:"rounds,omitempty"`
+	// GroundedRatio is the share of the model's answer sentences the
+	// packed fragments support (absent when no answer was checked).
+	GroundedRatio *float64 `json:"grounded_ratio,omitempty"`
+	// GroundingUnchecked says why the grounding check did not judge the
+	// whole answer (annotate, which shows it as written, ends the turn
+	// without them): check_failed (the embedder failed) or check_deadline
+	// (the verdicts did not come within the check's wait). The grounded
+	// ratio is then absent.
+	GroundingUnchecked string `json:"grounding_unchecked,omitempty"`
+	// Withheld counts the answer's sentences the strip policy withheld.
+	Withheld int `json:"withheld_sentences,omitempty"`
+	// LinksRemoved counts links and URLs removed from the answer because
+	// no packed fragment or the platform prompt holds them.
+	LinksRemoved int `json:"links_removed,omitempty"`
+	// AnswerReplaced: the model's answer was replaced by the extractive
+	// one (grounding fallback).
+	AnswerReplaced bool `json:"answer_replaced,omitempty"`
+	// HistoryTrimmed counts the conversation's oldest messages the turn
+	// left out of its model calls to keep them in the window; also on
+	// the retrieval events, absent when the model answered directly.
+	HistoryTrimmed int `json:"history_trimmed,omitempty"`
+}
+
+// Usage counts the chat model's tokens over a turn.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Failed is the payload of error; the stream ends with it.
+type Failed struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func millis(timings map[string]time.Duration) map[string]int64 {
+	out := make(map[string]int64, len(timings))
+	for k, v := range timings {
+		out[k] = v.Milliseconds()
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package turn
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/ragroute/ragroute/internal/model"
+)
+
+// modelCall is one chat call of a turn.
+type modelCall struct {
+	// span names the call's span (ragroute.model.<span>); stage the
+	// timing it adds to.
+	span, stage string
+	messages    []model.Message
+	tools       []model.Tool
+	gen         model.Generation
+	// onDelta hears the reply's text as it streams; nil when the reply is
+	// only read whole.
+	onDelta func(string) error
+	attrs   []attribute.KeyValue
+}
+
+// callModel makes one chat call of the turn, the one way every step
+// calls the model: under its span, with the model's first token marked on
+// it, its time added to its stage and its tokens to the turn's usage.
+func (r *Engine) callModel(ctx context.Context, st *turnState, c modelCall) (model.Reply, error) {
+	start := time.Now()
+	ctx, span := startSpan(ctx, "ragroute.model."+c.span, c.attrs...)
+	var onDelta func(string) error
+	if c.onDelta != nil {
+		first := true
+		onDelta = func(text string) error {
+			if first {
+				first = false
+				span.AddEvent("first token")
+				span.SetAttributes(attribute.Int64("ragroute.time_to_first_token_ms", time.Since(start).Milliseconds()))
+			}
+			return c.onDelta(text)
+		}
+	}
+	reply, err := r.Chat.Stream(ctx, c.messages, c.tools, c.gen, onDelta)
+	endSpan(span, err)
+	st.took(c.stage, time.Since(start))
+	st.add(reply.Usage)
+	return reply, err
+}

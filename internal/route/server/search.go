@@ -41,10 +41,6 @@ type searchFragment struct {
 	Text string `json:"text"`
 }
 
-// searchTool names the search in the error that classifies its failure,
-// as a turn's search_knowledge.
-const searchTool = "search"
-
 // search runs under the turn's time limit: a search counts as a turn.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	var req searchRequest
@@ -89,7 +85,7 @@ func (s *Server) runSearch(ctx context.Context, in admitted, query string) (sear
 // code's fixed message; the error, which names internal addresses, goes
 // to the log.
 func searchFailed(ctx context.Context, err error) *apiError {
-	code := turn.ErrorCode(ctx, &turn.ToolError{Tool: searchTool, Err: err})
+	code := turn.ErrorCode(ctx, &turn.DependencyError{Dependency: turn.DependencyKnowledge, Err: err})
 	failure := failed(code, turn.ErrorMessage(code))
 	failure.Err = fmt.Errorf("search: %w", err)
 	return failure

@@ -26,8 +26,9 @@ const (
 	// API key, a model name, a prompt over its context), or sent a reply
 	// past the client's bounds (model.MaxReplyBytes, model.MaxToolCalls).
 	CodeModelError = "model_error"
-	// CodeKnowledgeUnavailable: a search the turn ran failed (Milvus, the
-	// embedder, the reranker, the web search endpoint).
+	// CodeKnowledgeUnavailable: a dependency besides the chat model failed
+	// (DependencyError): the knowledge search, the web search, the
+	// grounding check's embedder.
 	CodeKnowledgeUnavailable = "knowledge_unavailable"
 	// CodeEmbedderMismatch: the knowledge index serving was built by
 	// another embedder than the route's (retrieval.EmbedderMismatchError):
@@ -74,16 +75,32 @@ func ErrorMessage(code string) string {
 	}
 }
 
-// ToolError is a tool body that failed: the knowledge search (embedder,
-// Milvus, reranker) or the web search.
-type ToolError struct {
-	Tool string
-	Err  error
+// Dependency names a service a turn depends on besides the chat model.
+type Dependency string
+
+// The dependencies a DependencyError names.
+const (
+	// DependencyKnowledge: the knowledge search (Milvus, the query
+	// embedder, the reranker).
+	DependencyKnowledge Dependency = "knowledge search"
+	// DependencyWebSearch: the web search endpoint.
+	DependencyWebSearch Dependency = "web search"
+	// DependencyGroundingCheck: the embedder behind the grounding check
+	// and the extractive answer's quotes.
+	DependencyGroundingCheck Dependency = "grounding check"
+)
+
+// DependencyError is a failure of a dependency other than the chat model
+// (whose failures are model.Errors): a client hears
+// knowledge_unavailable, the log the dependency and its error.
+type DependencyError struct {
+	Dependency Dependency
+	Err        error
 }
 
-func (e *ToolError) Error() string { return e.Tool + ": " + e.Err.Error() }
+func (e *DependencyError) Error() string { return string(e.Dependency) + ": " + e.Err.Error() }
 
-func (e *ToolError) Unwrap() error { return e.Err }
+func (e *DependencyError) Unwrap() error { return e.Err }
 
 // ErrorCode classifies a failed turn (or search). The turn's own deadline or
 // cancellation comes first: whatever failed after it is its consequence.
@@ -95,7 +112,7 @@ func ErrorCode(ctx context.Context, err error) string {
 		return CodeCancelled
 	}
 	var modelErr *model.Error
-	var toolErr *ToolError
+	var dependencyErr *DependencyError
 	var mismatch *retrieval.EmbedderMismatchError
 	var analyzerMismatch *retrieval.AnalyzerMismatchError
 	switch {
@@ -114,7 +131,7 @@ func ErrorCode(ctx context.Context, err error) string {
 		default:
 			return CodeModelUnavailable
 		}
-	case errors.As(err, &toolErr):
+	case errors.As(err, &dependencyErr):
 		return CodeKnowledgeUnavailable
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeTimeout

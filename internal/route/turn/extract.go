@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ func (r *Engine) extract(ctx context.Context, question string, intent retrieval.
 		Budget: r.answerBudget(st.gen), Language: st.prompt.Language}
 	text, err := quoter.Quote(ctx, question, intent, packing.Packed, embedded)
 	if err != nil {
-		return false, &ToolError{Tool: "extract", Err: err}
+		return false, &DependencyError{Dependency: DependencyGroundingCheck, Err: fmt.Errorf("extractive answer: %w", err)}
 	}
 	if text == "" {
 		return st.notFound()

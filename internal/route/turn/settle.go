@@ -15,7 +15,7 @@ import (
 func (r *Engine) settle(gate *answer.Gate, packing Packing, shown *strings.Builder, st *turnState) (replace bool, err error) {
 	if err := gate.CheckErr(); err != nil {
 		if gate.Policy() != podconfig.GroundingAnnotate {
-			return false, &ToolError{Tool: "grounding", Err: err} // nothing unchecked may be shown
+			return false, &DependencyError{Dependency: DependencyGroundingCheck, Err: err} // nothing unchecked may be shown
 		}
 		// The answer has streamed: a failed check costs its report.
 		if r.Logger != nil {

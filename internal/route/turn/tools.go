@@ -117,7 +117,11 @@ func (r *Engine) search(ctx context.Context, st *turnState, tool, query string, 
 	}
 	endSpan(span, err)
 	if err != nil {
-		return retrieval.Retrieval{}, &ToolError{Tool: tool, Err: err}
+		failed := DependencyKnowledge
+		if tool == webSearchToolName {
+			failed = DependencyWebSearch
+		}
+		return retrieval.Retrieval{}, &DependencyError{Dependency: failed, Err: err}
 	}
 	st.booked(res)
 	return res, nil

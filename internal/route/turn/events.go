@@ -240,6 +240,9 @@ type Usage struct {
 type Failed struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Retryable: the stream broke off, not the turn (the turn log was
+	// unavailable); the client may reconnect with Last-Event-ID.
+	Retryable bool `json:"retryable,omitempty"`
 }
 
 func millis(timings map[string]time.Duration) map[string]int64 {

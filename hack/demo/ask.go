@@ -131,18 +131,16 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 			}
 			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", data.Query, data.Intent, len(data.Sources))
 			sources = append(sources, data.Sources...)
-		case answer.Grounding:
-			grounding = append(grounding, data)
+		case turn.Grounding:
+			grounding = append(grounding, answer.Grounding(data))
 		case turn.AnswerReplaced:
 			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", data.Reason, data.GroundedRatio)
 		case turn.MemorySaved:
 			fmt.Fprintf(out, "    round %d: the model saved %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
 				listOrNone(data.Closed), listOrNone(data.Open))
+		case turn.FinalizeForced:
+			fmt.Fprintf(out, "    the harness finalized: %s\n", data.Reason)
 		case turn.Finalized:
-			if e.Type == turn.EventFinalizeForced {
-				fmt.Fprintf(out, "    the harness finalized: %s\n", data.Reason)
-				break
-			}
 			fmt.Fprintf(out, "    round %d: the model finalized %d fragments; closed %s; open %s\n", data.Round, len(data.Fragments),
 				listOrNone(data.Closed), listOrNone(data.Open))
 		case turn.ToolCall:

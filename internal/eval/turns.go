@@ -61,44 +61,37 @@ type TurnOutcome struct {
 // not-found wording).
 func (o TurnOutcome) Answered() bool { return o.Completed != nil && !o.Completed.NotFound }
 
-// Digest reads a turn's events.
+// Digest reads a turn's events through the turn's own fold
+// (turn.Outcome), adding when the first delta came.
 func Digest(q Question, mode string, events []TimedEvent, total time.Duration) TurnOutcome {
 	o := TurnOutcome{Question: q, Mode: mode, TTFT: -1, Total: total,
 		Sources: map[string]turn.RetrievalSource{}, Cut: map[string]bool{}}
-	var shown strings.Builder
-	cited := map[string]bool{}
+	var folded turn.Outcome
 	for _, e := range events {
-		switch data := e.Data.(type) {
-		case turn.Delta:
-			if o.TTFT < 0 {
-				o.TTFT = e.At
+		if _, ok := e.Data.(turn.Delta); ok && o.TTFT < 0 {
+			o.TTFT = e.At
+		}
+		folded.Add(e.Event)
+	}
+	for _, r := range folded.Retrievals {
+		for _, s := range r.Sources {
+			o.Sources[s.Marker] = s
+		}
+		for _, d := range r.Dropped {
+			if d.Cut {
+				o.Cut[d.Marker] = true
 			}
-			shown.WriteString(data.Text)
-		case turn.RetrievalReport:
-			for _, s := range data.Sources {
-				o.Sources[s.Marker] = s
-			}
-			for _, d := range data.Dropped {
-				if d.Cut {
-					o.Cut[d.Marker] = true
-				}
-			}
-		case turn.Citation:
-			if !cited[data.Marker] {
-				cited[data.Marker] = true
-				o.Cited = append(o.Cited, data.Marker)
-			}
-		case answer.Grounding:
-			o.Groundings = append(o.Groundings, data)
-		case turn.AnswerabilityReport:
-			o.Answerability = &data
-		case turn.Completed:
-			o.Completed = &data
-		case turn.Failed:
-			o.Err = data.Code + ": " + data.Message
 		}
 	}
-	o.Shown = shown.String()
+	for _, c := range folded.Citations {
+		if !slices.Contains(o.Cited, c.Marker) {
+			o.Cited = append(o.Cited, c.Marker)
+		}
+	}
+	o.Shown, o.Groundings, o.Answerability, o.Completed = folded.Answer(), folded.Groundings, folded.Answerability, folded.Completed
+	if f := folded.Failed; f != nil {
+		o.Err = f.Code + ": " + f.Message
+	}
 	return o
 }
 

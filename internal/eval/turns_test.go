@@ -56,11 +56,11 @@ func TestDigestReadsATurnsEvents(t *testing.T) {
 		{Event: turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "Prune deletes "}}, At: at(900)},
 		{Event: turn.Event{Type: turn.EventDelta, Data: turn.Delta{Text: "what left Git [S1]."}}, At: at(1200)},
 		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1"}}, At: at(1300)},
-		{Event: turn.Event{Type: turn.EventGrounding, Data: answer.Grounding{Index: 0, Score: 0.7, Status: answer.Supported}}, At: at(1400)},
+		{Event: turn.Event{Type: turn.EventGrounding, Data: turn.Grounding{Index: 0, Score: 0.7, Status: answer.Supported}}, At: at(1400)},
 		// An inferred citation of a marker already cited counts once.
 		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1", Inferred: true}}, At: at(1400)},
 		{Event: turn.Event{Type: turn.EventCitation, Data: turn.Citation{Marker: "S2", Inferred: true}}, At: at(1400)},
-		{Event: turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{GroundedRatio: ratio(1), LinksRemoved: 1}}, At: at(1500)},
+		{Event: turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{AnswerChecks: turn.AnswerChecks{GroundedRatio: ratio(1), LinksRemoved: 1}}}, At: at(1500)},
 	}
 	o := Digest(qs[0], "generative", events, at(1600))
 	if o.Shown != "Prune deletes what left Git [S1]." || o.TTFT != at(900) || o.Total != at(1600) {
@@ -175,9 +175,9 @@ func TestFiguresOfAMode(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	turns := []TurnOutcome{
 		{Question: qs[0], TTFT: ms(1000), Total: ms(4000), Shown: "Prune runs last.", Allowed: []string{pruneUnit.Text},
-			Completed: &turn.Completed{GroundedRatio: ratio(1)}, Groundings: make([]answer.Grounding, 2)},
+			Completed: &turn.Completed{AnswerChecks: turn.AnswerChecks{GroundedRatio: ratio(1)}}, Groundings: make([]answer.Grounding, 2)},
 		{Question: qs[1], TTFT: ms(3000), Total: ms(6000), Shown: "See https://made.up/retry.", Allowed: []string{retryUnit.Text},
-			Completed:  &turn.Completed{GroundedRatio: ratio(0.5), Withheld: 1, LinksRemoved: 2, AnswerReplaced: true},
+			Completed:  &turn.Completed{AnswerChecks: turn.AnswerChecks{GroundedRatio: ratio(0.5), Withheld: 1, LinksRemoved: 2, AnswerReplaced: true}},
 			Groundings: make([]answer.Grounding, 2)},
 		// The not-found answer is quick and has no model tokens: it counts
 		// for the total time, not the first token.
@@ -238,7 +238,7 @@ func TestRatioHistogram(t *testing.T) {
 	g, qs := answersGold(t)
 	turn := func(r *float64, notFound bool, cited ...string) TurnOutcome {
 		return TurnOutcome{Question: qs[0], Cited: cited, Units: map[string]Unit{"S1": pruneUnit, "S2": retryUnit},
-			Completed: &turn.Completed{GroundedRatio: r, NotFound: notFound}}
+			Completed: &turn.Completed{NotFound: notFound, AnswerChecks: turn.AnswerChecks{GroundedRatio: r}}}
 	}
 	bins := RatioHistogram([]TurnOutcome{
 		turn(ratio(0), false), turn(ratio(0.2), false, "S1"), turn(ratio(0.5), false, "S2"),

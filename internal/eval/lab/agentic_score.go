@@ -51,36 +51,27 @@ type agenticTurn struct {
 // research), and in single-round mode every retrieval event of the turn.
 func digestAgentic(q eval.MultiQuestion, mode string, events []turn.Event, modelCalls int, total time.Duration) agenticTurn {
 	t := agenticTurn{Question: q, Mode: mode, ModelCalls: modelCalls, Total: total, Cut: map[string]bool{}}
-	var shown []byte
-	var final []turn.RetrievalReport
-	rounds := 0
+	var folded turn.Outcome
 	for _, e := range events {
-		switch data := e.Data.(type) {
-		case turn.ToolCall:
-			// A single round's calls have no status; an unusable one has no query.
-			if slices.Contains(searchTools, data.Name) && data.Status != turn.CallRejected && data.Query != "" {
-				t.Queries = append(t.Queries, data.Query)
+		folded.Add(e)
+	}
+	for _, c := range folded.ToolCalls {
+		// A single round's calls have no status; an unusable one has no query.
+		if slices.Contains(searchTools, c.Name) && c.Status != turn.CallRejected && c.Query != "" {
+			t.Queries = append(t.Queries, c.Query)
+		}
+	}
+	for _, r := range folded.Research {
+		// The single round's one rephrased search is a search too.
+		t.Queries = append(t.Queries, r.Rephrase)
+	}
+	final := folded.Retrievals
+	if mode == AgenticMode {
+		final = nil
+		for _, r := range folded.Retrievals {
+			if r.Round == 0 {
+				final = []turn.RetrievalReport{r}
 			}
-		case turn.Research:
-			// The single round's one rephrased search is a search too.
-			t.Queries = append(t.Queries, data.Rephrase)
-		case turn.RoundStarted:
-			rounds++
-		case turn.Finalized:
-			t.Forced = t.Forced || e.Type == turn.EventFinalizeForced
-		case turn.RetrievalReport:
-			switch {
-			case mode != AgenticMode:
-				final = append(final, data)
-			case data.Round == 0:
-				final = []turn.RetrievalReport{data}
-			}
-		case turn.Delta:
-			shown = append(shown, data.Text...)
-		case turn.Completed:
-			t.Completed = &data
-		case turn.Failed:
-			t.Err = data.Code + ": " + data.Message
 		}
 	}
 	seen := map[string]bool{}
@@ -97,13 +88,16 @@ func digestAgentic(q eval.MultiQuestion, mode string, events []turn.Event, model
 			}
 		}
 	}
-	t.Rounds = rounds
+	t.Forced, t.Completed, t.Shown = folded.Forced, folded.Completed, folded.Answer()
+	if f := folded.Failed; f != nil {
+		t.Err = f.Code + ": " + f.Message
+	}
+	t.Rounds = folded.Rounds
 	if mode != AgenticMode {
 		t.Rounds = 1 // one round of tools
 	} else if t.Completed != nil {
 		t.Rounds = max(t.Rounds, t.Completed.Rounds)
 	}
-	t.Shown = string(shown)
 	return t
 }
 

@@ -57,7 +57,7 @@ func byURI(s turn.RetrievalSource) (eval.Unit, bool) {
 }
 
 func completed(ratio float64, rounds int) turn.Event {
-	return turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{GroundedRatio: &ratio, Rounds: rounds}}
+	return turn.Event{Type: turn.EventTurnCompleted, Data: turn.Completed{Rounds: rounds, AnswerChecks: turn.AnswerChecks{GroundedRatio: &ratio}}}
 }
 
 // TestAgenticScoring scores scripted turns: in agentic mode only the
@@ -77,7 +77,7 @@ func TestAgenticScoring(t *testing.T) {
 		search("save", turn.CallAccepted, ""),
 		{Type: turn.EventRoundStarted, Data: turn.RoundStarted{Round: 2}},
 		search("search", turn.CallAccepted, "automatic pruning"),
-		{Type: turn.EventFinalizeForced, Data: turn.Finalized{Round: 2, Reason: "the last round ended"}},
+		{Type: turn.EventFinalizeForced, Data: turn.FinalizeForced{Round: 2, Reason: "the last round ended"}},
 		retrievalEvent(0, source("S1", "prune.md", "Prune", "Automatic"), source("S2", "other.md", "Other")),
 		{Type: turn.EventDelta, Data: turn.Delta{Text: "Set prune."}},
 		completed(0.5, 2),

@@ -74,10 +74,10 @@ func (c *collector) add(ev turn.Event) {
 		if d.Round > 0 {
 			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
 		}
-	case turn.RoundStarted, turn.MemorySaved, turn.Finalized:
+	case turn.RoundStarted, turn.MemorySaved, turn.Finalized, turn.FinalizeForced:
 		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-	case answer.Grounding:
-		c.ext.Grounding = append(c.ext.Grounding, d)
+	case turn.Grounding:
+		c.ext.Grounding = append(c.ext.Grounding, answer.Grounding(d))
 	case turn.Completed:
 		c.usage, c.ext.NotFound, c.ext.GroundedRatio, c.ext.GroundingUnchecked = d.Usage, d.NotFound, d.GroundedRatio, d.GroundingUnchecked
 		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved

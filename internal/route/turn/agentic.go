@@ -295,7 +295,7 @@ func searchResultHeader(fence string) string {
 // fragments, then those shown in this round.
 func (r *Engine) forceFinalize(h *harness, reason string, st *turnState) []retrieval.Fragment {
 	final, ids := h.forced(r.Searcher.Settings.MaxFragments)
-	st.emit(Event{Type: EventFinalizeForced, Data: Finalized{Round: h.round, Fragments: ids, Closed: h.closed, Open: h.open, Reason: reason}})
+	st.emit(NewEvent(FinalizeForced{Round: h.round, Fragments: ids, Closed: h.closed, Open: h.open, Reason: reason}))
 	return final
 }
 

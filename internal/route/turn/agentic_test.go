@@ -279,7 +279,7 @@ func TestAgenticForcedFinalizationAfterTheLastRound(t *testing.T) {
 	if len(forced) != 1 {
 		t.Fatalf("finalize.forced events: %+v", forced)
 	}
-	if f := forced[0].Data.(turn.Finalized); f.Round != 5 || f.Fragments[0] != "F1" || !strings.Contains(f.Reason, "last round") {
+	if f := forced[0].Data.(turn.FinalizeForced); f.Round != 5 || f.Fragments[0] != "F1" || !strings.Contains(f.Reason, "last round") {
 		t.Errorf("forced %+v", f)
 	}
 	done := completed(t, events)
@@ -384,8 +384,8 @@ func TestAgenticModelThatStopsCallingToolsIsFinalizedWithWhatItSaw(t *testing.T)
 	w := newAgenticWorld(t, "Lower waves first [S1].", hSearch("sync waves"))
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 	forced := routetest.OfType(events, turn.EventFinalizeForced)
-	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.Finalized).Reason, "without finalizing") ||
-		len(forced[0].Data.(turn.Finalized).Fragments) == 0 {
+	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.FinalizeForced).Reason, "without finalizing") ||
+		len(forced[0].Data.(turn.FinalizeForced).Fragments) == 0 {
 		t.Fatalf("forced %+v", forced)
 	}
 	if got := routetest.AnswerOf(events); got != "Lower waves first [S1]." {
@@ -573,7 +573,7 @@ func TestAgenticAlwaysPolicySearchesTheQuestionFirst(t *testing.T) {
 		t.Errorf("the model's first call does not show the question's results: %+v", first.Messages)
 	}
 	forced := routetest.OfType(events, turn.EventFinalizeForced)
-	if len(forced) != 1 || len(forced[0].Data.(turn.Finalized).Fragments) == 0 {
+	if len(forced) != 1 || len(forced[0].Data.(turn.FinalizeForced).Fragments) == 0 {
 		t.Fatalf("forced %+v", forced)
 	}
 	if completed(t, events).NotFound || len(routetest.OfType(events, turn.EventCitation)) != 1 {
@@ -753,7 +753,7 @@ func TestAgenticLateFailureFinalizesWhatWasFound(t *testing.T) {
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	forced := routetest.OfType(events, turn.EventFinalizeForced)
-	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.Finalized).Reason, "failed") || len(forced[0].Data.(turn.Finalized).Fragments) == 0 {
+	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.FinalizeForced).Reason, "failed") || len(forced[0].Data.(turn.FinalizeForced).Fragments) == 0 {
 		t.Fatalf("forced %+v; want the fragments found finalized after the failure", forced)
 	}
 	if done := completed(t, events); done.NotFound || len(routetest.OfType(events, turn.EventCitation)) == 0 {
@@ -856,7 +856,7 @@ func TestAgenticRepeatedRejectionsEndTheRound(t *testing.T) {
 		t.Fatalf("calls %+v", calls)
 	}
 	forced := routetest.OfType(events, turn.EventFinalizeForced)
-	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.Finalized).Reason, "last 3 calls were rejected") {
+	if len(forced) != 1 || !strings.Contains(forced[0].Data.(turn.FinalizeForced).Reason, "last 3 calls were rejected") {
 		t.Errorf("forced %+v", forced)
 	}
 	if done := completed(t, events); done.NotFound {
@@ -988,7 +988,7 @@ func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
 	if len(forced) != 1 {
 		t.Fatalf("forced %+v", forced)
 	}
-	if n := len(forced[0].Data.(turn.Finalized).Fragments); shown != 1 || n < 2 {
+	if n := len(forced[0].Data.(turn.FinalizeForced).Fragments); shown != 1 || n < 2 {
 		t.Errorf("the search showed %d fragments and the forced finalize kept %d; want 1 shown (the window) and more kept", shown, n)
 	}
 }

@@ -3,6 +3,7 @@ package turn
 import (
 	"time"
 
+	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
@@ -16,8 +17,7 @@ const (
 	EventTurnCompleted = "turn.completed"
 	EventError         = "error"
 
-	// EventGrounding: how one sentence of the answer is supported; its
-	// payload is the check's verdict, answer.Grounding.
+	// EventGrounding: how one sentence of the answer is supported.
 	EventGrounding = "grounding"
 
 	// EventAnswerReplaced: the model's answer was not shown; the
@@ -41,13 +41,23 @@ const (
 
 // Event is one entry of a turn's event log. ID is its position in the log
 // (1, 2, …), the SSE id a client resumes from. Data is one of the payload
-// types below while the turn runs; an event read back from a shared log
-// carries its payload as json.RawMessage.
+// types below, also when read back from a shared log or a client's stream
+// (Decode); Type is always Data's EventType.
 type Event struct {
-	ID   int64  `json:"id"`
-	Type string `json:"type"`
-	Data any    `json:"data"`
+	ID   int64   `json:"id"`
+	Type string  `json:"type"`
+	Data Payload `json:"data"`
 }
+
+// Payload is an event's data. Its type names the event, so an event is
+// made from its payload alone (NewEvent) and decoded back into the same
+// type (Decode).
+type Payload interface {
+	EventType() string
+}
+
+// NewEvent is the event that carries p.
+func NewEvent(p Payload) Event { return Event{Type: p.EventType(), Data: p} }
 
 // Final reports whether the stream ends after e: turn.completed or error.
 func (e Event) Final() bool { return e.Type == EventTurnCompleted || e.Type == EventError }
@@ -126,8 +136,8 @@ type MemorySaved struct {
 	Next      string          `json:"next,omitempty"`
 }
 
-// Finalized is the payload of finalized and finalize.forced: the ranked
-// fragment ids that go to the answer.
+// Finalized is the payload of finalized: the ranked fragment ids that go
+// to the answer.
 type Finalized struct {
 	Round     int      `json:"round"`
 	Fragments []string `json:"fragments"`
@@ -136,6 +146,10 @@ type Finalized struct {
 	// Reason says why the harness finalized (finalize.forced only).
 	Reason string `json:"reason,omitempty"`
 }
+
+// FinalizeForced is the payload of finalize.forced: what the harness
+// finalized itself, and why (Reason).
+type FinalizeForced Finalized
 
 // RetrievalSource is one packed fragment as a retrieval event reports it.
 type RetrievalSource struct {
@@ -175,6 +189,10 @@ type RetrievalReport struct {
 	HistoryTrimmed int `json:"history_trimmed,omitempty"`
 }
 
+// Grounding is the payload of grounding: the check's verdict on one
+// sentence of the answer.
+type Grounding answer.Grounding
+
 // Delta is the payload of delta: the next piece of the answer.
 type Delta struct {
 	Text string `json:"text"`
@@ -207,6 +225,13 @@ type Completed struct {
 	NotFound bool             `json:"not_found"`
 	// Rounds is how many agentic rounds ran (0 in single-round mode).
 	Rounds int `json:"rounds,omitempty"`
+	AnswerChecks
+}
+
+// AnswerChecks is what the route's checks did to the answer: one
+// definition for turn.completed, the OpenAI facade's extension and the
+// turn's own bookkeeping.
+type AnswerChecks struct {
 	// GroundedRatio is the share of the model's answer sentences the
 	// packed fragments support (absent when no answer was checked).
 	GroundedRatio *float64 `json:"grounded_ratio,omitempty"`

@@ -32,7 +32,7 @@ func (r *Engine) generate(ctx context.Context, history []model.Message, calls []
 	guard := answer.NewLinkGuard(packing.Links)
 	checkCtx, checkSpan := startSpan(ctx, "ragroute.grounding", attribute.String("ragroute.policy", string(r.Grounding.Policy)))
 	gate := answer.NewGate(checkCtx, r.Grounding, r.checker(), packing.Packed, st.prompt.notFound(),
-		func(g answer.Grounding) { st.emit(Event{Type: EventGrounding, Data: g}) })
+		func(g answer.Grounding) { st.emit(NewEvent(Grounding(g))) })
 	pipe := answer.NewPipe(func(text string) error { shown.WriteString(text); return st.delta(text) },
 		answer.NewFenceScrubber(packing.Fence), guard, gate)
 	reply, err := r.callModel(ctx, st, modelCall{span: "answer", stage: "model_answer", messages: answerMessages(history, calls, results, packing),

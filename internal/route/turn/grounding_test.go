@@ -12,7 +12,7 @@ import (
 func groundings(events []turn.Event) []answer.Grounding {
 	var out []answer.Grounding
 	for _, e := range routetest.OfType(events, turn.EventGrounding) {
-		out = append(out, e.Data.(answer.Grounding))
+		out = append(out, answer.Grounding(e.Data.(turn.Grounding)))
 	}
 	return out
 }

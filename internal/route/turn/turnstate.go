@@ -84,6 +84,6 @@ func (st *turnState) completed(notFound bool) Completed {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return Completed{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
-		GroundedRatio: st.groundedRatio, GroundingUnchecked: st.unchecked, Withheld: st.withheld, LinksRemoved: st.linksRemoved,
-		AnswerReplaced: st.replaced, HistoryTrimmed: st.historyTrimmed}
+		AnswerChecks: AnswerChecks{GroundedRatio: st.groundedRatio, GroundingUnchecked: st.unchecked, Withheld: st.withheld,
+			LinksRemoved: st.linksRemoved, AnswerReplaced: st.replaced, HistoryTrimmed: st.historyTrimmed}}
 }

@@ -211,7 +211,13 @@ func (l *Redis) Read(ctx context.Context, id string, after int64, wait time.Dura
 				// Not the route's event: the turn ends here, unseen.
 				return append(events, tamperedEvent(seq)), true, nil
 			}
-			ev := turn.Event{ID: seq, Type: typ, Data: json.RawMessage(data)}
+			payload, err := turn.Decode(typ, data)
+			if err != nil {
+				// Sealed by a replica, so ours; a version's payload this
+				// build cannot read still reaches the client as written.
+				payload = turn.Unknown{Type: typ, Raw: data}
+			}
+			ev := turn.Event{ID: seq, Type: typ, Data: payload}
 			events = append(events, ev)
 			done = done || ev.Final()
 		}

@@ -2,14 +2,12 @@ package turnstream
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
@@ -25,8 +23,8 @@ var ErrEndedEarly = errors.New("the stream ended before turn.completed or error"
 // Read reads a turn's events from body, handing each to each as it
 // arrives, up to and including the final one. Each event carries its ID
 // (what Last-Event-ID resumes after) and its payload decoded as the
-// Runner emitted it; a type this reader does not know keeps its payload as
-// json.RawMessage. It fails with ErrEndedEarly when the stream ends first,
+// turn emitted it (turn.Decode); a type this reader does not know keeps
+// its payload as turn.Unknown. It fails with ErrEndedEarly when the stream ends first,
 // when a payload does not decode (naming the event), or when each fails.
 func Read(body io.Reader, each func(turn.Event) error) error {
 	scanner := bufio.NewScanner(body)
@@ -51,7 +49,7 @@ func Read(body io.Reader, each func(turn.Event) error) error {
 			if scanner.Text() != "" || ev.Type == "" {
 				continue
 			}
-			payload, err := Decode(ev.Type, []byte(strings.Join(data, "\n")))
+			payload, err := turn.Decode(ev.Type, []byte(strings.Join(data, "\n")))
 			if err != nil {
 				return fmt.Errorf("event %d (%s): %w", ev.ID, ev.Type, err)
 			}
@@ -69,48 +67,4 @@ func Read(body io.Reader, each func(turn.Event) error) error {
 		return fmt.Errorf("read the stream: %w", err)
 	}
 	return ErrEndedEarly
-}
-
-// Decode decodes an event's payload into its type; a type this reader
-// does not know keeps it as json.RawMessage.
-func Decode(typ string, data []byte) (any, error) {
-	switch typ {
-	case turn.EventTurnStarted:
-		return decodeAs[turn.Started](data)
-	case turn.EventToolCall:
-		return decodeAs[turn.ToolCall](data)
-	case turn.EventResearch:
-		return decodeAs[turn.Research](data)
-	case turn.EventAnswerability:
-		return decodeAs[turn.AnswerabilityReport](data)
-	case turn.EventRetrieval:
-		return decodeAs[turn.RetrievalReport](data)
-	case turn.EventDelta:
-		return decodeAs[turn.Delta](data)
-	case turn.EventCitation:
-		return decodeAs[turn.Citation](data)
-	case turn.EventGrounding:
-		return decodeAs[answer.Grounding](data)
-	case turn.EventAnswerReplaced:
-		return decodeAs[turn.AnswerReplaced](data)
-	case turn.EventRoundStarted:
-		return decodeAs[turn.RoundStarted](data)
-	case turn.EventMemorySaved:
-		return decodeAs[turn.MemorySaved](data)
-	case turn.EventFinalized, turn.EventFinalizeForced:
-		return decodeAs[turn.Finalized](data)
-	case turn.EventTurnCompleted:
-		return decodeAs[turn.Completed](data)
-	case turn.EventError:
-		return decodeAs[turn.Failed](data)
-	}
-	return json.RawMessage(data), nil
-}
-
-func decodeAs[T any](data []byte) (any, error) {
-	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	return v, nil
 }

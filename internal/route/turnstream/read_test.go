@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/server"
 	"github.com/ragroute/ragroute/internal/route/turn"
@@ -31,15 +30,15 @@ func aTurn() []turn.Event {
 		{Type: turn.EventRetrieval, Data: turn.RetrievalReport{Round: 1, Query: "sync waves", Intent: "concept",
 			Sources: []turn.RetrievalSource{{Marker: "F1", Title: "Waves", HeadingPath: []string{"Waves", "Order"}, SourceURI: "docs/waves.md", Score: 0.8, Kind: "section"}}}},
 		{Type: turn.EventMemorySaved, Data: turn.MemorySaved{Round: 1, Fragments: []turn.SavedFragment{{ID: "F1", Note: "the order"}}, Closed: []string{"order"}, Open: []string{}}},
-		{Type: turn.EventFinalizeForced, Data: turn.Finalized{Round: 2, Fragments: []string{"F1"}, Reason: "rounds spent"}},
+		{Type: turn.EventFinalizeForced, Data: turn.FinalizeForced{Round: 2, Fragments: []string{"F1"}, Reason: "rounds spent"}},
 		{Type: turn.EventResearch, Data: turn.Research{Queries: []string{"waves"}, Rephrase: "sync wave order", Found: 1}},
 		{Type: turn.EventAnswerability, Data: turn.AnswerabilityReport{Check: "coverage", Score: 0.25, Threshold: 0.5, Missing: []string{"velero"}}},
 		{Type: turn.EventDelta, Data: turn.Delta{Text: "Lower waves go first [S1].\nThen"}},
-		{Type: turn.EventGrounding, Data: answer.Grounding{Sentence: "Lower waves go first.", Status: "supported", Marker: "S1", Score: 0.9}},
+		{Type: turn.EventGrounding, Data: turn.Grounding{Sentence: "Lower waves go first.", Status: "supported", Marker: "S1", Score: 0.9}},
 		{Type: turn.EventAnswerReplaced, Data: turn.AnswerReplaced{GroundedRatio: 0.2, Reason: "below fallbackBelow"}},
 		{Type: turn.EventCitation, Data: turn.Citation{Marker: "S1", Title: "Waves", SourceURI: "docs/waves.md", Heading: []string{"Waves"}}},
-		{Type: "some.future.event", Data: json.RawMessage(`{"new":true}`)},
-		{Type: turn.EventTurnCompleted, Data: turn.Completed{NotFound: false, GroundedRatio: &ratio, Timings: map[string]int64{"total": 12}, Rounds: 2}},
+		{Type: "some.future.event", Data: turn.Unknown{Type: "some.future.event", Raw: json.RawMessage(`{"new":true}`)}},
+		{Type: turn.EventTurnCompleted, Data: turn.Completed{NotFound: false, Timings: map[string]int64{"total": 12}, Rounds: 2, AnswerChecks: turn.AnswerChecks{GroundedRatio: &ratio}}},
 	}
 }
 

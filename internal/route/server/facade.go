@@ -2,9 +2,7 @@ package server
 
 import (
 	"cmp"
-	"context"
 	"net/http"
-	"strings"
 
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/turn"
@@ -50,48 +48,9 @@ type harnessStep struct {
 	Data any    `json:"data"`
 }
 
-// collector turns a turn's events into the facade's answer.
-type collector struct {
-	ext     extension
-	content strings.Builder
-	usage   turn.Usage
-	err     *turn.Failed
-}
-
-func (c *collector) add(ev turn.Event) {
-	switch d := ev.Data.(type) {
-	case turn.Delta:
-		c.content.WriteString(d.Text)
-	case turn.Citation:
-		c.ext.Citations = append(c.ext.Citations, d)
-	case turn.RetrievalReport:
-		if d.Round > 0 { // a harness search; the answer's own fragments come last, round 0
-			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-			break
-		}
-		c.ext.Sources = append(c.ext.Sources, d.Sources...)
-	case turn.ToolCall:
-		if d.Round > 0 {
-			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-		}
-	case turn.RoundStarted, turn.MemorySaved, turn.Finalized:
-		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-	case answer.Grounding:
-		c.ext.Grounding = append(c.ext.Grounding, d)
-	case turn.Completed:
-		c.usage, c.ext.NotFound, c.ext.GroundedRatio, c.ext.GroundingUnchecked = d.Usage, d.NotFound, d.GroundedRatio, d.GroundingUnchecked
-		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved
-	case turn.Failed:
-		c.err = &d
-	}
-}
-
 // completionTurn is one facade request as both response modes play it.
 type completionTurn struct {
-	turn turn.Input
-	// user is who asks; release gives back the turn's admission slot.
-	user    string
-	release func()
+	turn turnDriver
 	// model is the name the answer carries: the request's, else ragroute.
 	model        string
 	includeUsage bool
@@ -127,16 +86,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
-	defer cancel()
 	turnID := requestID(w)
 	w.Header().Set(turnIDHeader, turnID)
-	c := completionTurn{
-		turn:    turn.Input{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation},
-		user:    id.User,
-		release: release,
-		model:   cmp.Or(req.Model, "ragroute"),
-	}
+	input := turn.Input{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation}
+	c := completionTurn{turn: s.turnOf(admitted{identity: id, release: release}, input, "completions"), model: cmp.Or(req.Model, "ragroute")}
 	if req.StreamOptions != nil {
 		c.includeUsage = req.StreamOptions.IncludeUsage
 	}
@@ -144,11 +97,6 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 		return s.completeStream(ctx, w, c)
 	}
 	return s.completeOnce(ctx, w, c)
-}
-
-// newCollector collects the events of turn turnID.
-func newCollector(turnID string) *collector {
-	return &collector{ext: extension{TurnID: turnID, Citations: []turn.Citation{}, Sources: []turn.RetrievalSource{}}}
 }
 
 // usageOf is a turn's token usage in OpenAI's shape.

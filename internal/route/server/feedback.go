@@ -157,7 +157,7 @@ func (s *Server) keepAnswered(turn turnlog.AnsweredTurn) {
 	}
 }
 
-// answeredTurn is what the observer collected of a completed turn.
+// answeredTurn is what the outcome c holds of a completed turn.
 func answeredTurn(in turn.Input, owner string, sc trace.SpanContext, c *collector) turnlog.AnsweredTurn {
 	t := turnlog.AnsweredTurn{ID: in.ID, Owner: owner, Question: in.Question(), Answer: c.content.String(), NotFound: c.ext.NotFound,
 		Citations: c.ext.Citations, Fragments: c.ext.Sources}

@@ -9,14 +9,18 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Errors, after Caddy's HandlerError: an endpoint returns its refusal or
-// failure as an *apiError and one adapter, apiHandler, writes it in
-// OpenAI's shape, {"error": {"message", "type", "param", "code"}}, on
-// every endpoint. This file is the only one that writes that shape; the
-// facade's streamed answer sends the same body as its last data line.
+// failure as an *apiError, and this file is the one place that classifies
+// an error (failureOf, errorStatus) and writes it, to every surface: an
+// HTTP answer in OpenAI's shape, {"error": {"message", "type", "param",
+// "code"}} (apiHandler); the same body as the facade's streamed answer's
+// last data line; an MCP tool's error result (toolFailed); the error
+// event that ends a turn's stream the server broke off (streamEvent).
 
 // apiError is what a client is answered instead of the endpoint's answer.
 type apiError struct {
@@ -101,16 +105,42 @@ func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		return
 	}
-	var answer *apiError
-	if !errors.As(err, &answer) {
-		// Not meant for the client: a bug, answered without its text.
-		answer = &apiError{Status: http.StatusInternalServerError, Code: turn.CodeInternal, Message: "the request failed", Err: err}
-	}
+	answer := failureOf(err)
 	if answer.Err != nil && h.logger != nil {
 		h.logger.Error("request failed", "path", r.URL.Path, "request_id", w.Header().Get(requestIDHeader),
 			"code", answer.Code, "error", answer.Err)
 	}
 	answer.write(w)
+}
+
+// toolFailed is an MCP tool's error result, which the agent's model
+// reads: the code and the message, as the HTTP API answers them, never
+// the error behind them (logged), which names internal addresses.
+func (s *Server) toolFailed(tool string, err error) *mcp.CallToolResult {
+	answer := failureOf(err)
+	if answer.Err != nil && s.opts.Logger != nil {
+		s.opts.Logger.Error("MCP tool call failed", "tool", tool, "code", answer.Code, "error", answer.Err)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: answer.Code + ": " + answer.Message}}}
+}
+
+// streamEvent is e as the error event that ends a turn's stream the
+// server broke off (the turn log failed): the turn's own error event's
+// payload, retryable, as the client may reconnect with Last-Event-ID.
+// It has no id: the turn log does not hold it.
+func (e *apiError) streamEvent() turn.Event {
+	return turn.Event{Type: turn.EventError, Data: turn.Failed{Code: e.Code, Message: e.Message, Retryable: true}}
+}
+
+// failureOf is what a client is answered for err: the *apiError in it,
+// else a bug's 500, which does not quote err (its text may name internal
+// addresses).
+func failureOf(err error) *apiError {
+	var answer *apiError
+	if !errors.As(err, &answer) {
+		answer = &apiError{Status: http.StatusInternalServerError, Code: turn.CodeInternal, Message: "the request failed", Err: err}
+	}
+	return answer
 }
 
 // errorType is OpenAI's error type for a status; SDKs pick their
@@ -137,6 +167,9 @@ func errorType(status int) string {
 func failed(code, message string) *apiError {
 	return &apiError{Status: errorStatus(code), Code: code, Message: message}
 }
+
+// turnFailed is the answer to a turn that ended with its error event.
+func turnFailed(f turn.Failed) *apiError { return failed(f.Code, f.Message) }
 
 // errorStatus is the HTTP status of a route's error code.
 func errorStatus(code string) int {

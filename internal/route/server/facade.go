@@ -2,9 +2,7 @@ package server
 
 import (
 	"cmp"
-	"context"
 	"net/http"
-	"strings"
 
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/turn"
@@ -30,18 +28,31 @@ type extension struct {
 	// round.started, tool.call, retrieval, memory.saved and finalized
 	// events, as the turn's stream has them.
 	Harness []harnessStep `json:"harness,omitempty"`
-	// Grounding is each answer sentence's support; GroundedRatio the
-	// share supported (route/answer); GroundingUnchecked why the check
-	// did not judge the whole answer.
-	Grounding          []answer.Grounding `json:"grounding,omitempty"`
-	GroundedRatio      *float64           `json:"grounded_ratio,omitempty"`
-	GroundingUnchecked string             `json:"grounding_unchecked,omitempty"`
-	// AnswerReplaced: the model's answer fell short of the grounding
-	// policy and the content is the extractive answer instead.
-	AnswerReplaced bool `json:"answer_replaced,omitempty"`
-	// WithheldSentences and LinksRemoved count what was not shown.
-	WithheldSentences int `json:"withheld_sentences,omitempty"`
-	LinksRemoved      int `json:"links_removed,omitempty"`
+	// Grounding is each answer sentence's support (route/answer).
+	Grounding []answer.Grounding `json:"grounding,omitempty"`
+	// AnswerChecks are turn.completed's: the grounded ratio, what was
+	// withheld or removed, whether the answer was replaced.
+	turn.AnswerChecks
+}
+
+// extensionOf is the extension of turn turnID's outcome.
+func extensionOf(turnID string, o *turn.Outcome) extension {
+	ext := extension{TurnID: turnID, Citations: nonNil(o.Citations), Sources: nonNil(o.Sources()), Grounding: o.Groundings}
+	for _, ev := range o.Harness {
+		ext.Harness = append(ext.Harness, harnessStep{ev.Type, ev.Data})
+	}
+	if c := o.Completed; c != nil {
+		ext.NotFound, ext.AnswerChecks = c.NotFound, c.AnswerChecks
+	}
+	return ext
+}
+
+// nonNil is s, or an empty list: the extension's lists are never null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // harnessStep is one event of an agentic turn's research.
@@ -50,48 +61,9 @@ type harnessStep struct {
 	Data any    `json:"data"`
 }
 
-// collector turns a turn's events into the facade's answer.
-type collector struct {
-	ext     extension
-	content strings.Builder
-	usage   turn.Usage
-	err     *turn.Failed
-}
-
-func (c *collector) add(ev turn.Event) {
-	switch d := ev.Data.(type) {
-	case turn.Delta:
-		c.content.WriteString(d.Text)
-	case turn.Citation:
-		c.ext.Citations = append(c.ext.Citations, d)
-	case turn.RetrievalReport:
-		if d.Round > 0 { // a harness search; the answer's own fragments come last, round 0
-			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-			break
-		}
-		c.ext.Sources = append(c.ext.Sources, d.Sources...)
-	case turn.ToolCall:
-		if d.Round > 0 {
-			c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-		}
-	case turn.RoundStarted, turn.MemorySaved, turn.Finalized, turn.FinalizeForced:
-		c.ext.Harness = append(c.ext.Harness, harnessStep{ev.Type, d})
-	case turn.Grounding:
-		c.ext.Grounding = append(c.ext.Grounding, answer.Grounding(d))
-	case turn.Completed:
-		c.usage, c.ext.NotFound, c.ext.GroundedRatio, c.ext.GroundingUnchecked = d.Usage, d.NotFound, d.GroundedRatio, d.GroundingUnchecked
-		c.ext.AnswerReplaced, c.ext.WithheldSentences, c.ext.LinksRemoved = d.AnswerReplaced, d.Withheld, d.LinksRemoved
-	case turn.Failed:
-		c.err = &d
-	}
-}
-
 // completionTurn is one facade request as both response modes play it.
 type completionTurn struct {
-	turn turn.Input
-	// user is who asks; release gives back the turn's admission slot.
-	user    string
-	release func()
+	turn turnDriver
 	// model is the name the answer carries: the request's, else ragroute.
 	model        string
 	includeUsage bool
@@ -127,16 +99,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
-	defer cancel()
 	turnID := requestID(w)
 	w.Header().Set(turnIDHeader, turnID)
-	c := completionTurn{
-		turn:    turn.Input{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation},
-		user:    id.User,
-		release: release,
-		model:   cmp.Or(req.Model, "ragroute"),
-	}
+	input := turn.Input{ID: turnID, Messages: req.messages, Principals: id.Principals(), Generation: req.generation}
+	c := completionTurn{turn: s.turnOf(admitted{identity: id, release: release}, input, "completions"), model: cmp.Or(req.Model, "ragroute")}
 	if req.StreamOptions != nil {
 		c.includeUsage = req.StreamOptions.IncludeUsage
 	}
@@ -146,13 +112,12 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	return s.completeOnce(ctx, w, c)
 }
 
-// newCollector collects the events of turn turnID.
-func newCollector(turnID string) *collector {
-	return &collector{ext: extension{TurnID: turnID, Citations: []turn.Citation{}, Sources: []turn.RetrievalSource{}}}
-}
-
 // usageOf is a turn's token usage in OpenAI's shape.
-func usageOf(u turn.Usage) map[string]int {
+func usageOf(o *turn.Outcome) map[string]int {
+	var u turn.Usage
+	if o.Completed != nil {
+		u = o.Completed.Usage
+	}
 	return map[string]int{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
 		"total_tokens": u.PromptTokens + u.CompletionTokens}
 }

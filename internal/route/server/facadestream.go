@@ -22,19 +22,18 @@ func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c co
 	}
 	// A send to a client that stopped reading fails at its deadline, and
 	// the sends after it at once: the turn runs to its end, unread.
-	out := chunkWriter{stream: stream, id: "chatcmpl-" + c.turn.ID, created: time.Now().Unix(), model: c.model}
+	out := chunkWriter{stream: stream, id: "chatcmpl-" + c.turn.input.ID, created: time.Now().Unix(), model: c.model}
 	out.chunk(map[string]any{"role": "assistant"}, nil, nil)
-	// The turn runs beside this writer so that, while nothing else is
+	// The turn plays beside this writer so that, while nothing else is
 	// sent (the model reads the window, a search runs), an SSE comment
 	// every KeepAlive keeps idle-timeout proxies from cutting the stream.
 	// SSE clients, OpenAI SDKs among them, skip comments.
 	events := make(chan turn.Event, 16)
+	var outcome *turn.Outcome // set before events closes
 	go func() {
 		defer close(events)
-		s.opts.Runner.Run(ctx, c.turn, func(ev turn.Event) { events <- ev })
+		outcome = c.turn.drive(ctx, func(_ context.Context, ev turn.Event) error { events <- ev; return nil })
 	}()
-	observer := s.observeTurn(ctx, c.turn, c.user, "completions")
-	collected := newCollector(c.turn.ID)
 	keepAlive := newIdleTicker(s.opts.Limits.KeepAlive)
 	defer keepAlive.stop()
 	for running := true; running; {
@@ -44,8 +43,6 @@ func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c co
 				running = false
 				break
 			}
-			observer.event(ev)
-			collected.add(ev)
 			if d, ok := ev.Data.(turn.Delta); ok {
 				out.chunk(map[string]any{"content": d.Text}, nil, nil)
 				keepAlive.reset()
@@ -54,16 +51,17 @@ func (s *Server) completeStream(ctx context.Context, w http.ResponseWriter, c co
 			_ = stream.send(func(w io.Writer) { _, _ = io.WriteString(w, ": keep-alive\n\n") })
 		}
 	}
-	c.release() // before the last chunk, which a client may follow with its next turn
+	// The driver gave the turn's slot back before its final event: a
+	// client may follow the last chunk with its next turn.
 	_ = stream.send(func(w io.Writer) {
-		if collected.err != nil {
-			out.data(w, failed(collected.err.Code, collected.err.Message).body())
+		if outcome.Failed != nil {
+			out.data(w, turnFailed(*outcome.Failed).body())
 		} else {
-			out.data(w, out.body(map[string]any{}, "stop", map[string]any{"ragroute": collected.ext}))
+			out.data(w, out.body(map[string]any{}, "stop", map[string]any{"ragroute": extensionOf(c.turn.input.ID, outcome)}))
 			if c.includeUsage {
 				// As OpenAI: one more chunk, with no choices, only when asked.
 				out.data(w, map[string]any{"id": out.id, "object": "chat.completion.chunk", "created": out.created,
-					"model": out.model, "choices": []any{}, "usage": usageOf(collected.usage)})
+					"model": out.model, "choices": []any{}, "usage": usageOf(outcome)})
 			}
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")

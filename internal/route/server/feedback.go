@@ -157,10 +157,11 @@ func (s *Server) keepAnswered(turn turnlog.AnsweredTurn) {
 	}
 }
 
-// answeredTurn is what the observer collected of a completed turn.
-func answeredTurn(in turn.Input, owner string, sc trace.SpanContext, c *collector) turnlog.AnsweredTurn {
-	t := turnlog.AnsweredTurn{ID: in.ID, Owner: owner, Question: in.Question(), Answer: c.content.String(), NotFound: c.ext.NotFound,
-		Citations: c.ext.Citations, Fragments: c.ext.Sources}
+// answeredTurn is what the outcome o holds of a completed turn.
+func answeredTurn(in turn.Input, owner string, sc trace.SpanContext, o *turn.Outcome) turnlog.AnsweredTurn {
+	ext := extensionOf(in.ID, o)
+	t := turnlog.AnsweredTurn{ID: in.ID, Owner: owner, Question: in.Question(), Answer: o.Answer(), NotFound: ext.NotFound,
+		Citations: ext.Citations, Fragments: ext.Sources}
 	if sc.IsValid() {
 		t.TraceID, t.SpanID = sc.TraceID().String(), sc.SpanID().String()
 	}

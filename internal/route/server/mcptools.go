@@ -8,23 +8,19 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // The route's two MCP tools. search_knowledge searches as POST /v1/search
 // does (runSearch: the exact cache, the ACL filter, rerank and floors);
-// ask plays a whole turn as the OpenAI facade does (the route's mode,
-// grounding policy and citations). Both are admitted as the HTTP API's
-// requests are (admitAs: a call counts as a turn against the caller's
-// limits), and ask is observed as any turn (metrics, the turn's log
-// line, its spans under the request's). A refusal or failure is a tool
-// error (isError) with the API's code and fixed message, which the
-// agent's model reads; an unknown tool is the SDK's protocol error.
+// ask plays a whole turn as the OpenAI facade does (mcpask.go). Both are
+// admitted as the HTTP API's requests are (admitAs: a call counts as a
+// turn against the caller's limits), and ask is driven as any turn
+// (metrics, the turn's log line, its spans under the request's). A
+// refusal or failure is a tool error (isError, toolFailed) with the
+// API's code and fixed message, which the agent's model reads; an
+// unknown tool is the SDK's protocol error.
 
 // The tools' names.
 const (
@@ -111,21 +107,6 @@ func (a *searchKnowledgeArguments) check(limits Limits) error {
 	return nil
 }
 
-// askArguments are ask's arguments.
-type askArguments struct {
-	Question string `json:"question"`
-}
-
-func (*askArguments) format() bodyFormat { return strictBody() }
-
-func (a *askArguments) check(limits Limits) error {
-	if strings.TrimSpace(a.Question) == "" || len(a.Question) > limits.MessageBytes || !utf8.ValidString(a.Question) {
-		return &apiError{Status: http.StatusBadRequest, Code: "bad_question", Param: "question",
-			Message: fmt.Sprintf("question must be 1 to %d bytes of UTF-8 text", limits.MessageBytes)}
-	}
-	return nil
-}
-
 // knowledgeFound is search_knowledge's structured result.
 type knowledgeFound struct {
 	Query     string              `json:"query"`
@@ -175,55 +156,6 @@ func (s *Server) searchKnowledgeTool(ctx context.Context, req *mcp.CallToolReque
 		StructuredContent: found}, nil
 }
 
-// asked is ask's structured result.
-type asked struct {
-	TurnID        string          `json:"turn_id"`
-	Answer        string          `json:"answer"`
-	Citations     []turn.Citation `json:"citations"`
-	NotFound      bool            `json:"not_found"`
-	GroundedRatio *float64        `json:"grounded_ratio,omitempty"`
-}
-
-// askTool plays a turn of one question to its end as the caller, sending
-// each piece of the answer's text as a progress notification when the
-// client asked for progress.
-func (s *Server) askTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var args askArguments
-	in, err := s.admitTool(ctx, req.Params.Arguments, &args, toolAsk, `{"question": string}`)
-	if err != nil {
-		return s.toolFailed(toolAsk, err), nil
-	}
-	defer in.release()
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
-	defer cancel()
-	caller, _ := callerOf(ctx)
-	input := turn.Input{ID: caller.requestID, Messages: []model.Message{{Role: model.RoleUser, Content: args.Question}},
-		Principals: in.identity.Principals()}
-	observer := s.observeTurn(ctx, input, in.identity.User, "mcp")
-	collected := newCollector(input.ID)
-	progress := progressOf(req)
-	s.opts.Runner.Run(ctx, input, func(ev turn.Event) {
-		observer.event(ev)
-		collected.add(ev)
-		if ev.Final() {
-			in.release() // before the answer, which a client may follow with its next call
-		}
-		if delta, ok := ev.Data.(turn.Delta); ok {
-			progress.send(ctx, delta.Text)
-		}
-	})
-	if collected.err != nil {
-		return s.toolFailed(toolAsk, failed(collected.err.Code, collected.err.Message)), nil
-	}
-	out := asked{TurnID: input.ID, Answer: collected.content.String(), Citations: collected.ext.Citations,
-		NotFound: collected.ext.NotFound, GroundedRatio: collected.ext.GroundedRatio}
-	text := out.Answer
-	for _, c := range out.Citations {
-		text += fmt.Sprintf("\n[%s] %s %s", c.Marker, c.Title, c.SourceURI)
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
-}
-
 // admitTool reads a tool call's arguments into args, strictly, and admits
 // the call as its caller's (admitAs). A refusal is an *apiError; arguments
 // that do not fit the tool's schema are refused with a fixed message that
@@ -243,43 +175,4 @@ func (s *Server) admitTool(ctx context.Context, raw json.RawMessage, args reques
 			Message: fmt.Sprintf("the arguments do not fit %s's input schema: want %s", tool, shape)}
 	}
 	return s.admitAs(caller.identity, args)
-}
-
-// toolFailed is tool's error result: the API's code and the message a
-// client reads (never the error behind it, which names internal
-// addresses). An error that is not an *apiError is a bug, answered
-// without its text. Either is logged with the error behind it.
-func (s *Server) toolFailed(tool string, err error) *mcp.CallToolResult {
-	var answer *apiError
-	if !errors.As(err, &answer) {
-		answer = &apiError{Code: turn.CodeInternal, Message: "the request failed", Err: err}
-	}
-	if answer.Err != nil && s.opts.Logger != nil {
-		s.opts.Logger.Error("MCP tool call failed", "tool", tool, "code", answer.Code, "error", answer.Err)
-	}
-	text := answer.Code + ": " + answer.Message
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// progress sends an ask's answer text, piece by piece, as progress
-// notifications of the call's progress token; a call without one gets
-// none.
-type progress struct {
-	session *mcp.ServerSession
-	token   any
-	sent    float64
-}
-
-func progressOf(req *mcp.CallToolRequest) *progress {
-	return &progress{session: req.Session, token: req.Params.GetProgressToken()}
-}
-
-// send notifies one piece of text. A notification that cannot be sent is
-// dropped: the answer still comes whole in the result.
-func (p *progress) send(ctx context.Context, text string) {
-	if p.token == nil || p.session == nil || text == "" {
-		return
-	}
-	p.sent++
-	_ = p.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.sent, Message: text})
 }

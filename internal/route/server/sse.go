@@ -1,9 +1,13 @@
 package server
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // Server-Sent Events: a turn's event stream and the facade's streamed
@@ -42,6 +46,17 @@ func (s *sseStream) send(write func(w io.Writer)) error {
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) // a writer without deadlines keeps none
 	write(s.w)
 	return s.rc.Flush()
+}
+
+// writeEvent writes ev as one event of a turn's stream: its id, which a
+// client resumes after (none when 0: an event the turn log does not hold,
+// such as the log's own failure), its type and its data as JSON.
+func writeEvent(w io.Writer, ev turn.Event) {
+	if ev.ID != 0 {
+		fmt.Fprintf(w, "id: %d\n", ev.ID)
+	}
+	data, _ := json.Marshal(ev.Data)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data)
 }
 
 // idleTicker ticks every interval since it was last reset; a zero

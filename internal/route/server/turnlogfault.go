@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -36,10 +35,9 @@ func turnLogUnavailable(err error) *apiError {
 // returns, so the client may reconnect with its Last-Event-ID.
 func (s *Server) streamTurnLogUnavailable(stream *sseStream, turnID string, err error) {
 	s.logError("turn log unavailable while streaming", turnID, err)
-	_ = stream.send(func(w io.Writer) {
-		fmt.Fprintf(w, "event: error\ndata: {\"code\":%q,\"message\":%q,\"retryable\":true}\n\n", codeTurnLogUnavailable,
-			"the turn log is unavailable; reconnect with Last-Event-ID to resume")
-	})
+	broken := &apiError{Status: http.StatusServiceUnavailable, Code: codeTurnLogUnavailable,
+		Message: "the turn log is unavailable; reconnect with Last-Event-ID to resume", Err: err}
+	_ = stream.send(func(w io.Writer) { writeEvent(w, broken.streamEvent()) })
 }
 
 // appendEvent writes one event of a running turn under appendTimeout.

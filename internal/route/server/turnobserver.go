@@ -16,11 +16,12 @@ import (
 // writes the turn's one log line and keeps the answer for its user to
 // rate (feedback.go).
 type turnObserver struct {
-	s        *Server
-	turnID   string
-	turn     turn.Input
-	span     trace.SpanContext
-	answer   *collector // nil when the route takes no feedback
+	s    *Server
+	turn turn.Input
+	span trace.SpanContext
+	// outcome is the turn's events so far, the one being observed
+	// included: its driver folds each event before observing it.
+	outcome  *turn.Outcome
 	user     string
 	endpoint string
 	start    time.Time
@@ -28,18 +29,15 @@ type turnObserver struct {
 	first    bool // the first delta was seen
 }
 
-// observeTurn starts watching turn, submitted to endpoint by user in the
-// request of ctx (whose span the turn's trace hangs from).
-func (s *Server) observeTurn(ctx context.Context, turn turn.Input, user, endpoint string) *turnObserver {
-	o := &turnObserver{s: s, turnID: turn.ID, turn: turn, span: trace.SpanContextFromContext(ctx), user: user, endpoint: endpoint, start: time.Now()}
-	if s.opts.Feedback != nil {
-		o.answer = newCollector(turn.ID)
-	}
-	return o
+// observeTurn starts watching turn, asked by user of endpoint under ctx
+// (whose span the turn's trace hangs from), as outcome folds its events.
+func (s *Server) observeTurn(ctx context.Context, turn turn.Input, user, endpoint string, outcome *turn.Outcome) *turnObserver {
+	return &turnObserver{s: s, turn: turn, span: trace.SpanContextFromContext(ctx), outcome: outcome, user: user, endpoint: endpoint,
+		start: time.Now()}
 }
 
 // event records ev: the time to the first answer text, the metrics of
-// the last event, and the log line.
+// the last event, the answer to rate and the log line.
 func (o *turnObserver) event(ev turn.Event) {
 	switch data := ev.Data.(type) {
 	case turn.Started:
@@ -53,11 +51,8 @@ func (o *turnObserver) event(ev turn.Event) {
 	if ev.Final() || ev.Type == turn.EventRetrieval {
 		o.s.metrics.observe(ev)
 	}
-	if o.answer != nil {
-		o.answer.add(ev)
-		if _, ok := ev.Data.(turn.Completed); ok {
-			o.s.keepAnswered(answeredTurn(o.turn, o.user, o.span, o.answer))
-		}
+	if _, ok := ev.Data.(turn.Completed); ok && o.s.opts.Feedback != nil {
+		o.s.keepAnswered(answeredTurn(o.turn, o.user, o.span, o.outcome))
 	}
 	if ev.Final() {
 		o.log(ev)
@@ -72,7 +67,7 @@ func (o *turnObserver) log(ev turn.Event) {
 		return
 	}
 	sum := sha256.Sum256([]byte(o.user))
-	attrs := []any{"turn", o.turnID, "user_hash", hex.EncodeToString(sum[:8]), "endpoint", o.endpoint, "mode", o.mode,
+	attrs := []any{"turn", o.turn.ID, "user_hash", hex.EncodeToString(sum[:8]), "endpoint", o.endpoint, "mode", o.mode,
 		"duration_ms", time.Since(o.start).Milliseconds()}
 	switch data := ev.Data.(type) {
 	case turn.Completed:

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,39 +72,31 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		}
 		return turnLogUnavailable(fmt.Errorf("start turn %s: %w", turnID, err))
 	}
-	turn := turn.Input{ID: turnID, ConversationID: req.ConversationID, Messages: req.Messages, Principals: in.identity.Principals()}
-	// The turn outlives the request; its spans join the request's trace.
-	go s.play(turn, in.release, s.observeTurn(r.Context(), turn, in.identity.User, "turns"), trace.SpanFromContext(r.Context()))
+	input := turn.Input{ID: turnID, ConversationID: req.ConversationID, Messages: req.Messages, Principals: in.identity.Principals()}
+	go s.play(s.turnOf(in, input, "turns"), trace.SpanFromContext(r.Context()))
 	writeJSON(w, http.StatusAccepted, map[string]string{"turn_id": turnID, "stream_url": "/v1/turns/" + turnID + "/events"})
 	return nil
 }
 
-// play runs a turn in the background, writing its events to the log.
-// The turn holds its admission slot until its last event, and gives it
-// back before writing that event: a client that submits again as soon as
-// it reads it is not refused by its own finished turn. A turn whose log
-// fails is cancelled: no client could read the rest of it.
-func (s *Server) play(in turn.Input, release func(), observer *turnObserver, parent trace.Span) {
-	defer release()
-	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(s.turns, parent), s.opts.Limits.TurnTimeout)
-	defer cancel()
+// play plays a turn in the background, appending its events to the log.
+// The turn outlives the request that asked it, within the route's drain
+// (New's ctx); its spans join the request's trace, under parent. A turn
+// whose log fails is cancelled: no client could read the rest of it.
+func (s *Server) play(t turnDriver, parent trace.Span) {
 	logFailed := false
-	s.opts.Runner.Run(ctx, in, func(ev turn.Event) {
-		observer.event(ev)
-		if ev.Final() {
-			release()
-		}
+	t.drive(trace.ContextWithSpan(s.turns, parent), func(ctx context.Context, ev turn.Event) error {
 		if logFailed && !ev.Final() {
-			return
+			return nil
 		}
 		// The log's context is not the turn's: a cancelled turn still
 		// records its error event, also after the log failed once (it may
 		// be back), so a reader's stream ends.
-		if err := s.appendEvent(ctx, in.ID, ev); err != nil && !logFailed {
+		if err := s.appendEvent(ctx, t.input.ID, ev); err != nil && !logFailed {
 			logFailed = true
-			cancel()
-			s.logError("append turn event; the turn is cancelled", in.ID, err)
+			s.logError("append turn event; the turn is cancelled", t.input.ID, err)
+			return err
 		}
+		return nil
 	})
 }
 
@@ -155,8 +146,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 				_, _ = io.WriteString(w, ": keep-alive\n\n")
 			}
 			for _, ev := range events {
-				data, _ := json.Marshal(ev.Data)
-				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, data)
+				writeEvent(w, ev)
 				after = ev.ID
 			}
 		})

@@ -8,14 +8,9 @@ import (
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
-// turnState is the per-turn bookkeeping; it lives only as long as Run.
+// turnState is the per-turn bookkeeping that turn.completed reports; it
+// lives only as long as Run.
 type turnState struct {
-	emit func(Event)
-	// prompt is the route's, in the question's language.
-	prompt Prompt
-	// gen is the client's sampling for the calls that may answer.
-	gen model.Generation
-
 	// mu guards the counts a round's parallel searches book.
 	mu       sync.Mutex
 	usage    Usage
@@ -38,19 +33,8 @@ type turnState struct {
 	historyTrimmed int
 }
 
-func newTurnState(emit func(Event), gen model.Generation, prompt Prompt) *turnState {
-	return &turnState{emit: emit, gen: gen, prompt: prompt, timings: map[string]time.Duration{}}
-}
-
-// notFound streams the not-found wording in the question's language.
-func (st *turnState) notFound() (bool, error) {
-	return true, st.delta(st.prompt.notFound())
-}
-
-// delta streams a piece of the answer.
-func (st *turnState) delta(text string) error {
-	st.emit(Event{Type: EventDelta, Data: Delta{Text: text}})
-	return nil
+func newTurnState() *turnState {
+	return &turnState{timings: map[string]time.Duration{}}
 }
 
 // add counts a model call's tokens.

@@ -1,5 +1,5 @@
 // Package assembly builds a route from its config: the one place a
-// route.Runner and its retrieval.Searcher are made from a
+// turn.Engine and its retrieval.Searcher are made from a
 // podconfig.RouteConfig, so what the evaluations score is what the
 // operator ships.
 //

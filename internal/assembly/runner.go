@@ -28,36 +28,33 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 	}
 	runner := &turn.Engine{
 		Chat:     p.Chat,
-		Searcher: searcher, Policy: cfg.Model.SearchPolicy, Tokens: tokens,
-		ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens),
-		AnswerMaxTokens: int(cfg.Model.MaxTokens),
+		Searcher: searcher,
 		Prompt: turn.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound,
 			NotFoundByLanguage: cfg.Prompt.NotFoundByLanguage, Styles: cfg.Prompt.Styles},
-		MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
-		FlaggedFragments:     cfg.Retrieval.FlaggedFragments,
-		Mode:                 cfg.Mode,
-		ToolProtocol:         cfg.ToolProtocol,
-		AnswerMode:           cfg.Answer.Mode,
-		Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
-			FallbackBelow: cfg.Answer.Grounding.FallbackBelow},
-		Research:      cfg.Retrieval.Research,
-		ResearchBelow: cfg.Retrieval.ResearchBelow,
-		Logger:        p.Logger,
+		Mode: cfg.Mode,
+		Search: turn.SearchSettings{Policy: cfg.Model.SearchPolicy, MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
+			Research: cfg.Retrieval.Research, ResearchBelow: cfg.Retrieval.ResearchBelow, FlaggedFragments: cfg.Retrieval.FlaggedFragments},
+		Window: turn.Window{ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens), Tokens: tokens},
+		Answer: turn.AnswerSettings{Mode: cfg.Answer.Mode, MaxTokens: int(cfg.Model.MaxTokens),
+			Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
+				FallbackBelow: cfg.Answer.Grounding.FallbackBelow}},
+		Agentic: turn.AgenticSettings{ToolProtocol: cfg.ToolProtocol},
+		Logger:  p.Logger,
 	}
 	// Never a typed nil in the interface: Runner checks for no model.
 	if runner.Chat == nil && cfg.Model.BaseURL != "" {
 		runner.Chat = Chat(cfg.Model, p.Secrets)
 	}
 	if a := cfg.Answer.Answerability; a.Check != "" && a.Check != podconfig.AnswerabilityOff {
-		runner.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
+		runner.Answer.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
 	}
 	if p.Check != nil {
-		runner.Check = *p.Check
+		runner.Answer.Check = *p.Check
 	} else {
-		runner.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil, p.Index)
+		runner.Answer.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil, p.Index)
 	}
 	if ws := cfg.WebSearch; ws != nil {
-		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,
+		runner.Search.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,
 			HTTP: &http.Client{Timeout: webSearchHTTPTimeout}}
 	}
 	return runner, nil

@@ -17,7 +17,7 @@ import (
 )
 
 // Agentic evaluation (`make eval-agentic`): each question of a multi-part
-// set (eval.LoadMultiPart) runs as a whole turn through the route's Runner in
+// set (eval.LoadMultiPart) runs as a whole turn through the route's turn.Engine in
 // single-round mode and in agentic mode, over the store and route body
 // `make eval-answers` uses; the turns' events are scored for the parts
 // the answer's fragments hold, grounding, rounds, searches, model calls

@@ -15,7 +15,7 @@ import (
 )
 
 // Answer-level evaluation (`make eval-answers`): each question runs as a
-// whole turn through the route's own turn code (turn.Runner) with a real
+// whole turn through the route's own turn code (turn.Engine) with a real
 // chat model, over the heading-tree store and the route body that `make
 // eval` scores, once per answer mode; the turns' events are scored for
 // grounding, citations, invented links, honest not-found and latency.

@@ -129,7 +129,7 @@ func (s *Server) toolFailed(tool string, err error) *mcp.CallToolResult {
 // payload, retryable, as the client may reconnect with Last-Event-ID.
 // It has no id: the turn log does not hold it.
 func (e *apiError) streamEvent() turn.Event {
-	return turn.Event{Type: turn.EventError, Data: turn.Failed{Code: e.Code, Message: e.Message, Retryable: true}}
+	return turn.NewEvent(turn.Failed{Code: e.Code, Message: e.Message, Retryable: true})
 }
 
 // failureOf is what a client is answered for err: the *apiError in it,

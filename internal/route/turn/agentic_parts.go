@@ -45,16 +45,17 @@ var partsSchema = &model.JSONSchema{Name: "question_parts", Schema: []byte(`{"ty
 // own search covers it), when the route has no model, or when the call
 // fails: the parts only add searches to the question's own, so a model
 // server that refuses the schema costs them, not the research.
-func (r *Engine) questionParts(ctx context.Context, turn, question string, st *turnState) []string {
-	if r.Chat == nil {
+func (rs *researcher) questionParts(ctx context.Context) []string {
+	if rs.engine.Chat == nil {
 		return nil
 	}
-	reply, err := r.callModel(ctx, st, modelCall{span: "parts", stage: "model_parts",
+	question := rs.h.question
+	reply, err := rs.callModel(ctx, modelCall{span: "parts", stage: "model_parts",
 		gen:      model.Generation{MaxTokens: partsMaxTokens, JSONSchema: partsSchema},
 		messages: []model.Message{{Role: model.RoleSystem, Content: partsPrompt}, {Role: model.RoleUser, Content: question}}})
 	if err != nil {
-		if r.Logger != nil && ctx.Err() == nil {
-			r.Logger.Warn("agentic research goes on without the question's parts: the model call failed", "turn", turn, "error", err)
+		if logger := rs.engine.Logger; logger != nil && ctx.Err() == nil {
+			logger.Warn("agentic research goes on without the question's parts: the model call failed", "turn", rs.in.ID, "error", err)
 		}
 		return nil
 	}

@@ -76,16 +76,17 @@ func (s harnessStep) result(call model.ToolCall, text string) model.Message {
 	return model.Message{Role: model.RoleUser, Content: "Result of " + call.Name + ": " + text}
 }
 
-// askHarness makes one research step: a model call, its reply read as
-// tool calls (none when the model only wrote text).
-func (r *Engine) askHarness(ctx context.Context, st *turnState, p *harnessProtocol, messages []model.Message, searchBlocked bool) (harnessStep, error) {
+// ask makes one research step: a model call, its reply read as tool
+// calls (none when the model only wrote text).
+func (rs *researcher) ask(ctx context.Context, messages []model.Message) (harnessStep, error) {
+	p, searchBlocked := rs.h.protocol, rs.searchBlocked(messages)
 	c := modelCall{span: "research", stage: "model_research", messages: messages}
 	if p.json {
 		c.gen.JSONSchema = actionSchema(searchBlocked)
 	} else {
 		c.tools = agenticTools(searchBlocked)
 	}
-	reply, err := r.callModel(ctx, st, c)
+	reply, err := rs.callModel(ctx, c)
 	if err != nil {
 		return harnessStep{}, err
 	}

@@ -397,7 +397,7 @@ func TestAgenticSearchIsBlockedOnceTheWindowIsThreeQuartersFull(t *testing.T) {
 	steps := searches(0, 6)
 	steps = append(steps, hFinalize([]string{"F1"}, []string{"a"}, nil))
 	w := newAgenticWorld(t, "Lower waves first [S1].", steps...)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 1050, 50
+	w.runner.Window.ContextTokens, w.runner.Window.AnswerReserve = 1050, 50
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	offered := func(c chatCall) bool {
@@ -446,7 +446,7 @@ func fiveSearchesFit(t *testing.T, window int, querySuffix string) {
 	steps = append(steps, hSave("F1"), hFinalize([]string{"F1"}, []string{"a"}, nil))
 	small := newAgenticWorld(t, "Lower waves first [S1].", steps...)
 	small.index.add(t, small.runner.Searcher.Embedder, moreWaveDocs(8)...)
-	small.runner.ContextTokens, small.runner.AnswerReserve = window, 50
+	small.runner.Window.ContextTokens, small.runner.Window.AnswerReserve = window, 50
 	events := small.run(staff, routetest.User("How are sync waves ordered?"))
 	for _, c := range toolCalls(events) {
 		if c.Status != turn.CallAccepted {
@@ -491,7 +491,7 @@ func TestAgenticSearchesEachPartOfTheQuestion(t *testing.T) {
 		}
 		return script(c)
 	})
-	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	w.runner.Mode, w.runner.Search.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
 	w.runner.Searcher.Settings.MaxFragments = 2
 	events := w.run(staff, routetest.User(question))
 
@@ -528,7 +528,7 @@ func TestAgenticGoesOnWhenThePartsCallFails(t *testing.T) {
 	question := "How are sync waves ordered during a sync, and what removes stale objects?"
 	w := newFastWorld(t, agenticScript("Lower waves first [S1]."))
 	w.runner.Chat = refusesSchema{w.chat}
-	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	w.runner.Mode, w.runner.Search.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
 	events := w.run(staff, routetest.User(question))
 
 	if got := w.index.searches(); len(got) == 0 || got[0] != question {
@@ -562,7 +562,7 @@ func (c refusesSchema) Stream(ctx context.Context, messages []model.Message, too
 // answered from the documentation.
 func TestAgenticAlwaysPolicySearchesTheQuestionFirst(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].") // the model never calls a tool
-	w.runner.Policy = podconfig.SearchAlways
+	w.runner.Search.Policy = podconfig.SearchAlways
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if got := w.index.searches(); len(got) != 1 || got[0] != "How are sync waves ordered?" {
@@ -637,7 +637,7 @@ func researchInJSON() []model.Reply {
 // action under a schema, and the actions run as the tools would.
 func TestAgenticJSONActionsResearch(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].", researchInJSON()...)
-	w.runner.ToolProtocol = podconfig.ToolProtocolJSON
+	w.runner.Agentic.ToolProtocol = podconfig.ToolProtocolJSON
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	seen := w.chat.seen()
@@ -689,7 +689,7 @@ func TestAgenticCallsWrittenInTextAreRun(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].",
 		model.Reply{Content: "I will look it up.\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"sync waves\"}}\n</tool_call>"},
 		model.Reply{Content: `{"name": "finalize", "arguments": "{\"fragments\": [\"F1\"], \"closed\": [\"order\"], \"open\": []}"}`})
-	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	w.runner.Agentic.ToolProtocol = podconfig.ToolProtocolNative
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if n := len(w.index.searches()); n != 1 {
@@ -712,7 +712,7 @@ func TestAgenticCallsWrittenInTextAreRun(t *testing.T) {
 func TestAgenticNativeProtocolNudgesOnce(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].", model.Reply{Content: "Hi!"}, hSearch("sync waves"),
 		hFinalize([]string{"F1"}, []string{"order"}, nil))
-	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	w.runner.Agentic.ToolProtocol = podconfig.ToolProtocolNative
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 	if last := w.chat.seen()[1].Messages; !strings.Contains(last[len(last)-1].Content, "Call one tool now") {
 		t.Errorf("no nudge: %q", last[len(last)-1].Content)
@@ -722,7 +722,7 @@ func TestAgenticNativeProtocolNudgesOnce(t *testing.T) {
 	}
 
 	w = newAgenticWorld(t, "Lower waves first [S1].", model.Reply{Content: "Hi!"}, model.Reply{Content: "Hello again."})
-	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	w.runner.Agentic.ToolProtocol = podconfig.ToolProtocolNative
 	events = w.run(staff, routetest.User("How are sync waves ordered?"))
 	// Nothing was found: the not-found wording follows, without an answer call.
 	if forced := routetest.OfType(events, turn.EventFinalizeForced); len(forced) != 1 || len(w.chat.seen()) != 2 {
@@ -778,7 +778,7 @@ func TestAgenticArgumentsAreCheckedStrictly(t *testing.T) {
 		hFinalize([]string{"F1"}, []string{"order"}, nil))
 	// The refused 25 KB call stays in the round's window (about 5,000
 	// tokens): a window where it leaves room for the next search.
-	w.runner.ContextTokens = 16384
+	w.runner.Window.ContextTokens = 16384
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 	calls := toolCalls(events)
 	want := []struct{ status, reason string }{
@@ -926,7 +926,7 @@ func TestAgenticSavedSetIsBudgeted(t *testing.T) {
 	})
 	w.runner.Mode = podconfig.ModeAgentic
 	w.index.add(t, w.runner.Searcher.Embedder, moreWaveDocs(8)...)
-	w.runner.ContextTokens, w.runner.AnswerReserve = 1600, 50
+	w.runner.Window.ContextTokens, w.runner.Window.AnswerReserve = 1600, 50
 	w.run(staff, routetest.User("How are sync waves ordered?"))
 	var round2 chatCall
 	for _, c := range w.chat.seen() {
@@ -944,7 +944,7 @@ func TestAgenticSavedSetIsBudgeted(t *testing.T) {
 	}
 	var tokens int
 	for _, m := range round2.Messages {
-		tokens += w.runner.Tokens.Count(m.Content)
+		tokens += w.runner.Window.Tokens.Count(m.Content)
 	}
 	if tokens > 1600-50 {
 		t.Errorf("round 2's window is %d tokens, over the window", tokens)
@@ -979,8 +979,8 @@ func toolCallsOf(w *fastWorld) []string {
 // answer less than a single-round search gives it.
 func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].", hSearch("sync waves"), model.Reply{Content: "Done."})
-	w.runner.ContextTokens, w.runner.AnswerReserve = 1400, 50
-	w.runner.ToolProtocol = podconfig.ToolProtocolNative
+	w.runner.Window.ContextTokens, w.runner.Window.AnswerReserve = 1400, 50
+	w.runner.Agentic.ToolProtocol = podconfig.ToolProtocolNative
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 	reports := routetest.OfType(events, turn.EventRetrieval)
 	shown := len(reports[0].Data.(turn.RetrievalReport).Sources)
@@ -999,7 +999,7 @@ func TestAgenticForcedFinalizeKeepsWhatTheWindowCouldNotShow(t *testing.T) {
 // actions, and an empty reply before the nudge is not kept.
 func TestHarnessSearchesUnderJSONActionsAreWrittenAsActions(t *testing.T) {
 	w := newAgenticWorld(t, "Lower waves first [S1].")
-	w.runner.Policy, w.runner.ToolProtocol = podconfig.SearchAlways, podconfig.ToolProtocolJSON
+	w.runner.Search.Policy, w.runner.Agentic.ToolProtocol = podconfig.SearchAlways, podconfig.ToolProtocolJSON
 	w.run(staff, routetest.User("How are sync waves ordered?"))
 	calls := harnessCalls(w.chat.seen())
 	if len(calls) == 0 {
@@ -1023,7 +1023,7 @@ func TestAnEmptyReplyIsNotKeptBeforeTheNudge(t *testing.T) {
 		}
 		return model.Reply{Content: `{"tool": "finalize", "fragments": ["F1"], "closed": ["order"], "open": []}`}
 	})
-	w.runner.Mode, w.runner.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
+	w.runner.Mode, w.runner.Search.Policy = podconfig.ModeAgentic, podconfig.SearchAlways
 	w.run(staff, routetest.User("How are sync waves ordered?"))
 	calls := harnessCalls(w.chat.seen())
 	if len(calls) < 2 {

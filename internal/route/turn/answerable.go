@@ -53,19 +53,18 @@ const answerabilityCandidates = 10
 // answerable runs the route's check on what was packed, reporting it; a
 // route without one, and the model check on an extractive answer, pass.
 // The model is asked after the answer call's own messages.
-func (r *Engine) answerable(ctx context.Context, in Input, calls []model.ToolCall, results []retrieval.Retrieval, packing Packing,
-	st *turnState) (bool, error) {
-	a := r.Answerability
+func (t *turn) answerable(ctx context.Context, ev evidence) (bool, error) {
+	a := t.engine.Answer.Answerability
 	if a == nil {
 		return true, nil
 	}
 	report := AnswerabilityReport{Check: string(a.Check)}
 	switch {
 	case a.Check == podconfig.AnswerabilityCoverage:
-		report.Score, report.Missing = QuestionCoverage(lastUserMessage(in.Messages), packing.Packed)
+		report.Score, report.Missing = QuestionCoverage(t.in.Question(), ev.packing.Packed)
 		report.Threshold = a.MinCoverage
-	case a.Check == podconfig.AnswerabilityModel && r.AnswerMode != podconfig.AnswerExtractive:
-		p, err := r.answerableOdds(ctx, answerMessages(in.Messages, calls, results, packing), st)
+	case a.Check == podconfig.AnswerabilityModel && t.engine.Answer.Mode != podconfig.AnswerExtractive:
+		p, err := t.answerableOdds(ctx, answerMessages(t.in.Messages, ev))
 		if err != nil {
 			return false, err
 		}
@@ -74,17 +73,17 @@ func (r *Engine) answerable(ctx context.Context, in Input, calls []model.ToolCal
 		return true, nil
 	}
 	report.Answerable = report.Score >= report.Threshold
-	st.emit(Event{Type: EventAnswerability, Data: report})
+	t.emit(report)
 	trace.SpanFromContext(ctx).SetAttributes(attribute.Float64("ragroute.answerability", report.Score))
 	return report.Answerable, nil
 }
 
 // answerableOdds asks the model whether the answering call's messages
 // hold the answer: P(yes) of one greedy token.
-func (r *Engine) answerableOdds(ctx context.Context, messages []model.Message, st *turnState) (float64, error) {
+func (t *turn) answerableOdds(ctx context.Context, messages []model.Message) (float64, error) {
 	ask := append(append([]model.Message{}, messages...), model.Message{Role: model.RoleUser, Content: answerabilityQuestion})
 	greedy := 0.0
-	reply, err := r.callModel(ctx, st, modelCall{span: "answerable", stage: "model_answerable", messages: ask,
+	reply, err := t.callModel(ctx, modelCall{span: "answerable", stage: "model_answerable", messages: ask,
 		gen: model.Generation{MaxTokens: 1, Temperature: &greedy, TopLogprobs: answerabilityCandidates}})
 	if err != nil {
 		return 0, err

@@ -30,7 +30,7 @@ func answersWithOdds(yes float64, answer string) func(chatCall) model.Reply {
 }
 
 func withAnswerability(w *fastWorld, minProbability float64) *fastWorld {
-	w.runner.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityModel, MinProbability: minProbability}
+	w.runner.Answer.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityModel, MinProbability: minProbability}
 	return w
 }
 
@@ -112,7 +112,7 @@ func TestAReplyWithoutYesOrNoIsNotARefusal(t *testing.T) {
 // Extractive answers quote the fragments: no model is asked anything.
 func TestExtractiveAnswersAreNeverChecked(t *testing.T) {
 	w := withAnswerability(newFastWorld(t, answersWithOdds(0.1, "")), 0.5)
-	w.runner.AnswerMode = podconfig.AnswerExtractive
+	w.runner.Answer.Mode = podconfig.AnswerExtractive
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 	if len(routetest.OfType(events, turn.EventAnswerability)) != 0 {
 		t.Error("an extractive turn was checked")
@@ -133,7 +133,7 @@ func messagesEqual(a, b model.Message) bool {
 // and the words that were missing are reported.
 func TestAQuestionThePackedFragmentsDoNotCoverIsNotFound(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync waves velero backups", "Back up with Velero [S1]."))
-	w.runner.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0.75}
+	w.runner.Answer.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0.75}
 	events := w.run(staff, routetest.User("How do Velero backups schedule sync waves?"))
 
 	if got := routetest.AnswerOf(events); got != routetest.Prompt().NotFound {
@@ -159,8 +159,8 @@ func TestAQuestionThePackedFragmentsDoNotCoverIsNotFound(t *testing.T) {
 func TestACoveredQuestionIsAnswered(t *testing.T) {
 	for _, mode := range []podconfig.AnswerMode{podconfig.AnswerGenerative, podconfig.AnswerExtractive} {
 		w := newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence))
-		w.runner.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0.75}
-		w.runner.AnswerMode = mode
+		w.runner.Answer.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0.75}
+		w.runner.Answer.Mode = mode
 		events := w.run(staff, routetest.User("How are sync waves ordered?"))
 		if done := completed(t, events); done.NotFound {
 			t.Errorf("%s: not found; answerability %+v", mode, routetest.OfType(events, turn.EventAnswerability))

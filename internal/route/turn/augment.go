@@ -123,7 +123,7 @@ func newPacking(p Prompt, intent retrieval.Intent) Packing {
 
 // packFragments lays fragments out from most to least important, each
 // fenced as data with its marker, heading path and source, within
-// out.Budget (what the answering call leaves them: Runner.pack). A
+// out.Budget (what the answering call leaves them: turn.pack). A
 // fragment that does not fit is cut at a sentence end, or dropped; both
 // are reported. Flagged fragments are treated as policy says
 // (untrusted.go): dropped ones are never packed nor reported.

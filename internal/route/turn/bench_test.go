@@ -134,7 +134,7 @@ func modelCPUPerTurn(b *testing.B, w *routetest.World, runner turn.Engine, searc
 	embedder := recordingEmbedder{Embedder: searcher.Embedder, rec: rec}
 	searcher.Embedder = embedder
 	runner.Searcher, runner.Chat = &searcher, recordingChat{ChatModel: w.Runner.Chat, rec: rec}
-	runner.Check = cachedChecker(embedder)
+	runner.Answer.Check = cachedChecker(embedder)
 	runner.Run(context.Background(), in, func(turn.Event) {})
 	rec.calls = nil
 	runner.Run(context.Background(), in, func(turn.Event) {})
@@ -171,7 +171,7 @@ func BenchmarkRouteOverhead(b *testing.B) {
 	runner.Searcher, runner.Chat = &searcher, timedChat{ChatModel: w.Runner.Chat, clock: clock}
 	// As cmd/ragroute wires it; the check runs beside the answer, not
 	// before its first delta, so its embedder is not timed.
-	runner.Check = cachedChecker(w.Searcher.Embedder)
+	runner.Answer.Check = cachedChecker(w.Searcher.Embedder)
 	in := turn.Input{ID: "b", Messages: []model.Message{routetest.User("How are sync waves ordered?")}, Principals: []string{"group:staff"}}
 	var overheads []time.Duration
 	b.ResetTimer()

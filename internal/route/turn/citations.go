@@ -9,24 +9,23 @@ import (
 // clients that check it, shared by the generated answer (generate.go,
 // settle.go) and the extractive one (extract.go).
 
-// checker is the grounding check's clients: Check's, or the searcher's
-// embedder, uncached, for what Check leaves unset.
-func (r *Engine) checker() answer.Checker {
-	c := r.Check
+// checker is the grounding check's clients: Answer.Check's, or the
+// searcher's embedder, uncached, for what Check leaves unset.
+func (e *Engine) checker() answer.Checker {
+	c := e.Answer.Check
 	if c.Units == nil {
-		c.Units = r.Searcher.Embedder
+		c.Units = e.Searcher.Embedder
 	}
 	if c.Sentences == nil {
-		c.Sentences = r.Searcher.Embedder
+		c.Sentences = e.Searcher.Embedder
 	}
 	return c
 }
 
 // emitCitations reports the fragments an answer cites; inferred: the
 // route found them for sentences the model left unmarked.
-func emitCitations(cited []retrieval.Fragment, inferred bool, st *turnState) {
+func (t *turn) emitCitations(cited []retrieval.Fragment, inferred bool) {
 	for _, f := range cited {
-		st.emit(Event{Type: EventCitation, Data: Citation{Marker: f.Marker, Title: f.Title, SourceURI: f.SourceURI, Heading: f.HeadingPath,
-			Inferred: inferred}})
+		t.emit(Citation{Marker: f.Marker, Title: f.Title, SourceURI: f.SourceURI, Heading: f.HeadingPath, Inferred: inferred})
 	}
 }

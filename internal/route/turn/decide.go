@@ -15,25 +15,26 @@ import (
 // either calls them or answers directly (its text streams through, and no
 // calls come back). With the always policy nothing is offered: the search
 // runs on the question, condensed from the conversation when there is one.
-func (r *Engine) decide(ctx context.Context, history []model.Message, intent retrieval.Intent, st *turnState) ([]model.ToolCall, error) {
-	if r.Policy == podconfig.SearchAlways {
-		return r.searchQuestion(ctx, history, st)
+func (t *turn) decide(ctx context.Context, intent retrieval.Intent) ([]model.ToolCall, error) {
+	if t.engine.Search.Policy == podconfig.SearchAlways {
+		return t.searchQuestion(ctx)
 	}
-	messages := withSystem(systemPrompt(st.prompt, intent), history)
+	messages := withSystem(systemPrompt(t.prompt, intent), t.in.Messages)
 	// A direct answer, too, renders no link the platform prompt lacks.
 	links := answer.AllowedLinks{}
 	links.AddText(messages[0].Content)
 	// Under strip and fallback nothing unchecked reaches the client, and
 	// a direct answer has nothing to be checked against: it is held, and
 	// the question is searched instead.
-	held := r.Grounding.Policy == podconfig.GroundingStrip || r.Grounding.Policy == podconfig.GroundingFallback
-	sink := st.delta
+	policy := t.engine.Answer.Grounding.Policy
+	held := policy == podconfig.GroundingStrip || policy == podconfig.GroundingFallback
+	sink := t.delta
 	if held {
 		sink = func(string) error { return nil }
 	}
 	pipe := answer.NewPipe(sink, answer.NewLinkGuard(links))
-	reply, err := r.callModel(ctx, st, modelCall{span: "decide", stage: "model_decide", messages: messages, tools: r.tools(), gen: st.gen,
-		onDelta: pipe.Write})
+	reply, err := t.callModel(ctx, modelCall{span: "decide", stage: "model_decide", messages: messages, tools: t.engine.Search.tools(),
+		gen: t.in.Generation, onDelta: pipe.Write})
 	if err == nil {
 		err = pipe.Flush()
 	}
@@ -41,7 +42,7 @@ func (r *Engine) decide(ctx context.Context, history []model.Message, intent ret
 		return nil, err
 	}
 	if held && len(reply.ToolCalls) == 0 && strings.TrimSpace(reply.Content) != "" {
-		return r.searchQuestion(ctx, history, st)
+		return t.searchQuestion(ctx)
 	}
 	return reply.ToolCalls, nil
 }
@@ -49,8 +50,8 @@ func (r *Engine) decide(ctx context.Context, history []model.Message, intent ret
 // searchQuestion is the one search of the question, condensed from the
 // conversation when there is one: the always policy's round, and what
 // follows a direct answer that may not be shown.
-func (r *Engine) searchQuestion(ctx context.Context, history []model.Message, st *turnState) ([]model.ToolCall, error) {
-	query, err := r.condense(ctx, history, st)
+func (t *turn) searchQuestion(ctx context.Context) ([]model.ToolCall, error) {
+	query, err := t.condense(ctx)
 	if err != nil {
 		return nil, err
 	}

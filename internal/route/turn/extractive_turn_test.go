@@ -18,7 +18,7 @@ import (
 // fragments, cited.
 func TestExtractiveTurnCallsNoModel(t *testing.T) {
 	w := newFastWorld(t, func(chatCall) model.Reply { return model.Reply{Content: "invented"} })
-	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, podconfig.AnswerExtractive
+	w.runner.Search.Policy, w.runner.Answer.Mode = podconfig.SearchAlways, podconfig.AnswerExtractive
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	if n := len(w.chat.seen()); n != 0 {
@@ -50,7 +50,7 @@ func TestExtractiveAnswerKeepsToTheAnswersMaxTokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newFastWorld(t, func(chatCall) model.Reply { return model.Reply{} })
 			w.index.add(t, w.runner.Searcher.Embedder, long)
-			w.runner.Policy, w.runner.AnswerMode, w.runner.AnswerMaxTokens = podconfig.SearchAlways, podconfig.AnswerExtractive, tc.routeMax
+			w.runner.Search.Policy, w.runner.Answer.Mode, w.runner.Answer.MaxTokens = podconfig.SearchAlways, podconfig.AnswerExtractive, tc.routeMax
 			var events []turn.Event
 			w.runner.Run(context.Background(), turn.Input{ID: "t1", Messages: []model.Message{routetest.User("How do sync waves order resources?")},
 				Principals: staff, Generation: model.Generation{MaxTokens: tc.clientMax}}, func(e turn.Event) { events = append(events, e) })
@@ -58,7 +58,7 @@ func TestExtractiveAnswerKeepsToTheAnswersMaxTokens(t *testing.T) {
 			if answer == "" || completed(t, events).NotFound {
 				t.Fatalf("no extractive answer: %v", events)
 			}
-			if n := w.runner.Tokens.Count(answer); n > 40 {
+			if n := w.runner.Window.Tokens.Count(answer); n > 40 {
 				t.Errorf("the extractive answer is %d tokens; max_tokens 40:\n%s", n, answer)
 			}
 		})

@@ -215,7 +215,8 @@ func newFastWorld(t testing.TB, script func(chatCall) model.Reply) *fastWorld {
 	}
 	runner := &turn.Engine{
 		Chat: chat, Searcher: searcher, Prompt: routetest.Prompt(),
-		Policy: podconfig.SearchModelDecides, ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens,
+		Search: turn.SearchSettings{Policy: podconfig.SearchModelDecides},
+		Window: turn.Window{ContextTokens: 8192, AnswerReserve: 1024, Tokens: tokens},
 	}
 	return &fastWorld{index: index, chat: chat, runner: runner}
 }

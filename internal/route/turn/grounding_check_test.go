@@ -60,7 +60,7 @@ func TestSecondTurnSendsNoFragmentSentenceToTheEmbedder(t *testing.T) {
 	const written = "Lower waves are applied first [S1]. A wave starts when the previous one is healthy."
 	w := newFastWorld(t, searchesThenAnswers("sync waves order", written))
 	check := &inputLog{Embedder: w.runner.Searcher.Embedder}
-	w.runner.Check = cachedChecker(check)
+	w.runner.Answer.Check = cachedChecker(check)
 
 	first := w.run(staff, routetest.User("How are sync waves ordered?"))
 	if g := groundings(first); len(g) != 2 || completed(t, first).GroundedRatio == nil {
@@ -97,7 +97,7 @@ func (s stalledEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, er
 func TestAStalledCheckHoldsNoTurn(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync waves order", "Lower waves are applied first [S1]."))
 	stalled := stalledEmbedder{calls: make(chan struct{}, 16)}
-	w.runner.Check = answer.Checker{Embedders: answer.Embedders{Units: stalled, Sentences: stalled}, Wait: 300 * time.Millisecond}
+	w.runner.Answer.Check = answer.Checker{Embedders: answer.Embedders{Units: stalled, Sentences: stalled}, Wait: 300 * time.Millisecond}
 
 	firstDone := make(chan []turn.Event, 1)
 	go func() { firstDone <- w.run(staff, routetest.User("How are sync waves ordered?")) }()
@@ -139,7 +139,7 @@ func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 // the turn says the check did not run; the check's time is a stage.
 func TestAnnotateCompletesWithoutTheCheckWhenTheEmbedderFails(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync waves order", "Lower waves are applied first [S1]."))
-	w.runner.Check = answer.Checker{Embedders: answer.Embedders{Units: failingEmbedder{}, Sentences: failingEmbedder{}}}
+	w.runner.Answer.Check = answer.Checker{Embedders: answer.Embedders{Units: failingEmbedder{}, Sentences: failingEmbedder{}}}
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))
 
 	done := completed(t, events)

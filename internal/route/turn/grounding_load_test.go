@@ -75,7 +75,7 @@ func startLoadedTurns(t *testing.T, policy podconfig.GroundingPolicy, wait time.
 	blocked := &saturatedEmbedder{Embedder: w.runner.Searcher.Embedder, open: make(chan struct{}), failing: failing}
 	client := model.NewShared(blocked, 2, 16).Lane(model.Finishing)
 	units := vectorcache.Embedder{Embedder: client, Cache: vectorcache.NewMemory(1 << 20), Identity: "test"}
-	w.runner.Check = answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: client}, Wait: wait}
+	w.runner.Answer.Check = answer.Checker{Embedders: answer.Embedders{Units: units, Sentences: client}, Wait: wait}
 	written := make(chan struct{}, loadedTurnCount)
 	w.runner.Chat = answersWritten{ChatModel: w.runner.Chat, written: written}
 

@@ -23,7 +23,7 @@ const (
 )
 
 func withPolicy(w *fastWorld, policy podconfig.GroundingPolicy) *fastWorld {
-	w.runner.Grounding = answer.GroundingSettings{Policy: policy}
+	w.runner.Answer.Grounding = answer.GroundingSettings{Policy: policy}
 	return w
 }
 

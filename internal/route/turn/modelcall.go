@@ -26,7 +26,7 @@ type modelCall struct {
 // callModel makes one chat call of the turn, the one way every step
 // calls the model: under its span, with the model's first token marked on
 // it, its time added to its stage and its tokens to the turn's usage.
-func (r *Engine) callModel(ctx context.Context, st *turnState, c modelCall) (model.Reply, error) {
+func (t *turn) callModel(ctx context.Context, c modelCall) (model.Reply, error) {
 	start := time.Now()
 	ctx, span := startSpan(ctx, "ragroute.model."+c.span, c.attrs...)
 	var onDelta func(string) error
@@ -41,9 +41,9 @@ func (r *Engine) callModel(ctx context.Context, st *turnState, c modelCall) (mod
 			return c.onDelta(text)
 		}
 	}
-	reply, err := r.Chat.Stream(ctx, c.messages, c.tools, c.gen, onDelta)
+	reply, err := t.engine.Chat.Stream(ctx, c.messages, c.tools, c.gen, onDelta)
 	endSpan(span, err)
-	st.took(c.stage, time.Since(start))
-	st.add(reply.Usage)
+	t.state.took(c.stage, time.Since(start))
+	t.state.add(reply.Usage)
 	return reply, err
 }

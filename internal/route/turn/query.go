@@ -15,7 +15,8 @@ import (
 
 // condense turns the last question into a self-contained query when there
 // is history to resolve; a first question is searched as asked.
-func (r *Engine) condense(ctx context.Context, messages []model.Message, st *turnState) (string, error) {
+func (t *turn) condense(ctx context.Context) (string, error) {
+	messages := t.in.Messages
 	question := lastUserMessage(messages)
 	if len(messages) <= 1 {
 		return question, nil
@@ -26,17 +27,17 @@ func (r *Engine) condense(ctx context.Context, messages []model.Message, st *tur
 			fmt.Fprintf(&transcript, "%s: %s\n", m.Role, m.Content)
 		}
 	}
-	return r.writeQuery(ctx, "condense", "Rewrite the user's last question as one self-contained search query. Reply with the query only.",
-		transcript.String(), question, st)
+	return t.writeQuery(ctx, "condense", "Rewrite the user's last question as one self-contained search query. Reply with the query only.",
+		transcript.String(), question)
 }
 
 // writeQuery asks the model for a search query in one short call without
 // tools (stage names its span and timing); fallback when it gives none.
-func (r *Engine) writeQuery(ctx context.Context, stage, system, user, fallback string, st *turnState) (string, error) {
-	if r.Chat == nil {
+func (t *turn) writeQuery(ctx context.Context, stage, system, user, fallback string) (string, error) {
+	if t.engine.Chat == nil {
 		return fallback, nil // a route without a model searches as asked
 	}
-	reply, err := r.callModel(ctx, st, modelCall{span: stage, stage: stage, messages: []model.Message{
+	reply, err := t.callModel(ctx, modelCall{span: stage, stage: stage, messages: []model.Message{
 		{Role: model.RoleSystem, Content: system},
 		{Role: model.RoleUser, Content: user},
 	}})

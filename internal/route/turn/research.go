@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/model"
-	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
 // Bounded re-search: before a single-round turn answers "not found", the
@@ -28,21 +27,22 @@ const rephrasePrompt = "The documentation search for the user's question found n
 // question is below ResearchBelow (a cosine in every rerank mode, as
 // documented: a cross-encoder's relevance is another scale). Only
 // searches of the documentation are re-run.
-func (r *Engine) weak(calls []model.ToolCall, packing Packing) bool {
-	if !r.Research || r.Chat == nil || !containsSearch(calls) {
+func (t *turn) weak(ev evidence) bool {
+	s := t.engine.Search
+	if !s.Research || t.engine.Chat == nil || !containsSearch(ev.calls) {
 		return false
 	}
-	if len(packing.Packed) == 0 {
+	if len(ev.packing.Packed) == 0 {
 		return true
 	}
-	if r.ResearchBelow == nil {
+	if s.ResearchBelow == nil {
 		return false
 	}
 	best := 0.0
-	for _, f := range packing.Packed {
+	for _, f := range ev.packing.Packed {
 		best = max(best, f.Similarity)
 	}
-	return best < *r.ResearchBelow
+	return best < *s.ResearchBelow
 }
 
 func containsSearch(calls []model.ToolCall) bool {
@@ -57,32 +57,32 @@ func containsSearch(calls []model.ToolCall) bool {
 // reSearch rephrases, searches once, and packs what both searches found;
 // the new search joins the round as one more search_knowledge call. A
 // rephrase the round already searched leaves the round as it was.
-func (r *Engine) reSearch(ctx context.Context, in Input, intent retrieval.Intent, calls []model.ToolCall, results []retrieval.Retrieval,
-	packing Packing, st *turnState) ([]model.ToolCall, []retrieval.Retrieval, Packing, error) {
+func (t *turn) reSearch(ctx context.Context, ev evidence) (evidence, error) {
 	var queries []string
-	for _, res := range results {
+	for _, res := range ev.results {
 		queries = append(queries, res.Query)
 	}
-	query, err := r.rephrase(ctx, lastUserMessage(in.Messages), queries, st)
+	query, err := t.rephrase(ctx, queries)
 	if err != nil {
-		return nil, nil, Packing{}, err
+		return evidence{}, err
 	}
 	if searched(queries, query) {
-		st.emit(Event{Type: EventResearch, Data: Research{Queries: queries, Rephrase: query}})
-		return calls, results, packing, nil
+		t.emit(Research{Queries: queries, Rephrase: query})
+		return ev, nil
 	}
-	res, err := r.search(ctx, st, researchTool, query, in.Principals)
+	res, err := t.search(ctx, researchTool, query)
 	if err != nil {
-		return nil, nil, Packing{}, err
+		return evidence{}, err
 	}
-	st.emit(Event{Type: EventResearch, Data: Research{Queries: queries, Rephrase: query, Found: len(res.Fragments)}})
+	t.emit(Research{Queries: queries, Rephrase: query, Found: len(res.Fragments)})
 	arguments, _ := json.Marshal(map[string]string{"query": query})
-	calls = append(calls[:len(results):len(results)], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
-	results = append(results[:len(results):len(results)], res)
+	n := len(ev.results)
+	ev.calls = append(ev.calls[:n:n], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
+	ev.results = append(ev.results[:n:n], res)
 
-	packing = r.pack(ctx, in, st.prompt, intent, calls, results, nil)
-	r.emitRetrievals(results[len(results)-1:], packing, st)
-	return calls, results, packing, nil
+	ev.packing = t.pack(ctx, ev, nil)
+	t.emitRetrievals(ev.results[n:], ev.packing)
+	return ev, nil
 }
 
 // searched says whether query is one of queries, as the harness tells a
@@ -98,7 +98,8 @@ func searched(queries []string, query string) bool {
 
 // rephrase is the model's one other query for the question; its own
 // words when it has none.
-func (r *Engine) rephrase(ctx context.Context, question string, tried []string, st *turnState) (string, error) {
-	return r.writeQuery(ctx, "rephrase", rephrasePrompt,
-		fmt.Sprintf("Question: %s\nSearched without result: %s", question, strings.Join(tried, "; ")), question, st)
+func (t *turn) rephrase(ctx context.Context, tried []string) (string, error) {
+	question := t.in.Question()
+	return t.writeQuery(ctx, "rephrase", rephrasePrompt,
+		fmt.Sprintf("Question: %s\nSearched without result: %s", question, strings.Join(tried, "; ")), question)
 }

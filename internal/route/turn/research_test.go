@@ -29,7 +29,7 @@ func researchScript(query, rephrased, answer string) func(chatCall) model.Reply 
 
 func TestResearchRephrasesOnceThenSaysNotFound(t *testing.T) {
 	w := newFastWorld(t, researchScript("quota limits kubernetes", "kubernetes quota", "never"))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	events := w.run(staff, routetest.User("How do I set quotas?"))
 
 	if got := w.index.searches(); len(got) != 2 || got[1] != "kubernetes quota" {
@@ -52,7 +52,7 @@ func TestResearchRephrasesOnceThenSaysNotFound(t *testing.T) {
 
 func TestResearchThatFindsIsAnswered(t *testing.T) {
 	w := newFastWorld(t, researchScript("quota limits kubernetes", "sync waves order", "Lower waves first [S1]."))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	events := w.run(staff, routetest.User("In which order are waves synced?"))
 
 	if completed(t, events).NotFound || routetest.AnswerOf(events) != "Lower waves first [S1]." {
@@ -84,15 +84,15 @@ func TestResearchOffSearchesOnce(t *testing.T) {
 
 func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 	w := newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	below := 0.99
-	w.runner.ResearchBelow = &below
+	w.runner.Search.ResearchBelow = &below
 	events := w.run(staff, routetest.User("In which order are waves synced?"))
 	if n := len(w.index.searches()); n != 2 || len(routetest.OfType(events, turn.EventResearch)) != 1 {
 		t.Errorf("%d searches: a best fragment below researchBelow is re-searched once", n)
 	}
 	w = newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	w.run(staff, routetest.User("In which order are waves synced?"))
 	if n := len(w.index.searches()); n != 1 {
 		t.Errorf("%d searches without researchBelow: found is found", n)
@@ -103,8 +103,8 @@ func TestResearchBelowRetriesAWeakBestFragment(t *testing.T) {
 // searched as asked is not searched again, and no research is reported.
 func TestResearchWithoutAModelSearchesOnce(t *testing.T) {
 	w := newFastWorld(t, nil)
-	w.runner.Chat, w.runner.Research = nil, true
-	w.runner.Policy, w.runner.AnswerMode = podconfig.SearchAlways, podconfig.AnswerExtractive
+	w.runner.Chat, w.runner.Search.Research = nil, true
+	w.runner.Search.Policy, w.runner.Answer.Mode = podconfig.SearchAlways, podconfig.AnswerExtractive
 	events := w.run(staff, routetest.User("Zorblax quuxification?"))
 
 	if !completed(t, events).NotFound {
@@ -119,7 +119,7 @@ func TestResearchWithoutAModelSearchesOnce(t *testing.T) {
 // same: the model's call is reported, the search is not run again.
 func TestResearchRepeatingTheQueryIsNotSearchedAgain(t *testing.T) {
 	w := newFastWorld(t, researchScript("quota limits kubernetes", "Quota limits, Kubernetes", "never"))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	events := w.run(staff, routetest.User("How do I set quotas?"))
 
 	if n := len(routetest.OfType(events, turn.EventRetrieval)); n != 1 {
@@ -152,7 +152,7 @@ func (r relevanceOf) Rerank(_ context.Context, _ string, fragments []retrieval.F
 func TestResearchBelowIsACosineUnderACrossEncoder(t *testing.T) {
 	searches := func(relevance, below float64) int {
 		w := newFastWorld(t, researchScript("sync", "sync waves order", "Lower waves first [S1]."))
-		w.runner.Research, w.runner.ResearchBelow = true, &below
+		w.runner.Search.Research, w.runner.Search.ResearchBelow = true, &below
 		w.runner.Searcher.Reranker = relevanceOf(relevance)
 		w.runner.Searcher.Settings.StrictFloor = 0
 		events := w.run(staff, routetest.User("In which order are waves synced?"))
@@ -185,7 +185,7 @@ func TestResearchBelowIsACosineUnderACrossEncoder(t *testing.T) {
 func TestRephraseTakesOneBoundedLine(t *testing.T) {
 	long := strings.Repeat("sync waves order ", 40)
 	w := newFastWorld(t, researchScript("quota limits kubernetes", "\n  \""+long+"\"\nand then some advice", "Lower waves first [S1]."))
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	w.run(staff, routetest.User("In which order are waves synced?"))
 	got := w.index.searches()
 	if len(got) != 2 || len(got[1]) > 300 || strings.Contains(got[1], "advice") || strings.ContainsAny(got[1], "\"\n") ||
@@ -204,7 +204,7 @@ func TestResearchServedFromTheCacheIsTheTurnsCacheHit(t *testing.T) {
 	// The next turn's own search finds nothing; its rephrase is the query
 	// the cache holds from the first turn.
 	w.chat.script = researchScript("quota limits kubernetes", "sync waves order", "Lower waves first [S1].")
-	w.runner.Research = true
+	w.runner.Search.Research = true
 	events := w.run(staff, routetest.User("In which order are waves synced?"))
 
 	if got := w.index.searches(); len(got) != 2 || got[1] != "quota limits kubernetes" {

@@ -12,26 +12,27 @@ import (
 // stand, the decision to replace it with the extractive answer. shown is
 // the answer as the client reads it, read once the gate has released
 // what it held (strip and fallback hold the whole answer until then).
-func (r *Engine) settle(gate *answer.Gate, packing Packing, shown *strings.Builder, st *turnState) (replace bool, err error) {
+func (t *turn) settle(gate *answer.Gate, packing Packing, shown *strings.Builder) (replace bool, err error) {
 	if err := gate.CheckErr(); err != nil {
 		if gate.Policy() != podconfig.GroundingAnnotate {
 			return false, &DependencyError{Dependency: DependencyGroundingCheck, Err: err} // nothing unchecked may be shown
 		}
 		// The answer has streamed: a failed check costs its report.
-		if r.Logger != nil {
-			r.Logger.Warn("grounding check failed", "error", err)
+		if t.engine.Logger != nil {
+			t.engine.Logger.Warn("grounding check failed", "error", err)
 		}
 	}
-	st.groundedRatio, st.withheld, st.unchecked = gate.GroundedRatio(), gate.Withheld(), gate.Unchecked()
+	checks := &t.state.checks
+	checks.GroundedRatio, checks.Withheld, checks.GroundingUnchecked = gate.GroundedRatio(), gate.Withheld(), gate.Unchecked()
 	if reason := gate.Replacement(); reason != "" {
-		st.replaced = true
-		st.emit(Event{Type: EventAnswerReplaced, Data: AnswerReplaced{GroundedRatio: *st.groundedRatio, Reason: reason}})
+		checks.AnswerReplaced = true
+		t.emit(AnswerReplaced{GroundedRatio: *checks.GroundedRatio, Reason: reason})
 		return true, nil
 	}
 	if err := gate.Release(); err != nil {
 		return false, err
 	}
-	emitCitations(answer.Cited(shown.String(), packing.Packed), false, st)
-	emitCitations(answer.Inferred(gate.Checked(), shown.String(), packing.Packed), true, st)
+	t.emitCitations(answer.Cited(shown.String(), packing.Packed), false)
+	t.emitCitations(answer.Inferred(gate.Checked(), shown.String(), packing.Packed), true)
 	return false, nil
 }

@@ -39,16 +39,16 @@ func toolSpec(name, description string) model.Tool {
 }
 
 // tools are what the deciding call offers.
-func (r *Engine) tools() []model.Tool {
+func (s SearchSettings) tools() []model.Tool {
 	tools := []model.Tool{searchTool}
-	if r.WebSearch != nil {
+	if s.WebSearch != nil {
 		tools = append(tools, webSearchTool)
 	}
 	return tools
 }
 
 // DefaultMaxToolCallsPerRound is the cap on the tool calls run from one
-// model round when the Runner sets none: more than a question needs from
+// model round when the route sets none: more than a question needs from
 // one round, few enough that a runaway reply costs only a few searches.
 const DefaultMaxToolCallsPerRound = 4
 
@@ -58,11 +58,11 @@ const DefaultMaxToolCallsPerRound = 4
 const ToolCallParallelism = 3
 
 // maxToolCalls is the cap in force.
-func (r *Engine) maxToolCalls() int {
-	if r.MaxToolCallsPerRound <= 0 {
+func (s SearchSettings) maxToolCalls() int {
+	if s.MaxToolCallsPerRound <= 0 {
 		return DefaultMaxToolCallsPerRound
 	}
-	return r.MaxToolCallsPerRound
+	return s.MaxToolCallsPerRound
 }
 
 // notRunResult is the tool result of a call past the cap of limit.
@@ -73,14 +73,14 @@ func notRunResult(limit int) string {
 // runTools runs the first calls of the round, up to the cap, at most
 // ToolCallParallelism at once, and returns their results in order; the
 // calls past the cap are not run.
-func (r *Engine) runTools(ctx context.Context, calls []model.ToolCall, principals []string, st *turnState) ([]retrieval.Retrieval, error) {
-	calls = calls[:min(len(calls), r.maxToolCalls())]
+func (t *turn) runTools(ctx context.Context, calls []model.ToolCall) ([]retrieval.Retrieval, error) {
+	calls = calls[:min(len(calls), t.engine.Search.maxToolCalls())]
 	results := make([]retrieval.Retrieval, len(calls))
 	usable := make([]bool, len(calls))
 	// Every call run is announced at once, before any waits for its turn.
 	for i, call := range calls {
-		query, err := r.toolQuery(call)
-		st.emit(Event{Type: EventToolCall, Data: ToolCall{Name: call.Name, Query: query}})
+		query, err := t.engine.Search.toolQuery(call)
+		t.emit(ToolCall{Name: call.Name, Query: query})
 		results[i], usable[i] = retrieval.Retrieval{Query: query}, err == nil // an unusable call finds nothing
 	}
 	group, ctx := errgroup.WithContext(ctx)
@@ -92,7 +92,7 @@ func (r *Engine) runTools(ctx context.Context, calls []model.ToolCall, principal
 		query := results[i].Query
 		group.Go(func() error {
 			var err error
-			results[i], err = r.search(ctx, st, call.Name, query, principals)
+			results[i], err = t.search(ctx, call.Name, query)
 			return err
 		})
 	}
@@ -106,14 +106,14 @@ func (r *Engine) runTools(ctx context.Context, calls []model.ToolCall, principal
 // the web search for web_search, else the knowledge search; under its
 // span (tool names it there and in a failure), its cache hit and stage
 // times booked on the turn.
-func (r *Engine) search(ctx context.Context, st *turnState, tool, query string, principals []string) (retrieval.Retrieval, error) {
+func (t *turn) search(ctx context.Context, tool, query string) (retrieval.Retrieval, error) {
 	ctx, span := startSpan(ctx, "ragroute.search", attribute.String("ragroute.tool", tool))
 	var res retrieval.Retrieval
 	var err error
 	if tool == webSearchToolName {
-		res, err = r.WebSearch.Search(ctx, query)
+		res, err = t.engine.Search.WebSearch.Search(ctx, query)
 	} else {
-		res, err = r.Searcher.Search(ctx, query, principals)
+		res, err = t.engine.Searcher.Search(ctx, query, t.in.Principals)
 	}
 	endSpan(span, err)
 	if err != nil {
@@ -123,14 +123,14 @@ func (r *Engine) search(ctx context.Context, st *turnState, tool, query string, 
 		}
 		return retrieval.Retrieval{}, &DependencyError{Dependency: failed, Err: err}
 	}
-	st.booked(res)
+	t.state.booked(res)
 	return res, nil
 }
 
 // toolQuery reads the query of a search call; a tool the route did not
 // offer finds nothing.
-func (r *Engine) toolQuery(call model.ToolCall) (string, error) {
-	if call.Name != searchToolName && (call.Name != webSearchToolName || r.WebSearch == nil) {
+func (s SearchSettings) toolQuery(call model.ToolCall) (string, error) {
+	if call.Name != searchToolName && (call.Name != webSearchToolName || s.WebSearch == nil) {
 		return "", fmt.Errorf("unknown tool %q", call.Name)
 	}
 	var args struct {

@@ -152,11 +152,11 @@ func requestTokens(t *testing.T, w *fastWorld, c chatCall) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := w.runner.Tokens.Count(string(tools))
+	n := w.runner.Window.Tokens.Count(string(tools))
 	for _, m := range c.Messages {
-		n += w.runner.Tokens.Count(m.Content) + 4
+		n += w.runner.Window.Tokens.Count(m.Content) + 4
 		for _, tc := range m.ToolCalls {
-			n += w.runner.Tokens.Count(tc.Name) + w.runner.Tokens.Count(tc.Arguments) + 4
+			n += w.runner.Window.Tokens.Count(tc.Name) + w.runner.Window.Tokens.Count(tc.Arguments) + 4
 		}
 	}
 	return n
@@ -172,7 +172,7 @@ func TestALongConversationIsTrimmedIntoTheWindow(t *testing.T) {
 	const answer = "Lower waves are applied first [S1]."
 	cases := map[string]func(*fastWorld){
 		"modelDecides": func(*fastWorld) {},
-		"always":       func(w *fastWorld) { w.runner.Policy = podconfig.SearchAlways },
+		"always":       func(w *fastWorld) { w.runner.Search.Policy = podconfig.SearchAlways },
 		"agentic": func(w *fastWorld) {
 			w.runner.Mode = podconfig.ModeAgentic
 			w.chat.script = agenticScript(answer, hSearch("sync waves order"),
@@ -189,7 +189,7 @@ func TestALongConversationIsTrimmedIntoTheWindow(t *testing.T) {
 			})
 			setup(w)
 			history := longChat(30, question)
-			if n := w.runner.Tokens.Count(fmt.Sprint(history)); n < 2*w.runner.ContextTokens {
+			if n := w.runner.Window.Tokens.Count(fmt.Sprint(history)); n < 2*w.runner.Window.ContextTokens {
 				t.Fatalf("the conversation is %d tokens: not longer than the window", n)
 			}
 			events := w.run(staff, history...)
@@ -213,7 +213,7 @@ func TestALongConversationIsTrimmedIntoTheWindow(t *testing.T) {
 			if !packed {
 				t.Error("no fragment packed beside the long conversation")
 			}
-			limit := w.runner.ContextTokens - w.runner.AnswerReserve
+			limit := w.runner.Window.ContextTokens - w.runner.Window.AnswerReserve
 			for i, c := range w.chat.seen() {
 				if n := requestTokens(t, w, c); n > limit {
 					t.Errorf("model call %d counts %d tokens; the window leaves %d after the answer reserve", i, n, limit)

@@ -136,7 +136,7 @@ func TestDirectAnswerStreamsThrough(t *testing.T) {
 
 func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Policy = podconfig.SearchAlways
+	w.Runner.Search.Policy = podconfig.SearchAlways
 	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if strings.Contains(req.Messages[0].Content, "self-contained search query") {
 			return testenv.ChatReply{Content: "how does pruning delete resources"}
@@ -161,7 +161,7 @@ func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 
 func TestSmallWindowDropsAndReports(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.ContextTokens, w.Runner.AnswerReserve = 750, 400
+	w.Runner.Window.ContextTokens, w.Runner.Window.AnswerReserve = 750, 400
 	w.Models.Chat = routetest.SearchThenAnswer("sync", "Syncs apply Git [S1].")
 	history := []model.Message{routetest.User(strings.Repeat("Tell me everything about syncing applications. ", 8)),
 		{Role: model.RoleAssistant, Content: "Sure."}, routetest.User("What happens in a sync?")}
@@ -186,11 +186,11 @@ func checkAnswerCallFitsWindow(t *testing.T, runner *turn.Engine, system, tool s
 	if strings.Contains(tool, "Tell me everything") {
 		t.Error("history was copied into the packing")
 	}
-	used := runner.Tokens.Count(system) + runner.Tokens.Count(tool)
+	used := runner.Window.Tokens.Count(system) + runner.Window.Tokens.Count(tool)
 	for _, m := range history {
-		used += runner.Tokens.Count(m.Content)
+		used += runner.Window.Tokens.Count(m.Content)
 	}
-	if limit := runner.ContextTokens - runner.AnswerReserve; used > limit {
+	if limit := runner.Window.ContextTokens - runner.Window.AnswerReserve; used > limit {
 		t.Errorf("packed %d tokens, the window leaves %d", used, limit)
 	}
 }
@@ -205,7 +205,7 @@ func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
 		_, _ = io.WriteString(rw, `{"results":[{"title":"Argo CD 9 released","url":"https://news.example/argo9","content":"Argo CD 9 was released this week."}]}`)
 	}))
 	defer web.Close()
-	w.Runner.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
+	w.Runner.Search.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
 	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if len(req.Tools) > 0 {
 			if len(req.Tools) != 2 {

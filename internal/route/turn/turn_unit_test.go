@@ -127,7 +127,7 @@ func TestUnitAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 		}
 		return model.Reply{Content: "Pruning deletes what left Git [S1]."}
 	})
-	w.runner.Policy = podconfig.SearchAlways
+	w.runner.Search.Policy = podconfig.SearchAlways
 	events := w.run(staff,
 		routetest.User("What are sync waves?"), model.Message{Role: model.RoleAssistant, Content: "They order resources."},
 		routetest.User("And what does pruning do?"))
@@ -165,7 +165,7 @@ func TestUnitAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 
 func TestUnitAlwaysPolicySearchesAFirstQuestionAsAsked(t *testing.T) {
 	w := newFastWorld(t, func(c chatCall) model.Reply { return model.Reply{Content: "Pruning deletes what left Git [S1]."} })
-	w.runner.Policy = podconfig.SearchAlways
+	w.runner.Search.Policy = podconfig.SearchAlways
 	events := w.run(staff, routetest.User("What does pruning do?"))
 	if got := w.index.searches(); len(got) != 1 || got[0] != "What does pruning do?" {
 		t.Errorf("index searches %q, want the question as asked", got)
@@ -180,7 +180,7 @@ func TestUnitAlwaysPolicySearchesAFirstQuestionAsAsked(t *testing.T) {
 
 func TestUnitSmallWindowDropsAndReports(t *testing.T) {
 	w := newFastWorld(t, searchesThenAnswers("sync", "Syncs apply Git [S1]."))
-	w.runner.ContextTokens, w.runner.AnswerReserve = 750, 400
+	w.runner.Window.ContextTokens, w.runner.Window.AnswerReserve = 750, 400
 	history := []model.Message{routetest.User(strings.Repeat("Tell me everything about syncing applications. ", 8)),
 		{Role: model.RoleAssistant, Content: "Sure."}, routetest.User("What happens in a sync?")}
 	events := w.run(staff, history...)
@@ -309,7 +309,7 @@ func TestUnitToolCallsPerRoundAreCappedAndTheRestAnsweredNotRun(t *testing.T) {
 
 func TestUnitRaisedToolCallCapStillBoundsParallelism(t *testing.T) {
 	w := newFastWorld(t, manySearches(30))
-	w.runner.MaxToolCallsPerRound = 10
+	w.runner.Search.MaxToolCallsPerRound = 10
 	embedder := &gatedEmbedder{inner: w.runner.Searcher.Embedder, fill: turn.ToolCallParallelism}
 	w.runner.Searcher.Embedder = embedder
 	events := w.run(staff, routetest.User("How are sync waves ordered?"))

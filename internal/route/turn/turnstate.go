@@ -8,14 +8,9 @@ import (
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 )
 
-// turnState is the per-turn bookkeeping; it lives only as long as Run.
+// turnState is the per-turn bookkeeping that turn.completed reports; it
+// lives only as long as Run.
 type turnState struct {
-	emit func(Event)
-	// prompt is the route's, in the question's language.
-	prompt Prompt
-	// gen is the client's sampling for the calls that may answer.
-	gen model.Generation
-
 	// mu guards the counts a round's parallel searches book.
 	mu       sync.Mutex
 	usage    Usage
@@ -24,33 +19,13 @@ type turnState struct {
 
 	// rounds is how many agentic rounds ran.
 	rounds int
-	// groundedRatio is the grounding check's summary; unchecked says why
-	// it did not judge the whole answer.
-	groundedRatio *float64
-	unchecked     string
-	// withheld counts sentences the strip policy withheld, linksRemoved
-	// the links the link guard removed; replaced says the fallback
-	// replaced the answer.
-	withheld, linksRemoved int
-	replaced               bool
-	// historyTrimmed counts the conversation's messages trimmed to fit
-	// the window (window.go).
-	historyTrimmed int
+	// checks is what the grounding check, the link guard and the window
+	// did to the answer and the conversation.
+	checks AnswerChecks
 }
 
-func newTurnState(emit func(Event), gen model.Generation, prompt Prompt) *turnState {
-	return &turnState{emit: emit, gen: gen, prompt: prompt, timings: map[string]time.Duration{}}
-}
-
-// notFound streams the not-found wording in the question's language.
-func (st *turnState) notFound() (bool, error) {
-	return true, st.delta(st.prompt.notFound())
-}
-
-// delta streams a piece of the answer.
-func (st *turnState) delta(text string) error {
-	st.emit(Event{Type: EventDelta, Data: Delta{Text: text}})
-	return nil
+func newTurnState() *turnState {
+	return &turnState{timings: map[string]time.Duration{}}
 }
 
 // add counts a model call's tokens.
@@ -84,6 +59,5 @@ func (st *turnState) completed(notFound bool) Completed {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return Completed{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
-		AnswerChecks: AnswerChecks{GroundedRatio: st.groundedRatio, GroundingUnchecked: st.unchecked, Withheld: st.withheld,
-			LinksRemoved: st.linksRemoved, AnswerReplaced: st.replaced, HistoryTrimmed: st.historyTrimmed}}
+		AnswerChecks: st.checks}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // The context window every model call of a turn must fit: its messages,
-// counted with the route's tokenizer (Tokens, cl100k_base), and the
+// counted with the route's tokenizer (Window.Tokens, cl100k_base), and the
 // answer reserve for the reply, within window.contextTokens. The
 // conversation is trimmed once, at the turn's start, into its share of
 // that room (fitHistory), so that the decide call, the condensed or
@@ -28,28 +28,28 @@ const windowMargin = 0.15
 // promptTokens is the most a model call's messages (and the tools it
 // offers) may count with the route's tokenizer: the window less the answer
 // reserve, less the margin.
-func (r *Engine) promptTokens() int {
-	return int(float64(r.ContextTokens-r.AnswerReserve) / (1 + windowMargin))
+func (w Window) promptTokens() int {
+	return int(float64(w.ContextTokens-w.AnswerReserve) / (1 + windowMargin))
 }
 
 // messageTokens counts messages as a call sends them: each one's text,
 // its tool calls' names and arguments, and about 4 tokens of framing
 // each.
-func (r *Engine) messageTokens(messages []model.Message) int {
+func (w Window) messageTokens(messages []model.Message) int {
 	n := 0
 	for _, m := range messages {
-		n += r.Tokens.Count(m.Content) + 4
+		n += w.Tokens.Count(m.Content) + 4
 		for _, c := range m.ToolCalls {
-			n += r.Tokens.Count(c.Name) + r.Tokens.Count(c.Arguments) + 4
+			n += w.Tokens.Count(c.Name) + w.Tokens.Count(c.Arguments) + 4
 		}
 	}
 	return n
 }
 
 // toolsTokens counts tool definitions as a call sends them.
-func (r *Engine) toolsTokens(tools []model.Tool) int {
+func (w Window) toolsTokens(tools []model.Tool) int {
 	data, _ := json.Marshal(tools)
-	return r.Tokens.Count(string(data))
+	return w.Tokens.Count(string(data))
 }
 
 // historyShare is the most the conversation may count in a call whose
@@ -57,8 +57,8 @@ func (r *Engine) toolsTokens(tools []model.Tool) int {
 // prompt's room. The other half at least is the fragments' (and the
 // round's calls'): however long a chat, a turn still answers from the
 // documentation.
-func (r *Engine) historyShare(fixed int) int {
-	return max(0, r.promptTokens()-fixed) / 2
+func (w Window) historyShare(fixed int) int {
+	return max(0, w.promptTokens()-fixed) / 2
 }
 
 // fitHistory trims the conversation, oldest first, into share tokens, and
@@ -68,7 +68,7 @@ func (r *Engine) historyShare(fixed int) int {
 // replies up to the next one), so a kept window opens with a user
 // message, as some chat templates require, and an assistant's tool calls
 // never lose their results.
-func (r *Engine) fitHistory(messages []model.Message, share int) ([]model.Message, int) {
+func (w Window) fitHistory(messages []model.Message, share int) ([]model.Message, int) {
 	start := len(messages) // where the kept window opens
 	for i := len(messages) - 1; i >= 0; i-- {
 		if messages[i].Role == model.RoleUser {
@@ -79,13 +79,13 @@ func (r *Engine) fitHistory(messages []model.Message, share int) ([]model.Messag
 	if start == len(messages) {
 		return messages, 0 // no question to keep: nothing to trim by
 	}
-	used := r.messageTokens(messages[start:])
+	used := w.messageTokens(messages[start:])
 	for end := start; end > 0; {
 		open := end - 1 // the exchange before end opens at its user message
 		for open > 0 && messages[open].Role != model.RoleUser {
 			open--
 		}
-		n := r.messageTokens(messages[open:end])
+		n := w.messageTokens(messages[open:end])
 		if used+n > share {
 			break
 		}
@@ -97,7 +97,7 @@ func (r *Engine) fitHistory(messages []model.Message, share int) ([]model.Messag
 // trimHistory fits the turn's conversation beside fixed tokens (the
 // system prompt and tools of the calls that carry it), and books how many
 // messages were dropped.
-func (r *Engine) trimHistory(in Input, fixed int, st *turnState) Input {
-	in.Messages, st.historyTrimmed = r.fitHistory(in.Messages, r.historyShare(fixed))
-	return in
+func (t *turn) trimHistory(fixed int) {
+	w := t.engine.Window
+	t.in.Messages, t.state.checks.HistoryTrimmed = w.fitHistory(t.in.Messages, w.historyShare(fixed))
 }

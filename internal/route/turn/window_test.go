@@ -16,7 +16,7 @@ func TestFitHistoryDropsWholeExchangesOldestFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Engine{Tokens: tokens}
+	r := Window{Tokens: tokens}
 	words := func(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
 	user := func(s string) model.Message { return model.Message{Role: model.RoleUser, Content: s} }
 	assistant := func(s string) model.Message { return model.Message{Role: model.RoleAssistant, Content: s} }

@@ -213,5 +213,5 @@ func (l *memoryLog) Owner(_ context.Context, id string) (string, error) {
 
 // tooLong is the error event that ends a turn the log cannot keep going.
 func tooLong(why string) turn.Event {
-	return turn.Event{Type: turn.EventError, Data: turn.Failed{Code: "too_long", Message: why}}
+	return turn.NewEvent(turn.Failed{Code: "too_long", Message: why})
 }

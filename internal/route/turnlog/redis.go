@@ -250,7 +250,7 @@ func (l *Redis) finishedBy(ctx context.Context, id string, after int64) (bool, e
 			return err == nil && seq <= after, nil
 		}
 	}
-	lost := turn.Event{Type: turn.EventError, Data: turn.Failed{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"}}
+	lost := turn.NewEvent(turn.Failed{Code: "turn_lost", Message: "the replica running this turn stopped before it finished"})
 	// The script's HINCRBY gives a fresh id even if the dead writer's last
 	// id was taken.
 	return false, l.Append(ctx, id, lost)
@@ -276,6 +276,7 @@ func (l *Redis) Owner(ctx context.Context, id string) (string, error) {
 // tamperedEvent ends, with turn_lost at id, a stream whose event id does
 // not open: what Redis holds there is not what the route wrote.
 func tamperedEvent(id int64) turn.Event {
-	return turn.Event{ID: id, Type: turn.EventError,
-		Data: turn.Failed{Code: "turn_lost", Message: "the turn's events in Redis were altered"}}
+	ev := turn.NewEvent(turn.Failed{Code: "turn_lost", Message: "the turn's events in Redis were altered"})
+	ev.ID = id
+	return ev
 }

@@ -32,7 +32,9 @@
 // <kind>_builders.go the pure builders of child objects, checked against
 // golden files in testdata/. What several kinds share sits in a file named
 // for its concern, never in one kind's file: podsecurity.go (the restricted
-// pod every child pod starts from), owner.go, names.go, hash.go,
+// pod every child pod starts from), storeconfig.go (a store's Milvus and
+// embedder as route and ingestion configs render them), owner.go,
+// names.go, hash.go,
 // defaulted.go (a spec field or its default), messages.go (status text cut
 // to size) and secretrefs.go (the Secret keys a spec references).
 // indexers.go holds the field indexes and watches.go every watch's map

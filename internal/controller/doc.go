@@ -33,10 +33,10 @@
 // golden files in testdata/. What several kinds share sits in a file named
 // for its concern, never in one kind's file: podsecurity.go (the restricted
 // pod every child pod starts from), storeconfig.go (a store's Milvus and
-// embedder as route and ingestion configs render them), owner.go,
-// names.go, hash.go,
-// defaulted.go (a spec field or its default), messages.go (status text cut
-// to size) and secretrefs.go (the Secret keys a spec references).
+// embedder as route and ingestion configs both render them), owner.go,
+// names.go, hash.go, defaulted.go (a spec field or its default),
+// messages.go (status text cut to size) and secretrefs.go (the Secret keys
+// a spec references).
 // indexers.go holds the field indexes and watches.go every watch's map
 // function and predicate: how a change to a referenced Secret, ConfigMap,
 // store, prompt or route, or to a run's pod, reaches exactly the objects

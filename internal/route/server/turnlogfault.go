@@ -1,12 +1,9 @@
 package server
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"time"
-
-	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // The turn log (Redis when replicas share turns) can fail apart from the
@@ -15,9 +12,6 @@ import (
 
 // codeTurnLogUnavailable: the turn log could not be written or read.
 const codeTurnLogUnavailable = "turn_log_unavailable"
-
-// appendTimeout bounds writing one event to the turn log.
-const appendTimeout = 10 * time.Second
 
 // retryTurnLog is the Retry-After while the turn log is down: about the
 // time a Redis takes to restart.
@@ -38,13 +32,6 @@ func (s *Server) streamTurnLogUnavailable(stream *sseStream, turnID string, err 
 	broken := &apiError{Status: http.StatusServiceUnavailable, Code: codeTurnLogUnavailable,
 		Message: "the turn log is unavailable; reconnect with Last-Event-ID to resume", Err: err}
 	_ = stream.send(func(w io.Writer) { writeEvent(w, broken.streamEvent()) })
-}
-
-// appendEvent writes one event of a running turn under appendTimeout.
-func (s *Server) appendEvent(ctx context.Context, turnID string, ev turn.Event) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
-	defer cancel()
-	return s.opts.Log.Append(ctx, turnID, ev)
 }
 
 func (s *Server) logError(msg, turnID string, err error) {

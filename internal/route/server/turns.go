@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -98,6 +99,16 @@ func (s *Server) play(t turnDriver, parent trace.Span) {
 		}
 		return nil
 	})
+}
+
+// appendTimeout bounds writing one event to the turn log.
+const appendTimeout = 10 * time.Second
+
+// appendEvent writes one event of a running turn under appendTimeout.
+func (s *Server) appendEvent(ctx context.Context, turnID string, ev turn.Event) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+	defer cancel()
+	return s.opts.Log.Append(ctx, turnID, ev)
 }
 
 // events streams a turn's events as Server-Sent Events, resuming after

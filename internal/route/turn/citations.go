@@ -6,8 +6,8 @@ import (
 )
 
 // What the turn reports of the fragments an answer rests on, and the
-// clients that check it, shared by the generated answer (generate.go,
-// settle.go) and the extractive one (extract.go).
+// clients that check it, shared by the generated answer (respond.go)
+// and the extractive one (extract.go).
 
 // checker is the grounding check's clients: Answer.Check's, or the
 // searcher's embedder, uncached, for what Check leaves unset.

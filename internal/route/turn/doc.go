@@ -1,6 +1,7 @@
 // Package turn plays one turn of a route, the turn behind `ragroute
-// serve`, and emits its events (events.go), which the HTTP API streams and
-// the turn log stores. It is named for the turn, not the route: "route"
+// serve`, and emits its events: typed payloads (events.go) with one
+// decoder (decode.go) and one fold of what they add up to (outcome.go),
+// which the HTTP API streams, the turn log stores and every reader shares. It is named for the turn, not the route: "route"
 // also names the QueryRoute resource and the route pod's tree
 // (internal/route), and this package is one turn of it.
 //
@@ -32,7 +33,7 @@
 // per-turn marker, flagged fragments kept, dropped or quarantined
 // (augment.go, untrusted.go). The answer streams through route/answer's
 // stages (fence scrub → link guard → grounding gate) and the turn reports
-// its citations (generate.go, settle.go, citations.go), or quotes the
+// its citations (respond.go, citations.go), or quotes the
 // fragments instead (extract.go). A failure is classified once into a
 // code with a fixed client message (errors.go).
 //

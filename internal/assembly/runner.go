@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -44,17 +43,15 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 		ResearchBelow: cfg.Retrieval.ResearchBelow,
 		Logger:        p.Logger,
 	}
-	// Never a typed nil in the interface: Runner checks for no model.
+	// Never a typed nil in the interface: the Engine checks for no model.
 	if runner.Chat == nil && cfg.Model.BaseURL != "" {
 		runner.Chat = Chat(cfg.Model, p.Secrets)
 	}
 	if a := cfg.Answer.Answerability; a.Check != "" && a.Check != podconfig.AnswerabilityOff {
 		runner.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
 	}
-	if p.Check != nil {
-		runner.Check = *p.Check
-	} else {
-		runner.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil, p.Index)
+	if runner.Check, err = sharedCheck(cfg, searcher, p); err != nil {
+		return nil, fmt.Errorf("grounding check: %w", err)
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,

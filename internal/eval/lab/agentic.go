@@ -17,11 +17,11 @@ import (
 )
 
 // Agentic evaluation (`make eval-agentic`): each question of a multi-part
-// set (eval.LoadMultiPart) runs as a whole turn through the route's Runner in
-// single-round mode and in agentic mode, over the store and route body
-// `make eval-answers` uses; the turns' events are scored for the parts
-// the answer's fragments hold, grounding, rounds, searches, model calls
-// and time (agentic_score.go).
+// set (eval.LoadMultiPart) runs as a whole turn through the route's
+// turn.Engine in single-round mode and in agentic mode, over the store and
+// route body `make eval-answers` uses; the turns' events are scored for
+// the parts the answer's fragments hold, grounding, rounds, searches,
+// model calls and time (agentic_score.go).
 
 // AgenticOptions say what to run, with what. Options are the retrieval
 // evaluation's (corpus, store, embedder, vector cache, floors); Questions
@@ -168,7 +168,8 @@ func newAgenticRun(r *run, questions []eval.MultiQuestion, opts AgenticOptions) 
 	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: eval.NewFragmentRecorder(), runners: map[string]*turn.Engine{}}
 	// As eval-answers: the route's search body searching Milvus, its cache
 	// keeping each fragment returned so reported fragments are scored by
-	// text; the model's calls counted per turn.
+	// text; the model's calls counted per turn. The modes' turns share the
+	// searcher's embedder client with their checks, as one replica's do.
 	parts := r.parts(r.tree, r.query, a.fragments)
 	parts.Chat = countingChat{opts.Chat}
 	searcher := assembly.NewSearcher(opts.Route, parts)

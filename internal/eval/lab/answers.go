@@ -15,7 +15,7 @@ import (
 )
 
 // Answer-level evaluation (`make eval-answers`): each question runs as a
-// whole turn through the route's own turn code (turn.Runner) with a real
+// whole turn through the route's own turn code (turn.Engine) with a real
 // chat model, over the heading-tree store and the route body that `make
 // eval` scores, once per answer mode; the turns' events are scored for
 // grounding, citations, invented links, honest not-found and latency.
@@ -247,7 +247,9 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 		prompt: turn.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
 	// The route's search body searching Milvus with the question embedded,
 	// as a turn does; its cache never hits and keeps what each search
-	// returned, to score the citations.
+	// returned, to score the citations. r.query is the embedder's client,
+	// which the assembly shares between the questions and every mode's
+	// grounding check, as in a pod.
 	parts := r.parts(r.tree, r.query, a.fragments)
 	if opts.Chat != nil {
 		parts.Chat = opts.Chat

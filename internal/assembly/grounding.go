@@ -40,18 +40,26 @@ const (
 	unitFillFor        = 30 * time.Second
 )
 
-// RouteEmbedder is a replica's client of the store's embedder behind its
-// query prefix, shared by the questions and the grounding check.
-func RouteEmbedder(cfg podconfig.RouteConfig, secrets Secrets) *model.Shared {
-	return model.NewShared(QueryEmbedder(cfg.Store.Embedding, secrets, QueryEmbedTimeout), embedInFlight, embedBatch)
+// replicaEmbedder is a replica's one client of the store's embedder, as a
+// pod builds it: p.Embedder (nil: the store's embedder behind its query
+// prefix) behind a model.Shared whose Starting lane the searcher's
+// questions take (questionLane) and whose Finishing lane the grounding
+// check's. Every route the assembly builds, in a pod or an evaluation,
+// gets its embedder here.
+func replicaEmbedder(cfg podconfig.RouteConfig, p Parts) *model.Shared {
+	client := p.Embedder
+	if client == nil {
+		client = QueryEmbedder(cfg.Store.Embedding, p.Secrets, QueryEmbedTimeout)
+	}
+	return model.NewShared(client, embedInFlight, embedBatch)
 }
 
-// Checker is the grounding check for a route config: it reads the
+// newChecker is the grounding check for a route config: it reads the
 // fragments' units' vectors that ingestion stored in index (when index
 // stores them: a knowledge.Store), embeds the others and the answer's
-// sentences with embedder (a RouteEmbedder's Finishing lane), and keeps
+// sentences with embedder (a replicaEmbedder's Finishing lane), and keeps
 // the vectors it embedded for units in vectors (nil: in memory).
-func Checker(cfg podconfig.RouteConfig, embedder model.Embedder, vectors vectorcache.Cache, index retrieval.Index) answer.Checker {
+func newChecker(cfg podconfig.RouteConfig, embedder model.Embedder, vectors vectorcache.Cache, index retrieval.Index) answer.Checker {
 	if vectors == nil {
 		vectors = vectorcache.NewMemory(vectorCacheBytes)
 	}

@@ -17,7 +17,7 @@ func TestCheckerKeepsUnitAndSentenceVectors(t *testing.T) {
 	models := testenv.StartModelServer(8)
 	defer models.Close()
 	cfg := podconfig.RouteConfig{Store: podconfig.Store{Embedding: podconfig.Embedding{BaseURL: models.BaseURL(), Model: "m", Dimensions: 8}}}
-	check := Checker(cfg, RouteEmbedder(cfg, nil).Lane(model.Finishing), nil, nil)
+	check := newChecker(cfg, replicaEmbedder(cfg, Parts{}).Lane(model.Finishing), nil, nil)
 	ctx := context.Background()
 	units := []string{"Sync waves order the resources.", "Lower waves are applied first."}
 	answer := []string{"Lower waves go first [S1].", "A wave waits for the previous one."}

@@ -6,13 +6,15 @@ import (
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 	"github.com/ragroute/ragroute/internal/podconfig"
-	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/turn"
+	"github.com/ragroute/ragroute/internal/route/vectorcache"
 )
 
 // Parts are the backends of a route that its caller made; NewSearcher and
-// NewRunner build each one left nil from the config.
+// NewEngine build each one left nil from the config, the one way
+// `ragroute serve` builds it, so that a caller that leaves a part out
+// gets the topology a pod runs.
 type Parts struct {
 	// Index is the store the route searches; required.
 	Index retrieval.Index
@@ -20,19 +22,25 @@ type Parts struct {
 	// cache keys' generation, the background the relative floors read);
 	// nil: generation 0 with nothing recorded.
 	Generation Generation
-	// Embedder embeds the questions; nil: the store's embedder behind its
-	// query prefix.
+	// Embedder is the replica's client of the store's embedder, behind its
+	// query prefix; nil: QueryEmbedder's. NewSearcher shares it between
+	// the questions and the grounding check as a pod does (replicaEmbedder):
+	// give the client, not a lane of one.
 	Embedder knowledge.Embedder
+	// Vectors keeps the vectors the grounding check embedded for the
+	// fragments' units; nil: in memory.
+	Vectors vectorcache.Cache
 	// Cache is the exact cache; nil: in memory, sized as the config says.
 	Cache retrieval.Cache
 	// Chat is the chat model; nil: the config's, when it names one.
 	Chat turn.ChatModel
+	// Reranker reorders the candidates in place of the config's rerank
+	// step; nil: the config's (rerank.mode). The evaluations' own orders
+	// come in here, never as a change to an assembled Searcher.
+	Reranker retrieval.Reranker
 	// RerankHTTP is the cross-encoder's client; nil: one bounded by
 	// rerankHTTPTimeout.
 	RerankHTTP *http.Client
-	// Check is the grounding check's embedders; nil: the Finishing lane of
-	// a RouteEmbedder of its own, with an in-memory vector cache.
-	Check *answer.Checker
 	// Secrets reads the secrets the config names (API keys); nil: none.
 	Secrets Secrets
 	Logger  *slog.Logger

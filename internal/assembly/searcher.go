@@ -16,7 +16,9 @@ import (
 const rerankHTTPTimeout = 30 * time.Second
 
 // NewSearcher is the body of search_knowledge as the route's config sets
-// it, over p.
+// it, over p. Its questions are embedded on the Starting lane of a
+// replicaEmbedder of its own, whose Finishing lane NewEngine's check
+// takes: the turns over one searcher share one client, as in a pod.
 func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 	gen := p.Generation
 	if gen == nil {
@@ -24,10 +26,10 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 	}
 	searcher := &retrieval.Searcher{
 		Index:         p.Index,
-		Embedder:      p.Embedder,
-		Reranker:      retrieval.KeepOrder{},
+		Embedder:      newQuestionLane(replicaEmbedder(cfg, p)),
+		Reranker:      p.Reranker,
 		Cache:         p.Cache,
-		Settings:      SearchSettings(cfg),
+		Settings:      searchSettings(cfg),
 		Generation:    gen.Load,
 		Slots:         retrieval.NewStoreSlots(cmp.Or(int(cfg.Limits.MaxSearchesInFlight), retrieval.DefaultMaxSearchesInFlight)),
 		IndexMismatch: gen.Mismatch,
@@ -40,9 +42,6 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 			return nil
 		},
 	}
-	if searcher.Embedder == nil {
-		searcher.Embedder = QueryEmbedder(cfg.Store.Embedding, p.Secrets, QueryEmbedTimeout)
-	}
 	if searcher.Cache == nil {
 		searcher.Cache = retrieval.NewMemoryCache(int(cfg.Cache.MaxEntries), cfg.Cache.TTL.Std(), time.Now)
 	}
@@ -54,21 +53,31 @@ func NewSearcher(cfg podconfig.RouteConfig, p Parts) *retrieval.Searcher {
 		}
 		searcher.Floors = floors.Floors
 	}
-	if ce := cfg.Rerank.CrossEncoder; cfg.Rerank.Mode == podconfig.RerankCrossEncoder && ce != nil {
-		client := p.RerankHTTP
-		if client == nil {
-			client = &http.Client{Timeout: rerankHTTPTimeout}
-		}
-		searcher.Reranker = &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: p.Secrets.Get(ce.APIKeyEnv),
-			TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: client,
-			MaxDocumentTokens: int(ce.MaxDocumentTokens), Tokens: tokenize.NewBERTUncased()}
+	if searcher.Reranker == nil {
+		searcher.Reranker = configReranker(cfg, p)
 	}
 	return searcher
 }
 
-// SearchSettings are the search body's settings in the route's config:
+// configReranker is the rerank step the route's config names: its
+// cross-encoder under rerank.mode crossEncoder, else the fused order.
+func configReranker(cfg podconfig.RouteConfig, p Parts) retrieval.Reranker {
+	ce := cfg.Rerank.CrossEncoder
+	if cfg.Rerank.Mode != podconfig.RerankCrossEncoder || ce == nil {
+		return retrieval.KeepOrder{}
+	}
+	client := p.RerankHTTP
+	if client == nil {
+		client = &http.Client{Timeout: rerankHTTPTimeout}
+	}
+	return &retrieval.CrossEncoder{BaseURL: ce.BaseURL, Model: ce.Model, APIKey: p.Secrets.Get(ce.APIKeyEnv),
+		TopN: int(ce.TopN), FirstStageWeight: ce.FirstStageWeight, HTTP: client,
+		MaxDocumentTokens: int(ce.MaxDocumentTokens), Tokens: tokenize.NewBERTUncased()}
+}
+
+// searchSettings are the search body's settings in the route's config:
 // the store's primitives and weights, the route's floors and diversity.
-func SearchSettings(cfg podconfig.RouteConfig) retrieval.SearchSettings {
+func searchSettings(cfg podconfig.RouteConfig) retrieval.SearchSettings {
 	var primitives []knowledge.Primitive
 	weights := map[knowledge.Primitive]float64{}
 	for _, p := range cfg.Store.Search.Primitives {

@@ -1,8 +1,8 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -117,37 +117,52 @@ func CitedHits(o TurnOutcome, gold Gold) (cited, hits int) {
 	return cited, hits
 }
 
-// urlPattern finds absolute URLs in prose and Markdown targets.
-var urlPattern = regexp.MustCompile("(?:https?|ftp)://[^\\s<>\"'`)\\]]+")
-
-// urlKey is a URL as compared: without its fragment, trailing
-// punctuation and trailing slash, as the route's link guard compares.
-func urlKey(u string) string {
-	u = strings.TrimRight(u, ".,;:!?*_")
-	if at := strings.IndexByte(u, '#'); at >= 0 {
-		u = u[:at]
+// UnsupportedURLs are the links of shown that none of allowed holds, each
+// once, in the order shown has them: those the route's link guard would
+// remove from shown if the answer could render only allowed's links. The
+// guard itself finds and judges them (answer.LinkGuard: link and
+// definition targets, HTML src and href values, bare URLs, each keyed
+// without its fragment and trailing slash), so the score and the route
+// agree on what a link is and which ones are the same.
+func UnsupportedURLs(shown string, allowed []string) []string {
+	have := answer.AllowedLinks{}
+	for _, text := range allowed {
+		have.AddText(text)
+		have.AddURL(text) // a source URI may be the whole text (a fragment's source)
 	}
-	return strings.TrimRight(u, "/")
+	found, kept := answer.AllowedLinks{}, answer.AllowedLinks{}
+	found.AddText(shown)
+	kept.AddText(guarded(shown, have))
+	var out []string
+	for key := range found {
+		if !kept[key] {
+			out = append(out, key)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(firstAt(shown, a), firstAt(shown, b)), strings.Compare(a, b))
+	})
+	return out
 }
 
-// UnsupportedURLs are the URLs of shown that none of allowed holds, each
-// once.
-func UnsupportedURLs(shown string, allowed []string) []string {
-	have := map[string]bool{}
-	for _, text := range allowed {
-		for _, u := range urlPattern.FindAllString(text, -1) {
-			have[urlKey(u)] = true
-		}
-		// A source URI may be the whole text (a fragment's source).
-		have[urlKey(strings.TrimSpace(text))] = true
+// guarded is text as the route's link guard lets it through when only
+// the links of allowed may be rendered.
+func guarded(text string, allowed answer.AllowedLinks) string {
+	var b strings.Builder
+	pipe := answer.NewPipe(func(s string) error { b.WriteString(s); return nil }, answer.NewLinkGuard(allowed))
+	// The sink never fails, so neither does the pipe.
+	_ = pipe.Write(text)
+	_ = pipe.Flush()
+	return b.String()
+}
+
+// firstAt is where key first appears in text: a link's key is a part of
+// its text.
+func firstAt(text, key string) int {
+	if at := strings.Index(text, key); at >= 0 {
+		return at
 	}
-	var out []string
-	for _, u := range urlPattern.FindAllString(shown, -1) {
-		if k := urlKey(u); !have[k] && !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out
+	return len(text)
 }
 
 // Brief is a turn's progress line.

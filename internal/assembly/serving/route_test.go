@@ -39,12 +39,11 @@ func TestUpstreamRetriesCoverEachModelClient(t *testing.T) {
 		slices.Sort(out)
 		return strings.Join(out, ",")
 	}
-	embedder := assembly.RouteEmbedder(cfg, env)
-	if got := names(upstreamRetries(chat, embedder, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}).Reranker)); got != "chat,embedder,reranker" {
+	if got := names(upstreamRetries(chat, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}))); got != "chat,embedder,reranker" {
 		t.Errorf("with a prefixed embedder and a cross-encoder: %s", got)
 	}
 	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
-	if got := names(upstreamRetries(chat, embedder, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}).Reranker)); got != "chat,embedder" {
+	if got := names(upstreamRetries(chat, assembly.NewSearcher(cfg, assembly.Parts{Secrets: env, Generation: watch, Logger: logger}))); got != "chat,embedder" {
 		t.Errorf("without a reranker: %s", got)
 	}
 }

@@ -17,11 +17,11 @@ import (
 )
 
 // Agentic evaluation (`make eval-agentic`): each question of a multi-part
-// set (eval.LoadMultiPart) runs as a whole turn through the route's turn.Engine in
-// single-round mode and in agentic mode, over the store and route body
-// `make eval-answers` uses; the turns' events are scored for the parts
-// the answer's fragments hold, grounding, rounds, searches, model calls
-// and time (agentic_score.go).
+// set (eval.LoadMultiPart) runs as a whole turn through the route's
+// turn.Engine in single-round mode and in agentic mode, over the store and
+// route body `make eval-answers` uses; the turns' events are scored for
+// the parts the answer's fragments hold, grounding, rounds, searches,
+// model calls and time (agentic_score.go).
 
 // AgenticOptions say what to run, with what. Options are the retrieval
 // evaluation's (corpus, store, embedder, vector cache, floors); Questions
@@ -168,14 +168,15 @@ func newAgenticRun(r *run, questions []eval.MultiQuestion, opts AgenticOptions) 
 	a := &agenticRun{run: r, opts: opts, questions: questions, fragments: eval.NewFragmentRecorder(), runners: map[string]*turn.Engine{}}
 	// As eval-answers: the route's search body searching Milvus, its cache
 	// keeping each fragment returned so reported fragments are scored by
-	// text; the model's calls counted per turn.
+	// text; the model's calls counted per turn. The modes' turns share the
+	// searcher's embedder client with their checks, as one replica's do.
 	parts := r.parts(r.tree, r.query, a.fragments)
 	parts.Chat = countingChat{opts.Chat}
 	searcher := assembly.NewSearcher(opts.Route, parts)
 	for _, mode := range AgenticModes() {
 		cfg := opts.Route
 		cfg.Mode = podconfig.Mode(mode)
-		runner, err := assembly.NewRunner(cfg, searcher, parts)
+		runner, err := assembly.NewEngine(cfg, searcher, parts)
 		if err != nil {
 			return nil, err
 		}
@@ -226,28 +227,15 @@ func (a *agenticRun) runAll(ctx context.Context) (map[string][]agenticTurn, erro
 	return out, nil
 }
 
-// runTurn runs one question as a first turn under its own deadline; a
-// failed turn is an outcome, not an error.
+// runTurn runs one question as a first turn; a failed turn is an
+// outcome, not an error.
 func (a *agenticRun) runTurn(ctx context.Context, mode string, q eval.MultiQuestion) agenticTurn {
-	ctx, cancel := context.WithTimeout(ctx, a.opts.TurnTimeout)
-	defer cancel()
 	calls := new(atomic.Int64)
-	ctx = context.WithValue(ctx, modelCallsKey{}, calls)
-	var mu sync.Mutex
-	var events []turn.Event
-	start := time.Now()
-	a.runners[mode].Run(ctx, turn.Input{
-		ID:         q.ID + "-" + mode,
-		Messages:   []model.Message{{Role: model.RoleUser, Content: q.Question}},
-		Principals: []string{"public"},
-	}, func(e turn.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	})
-	total := time.Since(start)
-	mu.Lock()
-	defer mu.Unlock()
+	timed, total := playFirstTurn(context.WithValue(ctx, modelCallsKey{}, calls), a.runners[mode], q.ID+"-"+mode, q.Question, a.opts.TurnTimeout)
+	events := make([]turn.Event, len(timed))
+	for i, e := range timed {
+		events[i] = e.Event
+	}
 	return digestAgentic(q, mode, events, int(calls.Load()), total)
 }
 

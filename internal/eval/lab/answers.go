@@ -247,7 +247,9 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 		prompt: turn.Prompt{Platform: cfg.Prompt.Platform, NotFound: cfg.Prompt.NotFound, Styles: cfg.Prompt.Styles}}
 	// The route's search body searching Milvus with the question embedded,
 	// as a turn does; its cache never hits and keeps what each search
-	// returned, to score the citations.
+	// returned, to score the citations. r.query is the embedder's client,
+	// which the assembly shares between the questions and every mode's
+	// grounding check, as in a pod.
 	parts := r.parts(r.tree, r.query, a.fragments)
 	if opts.Chat != nil {
 		parts.Chat = opts.Chat
@@ -266,7 +268,7 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 		case ModeExtractive, curveMode:
 			modeCfg.Answer.Mode = podconfig.AnswerExtractive
 		}
-		runner, err := assembly.NewRunner(modeCfg, searcher, parts)
+		runner, err := assembly.NewEngine(modeCfg, searcher, parts)
 		if err != nil {
 			return nil, err
 		}

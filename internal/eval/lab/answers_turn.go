@@ -7,15 +7,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ragroute/ragroute/internal/eval"
-	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
-	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // curveMode runs extractive turns only to learn what a question packs,
@@ -52,26 +49,10 @@ func (a *answersRun) runTurns(ctx context.Context, modes []string) (map[string][
 	return out, group.Wait()
 }
 
-// runTurn runs one question as a first turn under its own deadline and
-// digests its events; a failed turn is an outcome, not an error.
+// runTurn runs one question as a first turn and digests its events; a
+// failed turn is an outcome, not an error.
 func (a *answersRun) runTurn(ctx context.Context, mode string, q eval.Question) eval.TurnOutcome {
-	ctx, cancel := context.WithTimeout(ctx, a.opts.TurnTimeout)
-	defer cancel()
-	var mu sync.Mutex
-	var events []eval.TimedEvent
-	start := time.Now()
-	a.runners[mode].Run(ctx, turn.Input{
-		ID:         q.ID + "-" + mode,
-		Messages:   []model.Message{{Role: model.RoleUser, Content: q.Question}},
-		Principals: []string{"public"},
-	}, func(e turn.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, eval.TimedEvent{Event: e, At: time.Since(start)})
-	})
-	total := time.Since(start)
-	mu.Lock()
-	defer mu.Unlock()
+	events, total := playFirstTurn(ctx, a.runners[mode], q.ID+"-"+mode, q.Question, a.opts.TurnTimeout)
 	return eval.Digest(q, mode, events, total)
 }
 

@@ -41,31 +41,37 @@ type config struct {
 // document, screen fragments first), the diversity margin, the best
 // candidate kept first for screen questions, the default weights, then a
 // dominant document's sections let in, which is the route as it ships.
+// Each row is a route config the assembly builds whole; v1's screen-first
+// order, which the route never ships, is the lab's own step (screenFirst).
 func (r *run) configs() []config {
 	dense := []knowledge.Primitive{knowledge.TextDense}
 	equal := map[knowledge.Primitive]float64{}
 	for _, p := range knowledge.AllPrimitives {
 		equal[p] = 1
 	}
-	v1 := r.routeSettings(equal)
-	v1.Diversity, v1.ScreenFirst = retrieval.Diversity{}, true
+	v1 := r.fusionRoute(equal)
+	v1.Retrieval.Diversity = podconfig.Diversity{}
 	margin := v1
-	margin.Diversity = retrieval.DefaultDiversity()
-	margin.Diversity.Dominance = 0
-	screen := margin
-	screen.ScreenFirst = false
-	weights := r.routeSettings(nil)
-	weights.Diversity.Dominance = 0
+	margin.Retrieval.Diversity = marginOnly()
+	weights := r.fusionRoute(nil)
+	weights.Retrieval.Diversity.Dominance = 0
 	return []config{
 		r.storeConfig(FixedDense, r.fixed, dense),
 		r.storeConfig(TreeDense, r.tree, dense),
 		r.storeConfig(TreeHybrid, r.tree, nil),
-		r.routeConfig(RouteV1, v1),
-		r.routeConfig(RouteMargin, margin),
-		r.routeConfig(RouteScreen, screen),
-		r.routeConfig(RouteWeights, weights),
-		r.routeConfig(RouteDefault, r.routeSettings(nil)),
+		r.routeConfig(RouteV1, v1, screenFirst{}),
+		r.routeConfig(RouteMargin, margin, screenFirst{}),
+		r.routeConfig(RouteScreen, margin, nil),
+		r.routeConfig(RouteWeights, weights, nil),
+		r.routeConfig(RouteDefault, r.fusionRoute(nil), nil),
 	}
+}
+
+// marginOnly is the route's default diversity without the dominance rule:
+// at most a few fragments per document, within the margin of its best.
+func marginOnly() podconfig.Diversity {
+	d := retrieval.DefaultDiversity()
+	return podconfig.Diversity{MaxPerDocument: int32(d.MaxPerDocument), Margin: d.Margin}
 }
 
 // storeConfig searches a store directly: the primitives fused, no floors,
@@ -82,27 +88,34 @@ func (r *run) storeConfig(name string, store *knowledge.Store, primitives []know
 	}}
 }
 
-// routeSettings are the route's search settings ranked eval.TopK deep
-// (the ranking figures read ten), with weights (nil: the route's). These
-// rows order by fusion alone: under a cross-encoder the route's strict
-// floor reads the reranker's relevance, so they keep none.
-func (r *run) routeSettings(weights map[knowledge.Primitive]float64) retrieval.SearchSettings {
-	s := assembly.SearchSettings(r.opts.Route)
-	s.MaxFragments = eval.TopK
-	s.Candidates = min(s.Candidates, searchDepth) // the rankings are fetched this deep
+// fusionRoute is the route's config ranked eval.TopK deep (the ranking
+// figures read ten) and ordered by fusion alone, with weights (nil: the
+// route's): the ablations' rows. Their floors are the raw ones; under a
+// cross-encoder the route's strict floor reads the reranker's relevance,
+// so these rows keep none.
+func (r *run) fusionRoute(weights map[knowledge.Primitive]float64) podconfig.RouteConfig {
+	cfg := r.opts.Route
+	cfg.Retrieval.MaxFragments = eval.TopK
+	cfg.Store.Search.Candidates = min(cfg.Store.Search.Candidates, searchDepth) // the rankings are fetched this deep
 	if weights != nil {
-		s.Weights = weights
+		cfg.Store.Search.Weights = map[string]float64{}
+		for p, w := range weights {
+			cfg.Store.Search.Weights[string(p)] = w
+		}
 	}
-	if r.opts.Route.Rerank.Mode == podconfig.RerankCrossEncoder {
-		s.StrictFloor = 0
+	if cfg.Rerank.Mode == podconfig.RerankCrossEncoder {
+		cfg.Retrieval.StrictFloor = 0
 	}
-	return s
+	cfg.Rerank = podconfig.Rerank{Mode: podconfig.RerankRRF}
+	cfg.Retrieval.SimilarityFloorSigmas, cfg.Retrieval.StrictFloorSigmas = nil, nil
+	return cfg
 }
 
-// routeConfig runs the route's search body, floors included, over the
-// question's rankings, ordered by fusion with settings.
-func (r *run) routeConfig(name string, settings retrieval.SearchSettings) config {
-	s := r.searcher(settings, r.index, staticEmbedder(r.vectors))
+// routeConfig runs the route's search body as cfg sets it, floors
+// included, over the question's rankings, its candidates ordered by order
+// (nil: as cfg says).
+func (r *run) routeConfig(name string, cfg podconfig.RouteConfig, order retrieval.Reranker) config {
+	s := r.searcher(cfg, order, r.index, staticEmbedder(r.vectors))
 	return config{name: name, search: func(ctx context.Context, q eval.Question) (eval.Outcome, error) {
 		found, err := s.Search(ctx, q.Question, []string{"public"})
 		return fragmentOutcome(found), err
@@ -130,12 +143,12 @@ func (r *run) parts(index retrieval.Index, embedder knowledge.Embedder, cache re
 		RerankHTTP: &http.Client{Transport: r.rerankCache, Timeout: rerankTimeout}}
 }
 
-// searcher is the route's search body over index with settings in place
-// of the route's, ordered by fusion alone: the ablations' rows.
-func (r *run) searcher(settings retrieval.SearchSettings, index retrieval.Index, embedder knowledge.Embedder) *retrieval.Searcher {
-	s := assembly.NewSearcher(r.opts.Route, r.parts(index, embedder, noCache{}))
-	s.Settings, s.Reranker, s.Floors = settings, retrieval.KeepOrder{}, nil
-	return s
+// searcher is the route's search body as cfg sets it over index, its
+// candidates ordered by order (nil: as cfg says).
+func (r *run) searcher(cfg podconfig.RouteConfig, order retrieval.Reranker, index retrieval.Index, embedder knowledge.Embedder) *retrieval.Searcher {
+	p := r.parts(index, embedder, noCache{})
+	p.Reranker = order
+	return assembly.NewSearcher(cfg, p)
 }
 
 func fragmentOutcome(r retrieval.Retrieval) eval.Outcome {
@@ -150,7 +163,7 @@ func fragmentOutcome(r retrieval.Retrieval) eval.Outcome {
 // search at a time against Milvus, the question embedded by the embedder:
 // the eval's own searches share precomputed rankings.
 func (r *run) timeRouteBody(ctx context.Context, outcomes []eval.Outcome) error {
-	s := r.searcher(r.routeSettings(nil), r.tree, r.query)
+	s := r.searcher(r.fusionRoute(nil), nil, r.tree, r.query)
 	for i, q := range r.questions {
 		start := time.Now()
 		if _, err := s.Search(ctx, q.Question, []string{"public"}); err != nil {

@@ -6,7 +6,9 @@
 // Retrieval (`make eval`, run.go): ablations of chunking and search —
 // fixed-size chunks with dense search as the baseline (fixed.go),
 // heading-tree chunks with dense and hybrid search, and the route's whole
-// search body with each of its rules switched on in turn (configs.go) —
+// search body with each of its rules switched on in turn (configs.go, each
+// row a route config the assembly builds; route-v1's screen-first order
+// is the lab's own step, screenfirst.go) —
 // over rankings fetched once per question (listindex.go); the curves of
 // the not-found signals (floors.go), a sweep of the fusion weights and the
 // dominance (weights.go), the route body with a cross-encoder rescoring
@@ -16,7 +18,9 @@
 // the same scorer. Vectors are cached between runs (vectorcache.go).
 //
 // Answers (`make eval-answers`, answers*.go): each question runs as a
-// whole turn through the route's own Runner with a real chat model, once
+// whole turn through the route's own turn (turn.Engine, as
+// internal/assembly builds it for serve: one embedder client shared by
+// the questions and the grounding check) with a real chat model, once
 // per answer mode; the turns' events are scored by eval's turn scorer, and
 // the grounding threshold's curve is measured on sentences cut as the
 // route's check cuts them (answers_curve.go, route/answer).

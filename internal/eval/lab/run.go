@@ -153,7 +153,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	weights, best := r.crossValidateRanking("fusion weights (spec.search.weights)", weightOptions)
 	report.Weights = grid[best]
-	weighted := r.routeConfig(RouteWeighted, r.routeSettings(report.Weights))
+	weighted := r.routeConfig(RouteWeighted, r.fusionRoute(report.Weights), nil)
 	configs, outcomes[weighted.name] = append(configs, weighted), weightOptions[best].outcomes
 	dominanceOptions, err := r.dominanceOptions(ctx)
 	if err != nil {

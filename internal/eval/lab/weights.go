@@ -32,7 +32,7 @@ func (r *run) weightOptions(ctx context.Context) ([]option, []map[knowledge.Prim
 	})
 	options := make([]option, len(grid))
 	for k, weights := range grid {
-		c := r.routeConfig("sweep", r.routeSettings(weights))
+		c := r.routeConfig("sweep", r.fusionRoute(weights), nil)
 		outcomes, err := r.searchAll(ctx, []config{c})
 		if err != nil {
 			return nil, nil, err
@@ -58,9 +58,9 @@ var dominanceSteps = []float64{0.4, 0, 0.2, 0.3, 0.5, 0.6, 0.8}
 func (r *run) dominanceOptions(ctx context.Context) ([]option, error) {
 	options := make([]option, len(dominanceSteps))
 	for k, d := range dominanceSteps {
-		settings := r.routeSettings(nil)
-		settings.Diversity.Dominance = d
-		c := r.routeConfig("sweep", settings)
+		cfg := r.fusionRoute(nil)
+		cfg.Retrieval.Diversity.Dominance = d
+		c := r.routeConfig("sweep", cfg, nil)
 		outcomes, err := r.searchAll(ctx, []config{c})
 		if err != nil {
 			return nil, err

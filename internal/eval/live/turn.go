@@ -14,7 +14,7 @@ import (
 
 // turn runs q as a first turn through the route (POST /v1/turns, then its
 // event stream) and digests its events as eval-answers digests the
-// Runner's. The packed fragments' texts, which events leave out, come
+// turn.Engine's. The packed fragments' texts, which events leave out, come
 // from searching each query the turn searched once more: the route's
 // cache answers it with the fragments the turn packed.
 func (c *routeClient) turn(ctx context.Context, q eval.Question, fragments *eval.FragmentRecorder) (eval.TurnOutcome, error) {

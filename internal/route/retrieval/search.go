@@ -43,10 +43,6 @@ type SearchSettings struct {
 	// knowledge does not answer. It needs a recorded background.
 	MinConfidence *float64
 	Diversity     Diversity
-	// ScreenFirst moves every screen fragment ahead for a screen question,
-	// the best candidate included (v1); otherwise the best candidate stays
-	// first and screen fragments follow it.
-	ScreenFirst bool
 }
 
 // Searcher is the body of search_knowledge.
@@ -265,7 +261,7 @@ func (s *Searcher) Search(ctx context.Context, query string, principals []string
 		return r, fmt.Errorf("rerank: %w", err)
 	}
 	candidates = strictFilter(candidates, strictFloor)
-	candidates = preferKind(candidates, r.Intent, s.Settings.ScreenFirst)
+	candidates = preferKind(candidates, r.Intent)
 	candidates = s.Settings.Diversity.apply(candidates)
 	if len(candidates) > s.Settings.MaxFragments {
 		candidates = candidates[:s.Settings.MaxFragments]
@@ -317,18 +313,15 @@ func strictFilter(fragments []Fragment, floor float64) []Fragment {
 }
 
 // preferKind moves fragments describing a screen ahead for a screen
-// question: right after the best candidate, or (screenFirst) before it too.
-// A concept question keeps the fused order, strong screen fragments
-// included. The classifier is a rule set: a screen question whose best
-// answer is a concept section must not lose it to a weaker screen one.
-func preferKind(fragments []Fragment, intent Intent, screenFirst bool) []Fragment {
+// question, right after the best candidate. A concept question keeps the
+// fused order, strong screen fragments included. The classifier is a rule
+// set: a screen question whose best answer is a concept section must not
+// lose it to a weaker screen one.
+func preferKind(fragments []Fragment, intent Intent) []Fragment {
 	if intent != IntentScreen || len(fragments) == 0 {
 		return fragments
 	}
-	rest := fragments
-	if !screenFirst {
-		rest = fragments[1:]
-	}
+	rest := fragments[1:]
 	sort.SliceStable(rest, func(i, j int) bool {
 		return rest[i].Kind == string(IntentScreen) && rest[j].Kind != string(IntentScreen)
 	})

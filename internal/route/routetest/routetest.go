@@ -43,7 +43,7 @@ type World struct {
 	Store    *knowledge.Store
 	Models   *testenv.ModelServer
 	Searcher *retrieval.Searcher
-	Runner   *turn.Engine
+	Engine   *turn.Engine
 }
 
 // Docs are the documents every route test searches.
@@ -120,11 +120,11 @@ func Assemble(t testing.TB, store *knowledge.Store, models *testenv.ModelServer,
 	cfg.Store.Embedding.BaseURL, cfg.Model.BaseURL = models.BaseURL(), models.BaseURL()
 	parts.Index, parts.Generation = store, assembly.FixedGeneration{Number: 1}
 	searcher := assembly.NewSearcher(cfg, parts)
-	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &World{Store: store, Models: models, Searcher: searcher, Runner: runner}
+	return &World{Store: store, Models: models, Searcher: searcher, Engine: runner}
 }
 
 // Rows are Docs chunked as ingestion stores them, without vectors.
@@ -152,7 +152,7 @@ func RowsOf(t testing.TB, docs ...ingest.Document) []knowledge.Row {
 // Run plays a turn and returns its events.
 func (w *World) Run(t testing.TB, principals []string, messages ...model.Message) []turn.Event {
 	t.Helper()
-	return Play(w.Runner, principals, messages...)
+	return Play(w.Engine, principals, messages...)
 }
 
 // Play runs a turn on runner and returns its events.

@@ -21,7 +21,7 @@ import (
 // model nor the client.
 func TestAgenticTurnThroughTheFacade(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Mode = podconfig.ModeAgentic
+	w.Engine.Mode = podconfig.ModeAgentic
 	steps := []testenv.ScriptedToolCall{
 		{Name: "search", Arguments: `{"query":"sync waves"}`},
 		{Name: "search", Arguments: `{"query":"admin password secret"}`},

@@ -34,11 +34,11 @@ func TestIndexOfAnotherAnalyzerIsRefusedUntilOneOfTheRouteServes(t *testing.T) {
 	cfg.Answer.Mode, cfg.Retrieval.MaxFragments = podconfig.AnswerExtractive, 3
 	parts := assembly.Parts{Index: index, Embedder: embedder, Generation: watch}
 	searcher := assembly.NewSearcher(cfg, parts)
-	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := serveBare(t, func(o *Options) { o.Searcher, o.Runner = searcher, runner })
+	srv := serveBare(t, func(o *Options) { o.Searcher, o.Engine = searcher, runner })
 	if _, err := watch.Read(context.Background()); err == nil {
 		t.Fatal("the watch reads a generation of another analyzer as this route's")
 	}

@@ -30,7 +30,7 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, 0, time.Now),
+	opts := Options{Engine: w.Engine, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
 	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()
@@ -70,7 +70,7 @@ func BenchmarkConcurrentStreamsUncached(b *testing.B) {
 	w.Models.Chat = routetest.SearchQuestionThenAnswer("Lower waves go first [S1].")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, 0, time.Now),
+	opts := Options{Engine: w.Engine, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Second, 100000, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: benchLimits(), Ready: func(context.Context) error { return nil }}
 	srv := httptest.NewServer(New(ctx, opts).Handler())
 	defer srv.Close()

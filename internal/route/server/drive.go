@@ -46,7 +46,7 @@ func (d turnDriver) drive(ctx context.Context, deliver deliverer) *turn.Outcome 
 	defer cancel()
 	outcome := &turn.Outcome{}
 	observer := d.s.observeTurn(ctx, d.input, d.user, d.endpoint, outcome)
-	d.s.opts.Runner.Run(ctx, d.input, func(ev turn.Event) {
+	d.s.opts.Engine.Run(ctx, d.input, func(ev turn.Event) {
 		outcome.Add(ev)
 		observer.event(ev)
 		if ev.Final() {

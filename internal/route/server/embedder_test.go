@@ -74,11 +74,11 @@ func TestIndexOfAnotherEmbedderIsRefusedUntilOneOfTheRouteServes(t *testing.T) {
 	cfg.Answer.Mode, cfg.Retrieval.MaxFragments = podconfig.AnswerExtractive, 3
 	parts := assembly.Parts{Index: index, Embedder: embedder, Generation: watch}
 	searcher := assembly.NewSearcher(cfg, parts)
-	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := serveBare(t, func(o *Options) { o.Searcher, o.Runner = searcher, runner })
+	srv := serveBare(t, func(o *Options) { o.Searcher, o.Engine = searcher, runner })
 
 	for _, path := range []string{"/v1/search", "/v1/turns", "/v1/chat/completions"} {
 		body := `{"messages":[{"role":"user","content":"How are sync waves ordered?"}]}`

@@ -85,7 +85,7 @@ func completionError(t *testing.T, srv string) (code, streamedCode string, statu
 
 func TestModelRefusingConnectionsIsModelUnavailable(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: testenv.RefusedURL(t), Model: "scripted"})
+	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: testenv.RefusedURL(t), Model: "scripted"})
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != turn.CodeModelUnavailable {
@@ -105,7 +105,7 @@ func TestModelRateLimitIsRateLimited(t *testing.T) {
 		_, _ = io.WriteString(rw, `{"error":{"message":"rate limit reached for http://10.0.0.1","type":"requests"}}`)
 	}))
 	t.Cleanup(limiting.Close)
-	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: limiting.URL + "/v1", Model: "scripted"})
+	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: limiting.URL + "/v1", Model: "scripted"})
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != turn.CodeRateLimited {
@@ -140,7 +140,7 @@ func TestStalledModelIsModelTimeout(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "never")
 	w.Models.ChunkDelay = time.Minute // the first chunk comes, then nothing
-	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", IdleTimeout: 100 * time.Millisecond})
+	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", IdleTimeout: 100 * time.Millisecond})
 	srv := serve(t, w)
 
 	start := time.Now()

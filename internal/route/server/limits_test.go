@@ -62,7 +62,7 @@ func serveWith(t testing.TB, w *routetest.World, set func(*Options)) *httptest.S
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	opts := Options{
-		Runner: w.Runner, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now),
+		Engine: w.Engine, Searcher: w.Searcher, Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Limits: DefaultLimits(),
 		Ready: func(context.Context) error { return nil },
 	}

@@ -97,7 +97,7 @@ func TestCompletionTakesContentPartsAndDropsDeveloperMessages(t *testing.T) {
 func TestCompletionSamplingIsClampedToTheRoute(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = func(testenv.ChatRequest) testenv.ChatReply { return testenv.ChatReply{Content: "Hello."} }
-	w.Runner.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", MaxTokens: 300, Temperature: 0.5})
+	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", MaxTokens: 300, Temperature: 0.5})
 	srv := serve(t, w)
 
 	for _, tc := range []struct {

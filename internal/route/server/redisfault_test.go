@@ -46,10 +46,10 @@ func TestRedisKilledIsTurnLogUnavailableAndRecovers(t *testing.T) {
 	searcher := *w.Searcher
 	sealer := sealtest.New(t)
 	searcher.Cache = retrieval.NewRedisCache(client, sealer, "fault:", time.Minute)
-	runner := *w.Runner
+	runner := *w.Engine
 	runner.Searcher = &searcher
 	srv := serveWith(t, w, func(o *Options) {
-		o.Runner, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, sealer, "fault:", time.Minute)
+		o.Engine, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, sealer, "fault:", time.Minute)
 	})
 
 	turnID := submit(t, srv, "ann", "How are sync waves ordered?")
@@ -143,7 +143,7 @@ func TestModelRefusingOnceIsRetriedAndCounted(t *testing.T) {
 	w := routetest.NewWorld(t)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
 	srv := serveWith(t, w, func(o *Options) {
-		o.UpstreamRetries = map[string]func() int64{"chat": w.Runner.Chat.(model.RetryCounter).Retries}
+		o.UpstreamRetries = map[string]func() int64{"chat": w.Engine.Chat.(model.RetryCounter).Retries}
 	})
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
 		w.Models.RefuseChat(1, status)

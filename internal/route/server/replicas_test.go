@@ -36,9 +36,9 @@ func newReplica(t *testing.T, w *routetest.World, addr, prefix string) *replica 
 	log.Heartbeat = 100 * time.Millisecond
 	searcher := *w.Searcher
 	searcher.Cache = retrieval.NewRedisCache(client, sealer, prefix, time.Minute)
-	runner := *w.Runner
+	runner := *w.Engine
 	runner.Searcher = &searcher
-	opts := Options{Runner: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),
+	opts := Options{Engine: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Ready: func(context.Context) error { return nil }}
 	opts.Limits.KeepAlive = 200 * time.Millisecond
 	srv := httptest.NewServer(New(ctx, opts).Handler())

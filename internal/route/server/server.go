@@ -23,7 +23,7 @@ import (
 
 // Options are what a route's API serves with; New reads them once.
 type Options struct {
-	Runner   *turn.Engine
+	Engine   *turn.Engine
 	Searcher *retrieval.Searcher
 	Log      turnlog.Log
 	// Feedback keeps answered turns ratable and their users' verdicts

@@ -47,7 +47,7 @@ func rssMB(b *testing.B) float64 {
 func BenchmarkSoakTurns(b *testing.B) {
 	w := routetest.NewWorld(b)
 	log := turnlog.NewMemory(time.Second, 10000, 0, time.Now)
-	opts := Options{Runner: w.Runner, Searcher: w.Searcher, Log: log}
+	opts := Options{Engine: w.Engine, Searcher: w.Searcher, Log: log}
 	// A start frees the expired turns of the in-memory log.
 	soak(b, w, opts, func() { _ = log.Start(context.Background(), "purge", "nobody") })
 }
@@ -63,9 +63,9 @@ func BenchmarkSoakTurnsRedis(b *testing.B) {
 	prefix := "soak:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 	searcher := *w.Searcher
 	searcher.Cache = retrieval.NewRedisCache(client, sealtest.New(b), prefix, time.Minute)
-	runner := *w.Runner
+	runner := *w.Engine
 	runner.Searcher = &searcher
-	opts := Options{Runner: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, sealtest.New(b), prefix, time.Second)}
+	opts := Options{Engine: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, sealtest.New(b), prefix, time.Second)}
 	soak(b, w, opts, func() {})
 }
 

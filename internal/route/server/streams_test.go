@@ -50,13 +50,13 @@ func serveHeld(t *testing.T, set func(*Options)) (srv *httptest.Server, drain, l
 	parts := assembly.Parts{Index: index, Embedder: &testenv.HashEmbedder{Dim: 8}, Generation: assembly.FixedGeneration{Number: 1},
 		Chat: heldModel{gate: gate}}
 	searcher := assembly.NewSearcher(cfg, parts)
-	runner, err := assembly.NewRunner(cfg, searcher, parts)
+	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{
-		Runner: runner, Searcher: searcher, Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now), Limits: DefaultLimits(),
+		Engine: runner, Searcher: searcher, Log: turnlog.NewMemory(time.Minute, 100, 0, time.Now), Limits: DefaultLimits(),
 		Auth:  identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"},
 		Ready: func(context.Context) error { return nil }, MCP: &MCPOptions{},
 	}

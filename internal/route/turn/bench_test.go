@@ -133,7 +133,7 @@ func modelCPUPerTurn(b *testing.B, w *routetest.World, runner turn.Engine, searc
 	rec := &callRecorder{}
 	embedder := recordingEmbedder{Embedder: searcher.Embedder, rec: rec}
 	searcher.Embedder = embedder
-	runner.Searcher, runner.Chat = &searcher, recordingChat{ChatModel: w.Runner.Chat, rec: rec}
+	runner.Searcher, runner.Chat = &searcher, recordingChat{ChatModel: w.Engine.Chat, rec: rec}
 	runner.Answer.Check = cachedChecker(embedder)
 	runner.Run(context.Background(), in, func(turn.Event) {})
 	rec.calls = nil
@@ -163,12 +163,12 @@ func BenchmarkRouteOverhead(b *testing.B) {
 	w := routetest.NewWorld(b)
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "Lower waves go first [S1].")
 	clock := &backendClock{}
-	runner := *w.Runner
+	runner := *w.Engine
 	searcher := *w.Searcher
 	searcher.Index = timedIndex{Index: w.Searcher.Index, clock: clock}
 	searcher.Embedder = timedEmbedder{Embedder: w.Searcher.Embedder, clock: clock}
 	searcher.Cache = retrieval.NewMemoryCache(0, time.Minute, time.Now) // every turn searches
-	runner.Searcher, runner.Chat = &searcher, timedChat{ChatModel: w.Runner.Chat, clock: clock}
+	runner.Searcher, runner.Chat = &searcher, timedChat{ChatModel: w.Engine.Chat, clock: clock}
 	// As cmd/ragroute wires it; the check runs beside the answer, not
 	// before its first delta, so its embedder is not timed.
 	runner.Answer.Check = cachedChecker(w.Searcher.Embedder)

@@ -136,7 +136,7 @@ func TestDirectAnswerStreamsThrough(t *testing.T) {
 
 func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Search.Policy = podconfig.SearchAlways
+	w.Engine.Search.Policy = podconfig.SearchAlways
 	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if strings.Contains(req.Messages[0].Content, "self-contained search query") {
 			return testenv.ChatReply{Content: "how does pruning delete resources"}
@@ -161,7 +161,7 @@ func TestAlwaysPolicySearchesWithoutToolsAndCondensesHistory(t *testing.T) {
 
 func TestSmallWindowDropsAndReports(t *testing.T) {
 	w := routetest.NewWorld(t)
-	w.Runner.Window.ContextTokens, w.Runner.Window.AnswerReserve = 750, 400
+	w.Engine.Window.ContextTokens, w.Engine.Window.AnswerReserve = 750, 400
 	w.Models.Chat = routetest.SearchThenAnswer("sync", "Syncs apply Git [S1].")
 	history := []model.Message{routetest.User(strings.Repeat("Tell me everything about syncing applications. ", 8)),
 		{Role: model.RoleAssistant, Content: "Sure."}, routetest.User("What happens in a sync?")}
@@ -175,7 +175,7 @@ func TestSmallWindowDropsAndReports(t *testing.T) {
 	}
 	seen := w.Models.Seen()
 	msgs := seen[len(seen)-1].Messages
-	checkAnswerCallFitsWindow(t, w.Runner, msgs[0].Content, msgs[len(msgs)-1].Content, history)
+	checkAnswerCallFitsWindow(t, w.Engine, msgs[0].Content, msgs[len(msgs)-1].Content, history)
 }
 
 // checkAnswerCallFitsWindow: the answering call (system prompt + history +
@@ -205,7 +205,7 @@ func TestWebSearchRunsInParallelWithKnowledgeSearch(t *testing.T) {
 		_, _ = io.WriteString(rw, `{"results":[{"title":"Argo CD 9 released","url":"https://news.example/argo9","content":"Argo CD 9 was released this week."}]}`)
 	}))
 	defer web.Close()
-	w.Runner.Search.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
+	w.Engine.Search.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, APIKey: "key", MaxResults: 3, HTTP: web.Client()}
 	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if len(req.Tools) > 0 {
 			if len(req.Tools) != 2 {

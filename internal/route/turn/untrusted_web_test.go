@@ -28,8 +28,8 @@ func TestFlaggedWebResultsFollowThePolicy(t *testing.T) {
 	for _, policy := range []podconfig.FlaggedPolicy{podconfig.FlaggedKeep, podconfig.FlaggedDrop, podconfig.FlaggedQuarantine} {
 		t.Run(string(policy), func(t *testing.T) {
 			w := routetest.NewWorld(t)
-			w.Runner.Search.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, MaxResults: 3, HTTP: web.Client()}
-			w.Runner.Search.FlaggedFragments = policy
+			w.Engine.Search.WebSearch = &retrieval.WebSearch{BaseURL: web.URL, MaxResults: 3, HTTP: web.Client()}
+			w.Engine.Search.FlaggedFragments = policy
 			w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 				if len(req.Tools) > 0 {
 					return testenv.ChatReply{ToolCalls: []testenv.ScriptedToolCall{{Name: "web_search", Arguments: `{"query":"argo cd 9"}`}}}

@@ -13,7 +13,7 @@ import (
 
 func TestDroppedFlaggedFragmentsNeverReachTheModel(t *testing.T) {
 	w := newInjectionWorld(t)
-	w.Runner.Search.FlaggedFragments = podconfig.FlaggedDrop
+	w.Engine.Search.FlaggedFragments = podconfig.FlaggedDrop
 	w.Models.Chat = routetest.SearchThenAnswer(injectionQuery, "Certificates rotate every sixty days [S1].")
 	events := w.Run(t, []string{"group:staff"}, routetest.User("When do certificates rotate?"))
 	if got := routetest.AnswerOf(events); got != "Certificates rotate every sixty days [S1]." {
@@ -43,7 +43,7 @@ func TestDroppedFlaggedFragmentsNeverReachTheModel(t *testing.T) {
 
 func TestQuarantinedFragmentsReachTheModelOnlyAsNeutralizedQuotes(t *testing.T) {
 	w := newInjectionWorld(t)
-	w.Runner.Search.FlaggedFragments = podconfig.FlaggedQuarantine
+	w.Engine.Search.FlaggedFragments = podconfig.FlaggedQuarantine
 	w.Models.Chat = routetest.SearchThenAnswer(injectionQuery, "Backups run nightly [S1].")
 	w.Run(t, []string{"group:staff"}, routetest.User("What are the backup rules?"))
 	call := answeringCall(t, w)
@@ -71,7 +71,7 @@ func TestQuarantinedFragmentsReachTheModelOnlyAsNeutralizedQuotes(t *testing.T) 
 func TestInjectedLinksAreStrippedFromTheAnswerStream(t *testing.T) {
 	w := newInjectionWorld(t)
 	// Quarantined, comment.md's own link is no longer one the answer may show.
-	w.Runner.Search.FlaggedFragments = podconfig.FlaggedQuarantine
+	w.Engine.Search.FlaggedFragments = podconfig.FlaggedQuarantine
 	w.Models.Chat = func(req testenv.ChatRequest) testenv.ChatReply {
 		if len(req.Tools) > 0 {
 			return routetest.SearchThenAnswer(injectionQuery, "")(req)

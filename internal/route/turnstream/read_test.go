@@ -19,7 +19,7 @@ import (
 	"github.com/ragroute/ragroute/internal/route/turnstream"
 )
 
-// aTurn is one event of every payload type the Runner emits, as a turn's
+// aTurn is one event of every payload type a turn emits, as a turn's
 // log holds them; its IDs are the log's (1, 2, …).
 func aTurn() []turn.Event {
 	ratio := 0.75
@@ -84,7 +84,7 @@ func get(t *testing.T, url string, lastEventID int64) *http.Response {
 	return resp
 }
 
-// What the API streams reads back as the events the Runner emitted, each
+// What the API streams reads back as the events the turn emitted, each
 // payload as its own type, with the IDs a client resumes from; a client
 // that reconnects with Last-Event-ID reads the rest.
 func TestReadDecodesTheStreamTheAPIWrites(t *testing.T) {

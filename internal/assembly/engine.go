@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -19,9 +18,9 @@ const webSearchHTTPTimeout = 30 * time.Second
 // webSearchResults is how many results one web_search call brings.
 const webSearchResults = 5
 
-// NewRunner is the route's turn as its config sets it, searching with
+// NewEngine is the route's turn as its config sets it, searching with
 // searcher (NewSearcher's) over p.
-func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts) (*turn.Engine, error) {
+func NewEngine(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts) (*turn.Engine, error) {
 	tokens, err := tokenize.NewCL100K()
 	if err != nil {
 		return nil, fmt.Errorf("chat token counter: %w", err)
@@ -41,17 +40,15 @@ func NewRunner(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 		Agentic: turn.AgenticSettings{ToolProtocol: cfg.ToolProtocol},
 		Logger:  p.Logger,
 	}
-	// Never a typed nil in the interface: Runner checks for no model.
+	// Never a typed nil in the interface: the Engine checks for no model.
 	if runner.Chat == nil && cfg.Model.BaseURL != "" {
 		runner.Chat = Chat(cfg.Model, p.Secrets)
 	}
 	if a := cfg.Answer.Answerability; a.Check != "" && a.Check != podconfig.AnswerabilityOff {
 		runner.Answer.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
 	}
-	if p.Check != nil {
-		runner.Answer.Check = *p.Check
-	} else {
-		runner.Answer.Check = Checker(cfg, RouteEmbedder(cfg, p.Secrets).Lane(model.Finishing), nil, p.Index)
+	if runner.Answer.Check, err = sharedCheck(cfg, searcher, p); err != nil {
+		return nil, fmt.Errorf("grounding check: %w", err)
 	}
 	if ws := cfg.WebSearch; ws != nil {
 		runner.Search.WebSearch = &retrieval.WebSearch{BaseURL: ws.BaseURL, APIKey: p.Secrets.Get(ws.APIKeyEnv), MaxResults: webSearchResults,

@@ -5,22 +5,52 @@ import (
 	"fmt"
 )
 
-// EventType names each payload's event.
-func (Started) EventType() string             { return EventTurnStarted }
-func (ToolCall) EventType() string            { return EventToolCall }
-func (Research) EventType() string            { return EventResearch }
+// Each payload names its event.
+
+// EventType is turn.started.
+func (Started) EventType() string { return EventTurnStarted }
+
+// EventType is tool.call.
+func (ToolCall) EventType() string { return EventToolCall }
+
+// EventType is research.
+func (Research) EventType() string { return EventResearch }
+
+// EventType is answerability.
 func (AnswerabilityReport) EventType() string { return EventAnswerability }
-func (RetrievalReport) EventType() string     { return EventRetrieval }
-func (Delta) EventType() string               { return EventDelta }
-func (Citation) EventType() string            { return EventCitation }
-func (Grounding) EventType() string           { return EventGrounding }
-func (AnswerReplaced) EventType() string      { return EventAnswerReplaced }
-func (RoundStarted) EventType() string        { return EventRoundStarted }
-func (MemorySaved) EventType() string         { return EventMemorySaved }
-func (Finalized) EventType() string           { return EventFinalized }
-func (FinalizeForced) EventType() string      { return EventFinalizeForced }
-func (Completed) EventType() string           { return EventTurnCompleted }
-func (Failed) EventType() string              { return EventError }
+
+// EventType is retrieval.
+func (RetrievalReport) EventType() string { return EventRetrieval }
+
+// EventType is delta.
+func (Delta) EventType() string { return EventDelta }
+
+// EventType is citation.
+func (Citation) EventType() string { return EventCitation }
+
+// EventType is grounding.
+func (Grounding) EventType() string { return EventGrounding }
+
+// EventType is answer.replaced.
+func (AnswerReplaced) EventType() string { return EventAnswerReplaced }
+
+// EventType is round.started.
+func (RoundStarted) EventType() string { return EventRoundStarted }
+
+// EventType is memory.saved.
+func (MemorySaved) EventType() string { return EventMemorySaved }
+
+// EventType is finalized.
+func (Finalized) EventType() string { return EventFinalized }
+
+// EventType is finalize.forced.
+func (FinalizeForced) EventType() string { return EventFinalizeForced }
+
+// EventType is turn.completed.
+func (Completed) EventType() string { return EventTurnCompleted }
+
+// EventType is error.
+func (Failed) EventType() string { return EventError }
 
 // Unknown is the payload of an event type this build does not know (a
 // newer replica's, read back from a shared log or a stream): kept as it

@@ -96,7 +96,7 @@ bench: testbed ## Print every performance figure (docs/performance.md); BENCH_JS
 	@export RAGROUTE_MILVUS_LITE="$$(hack/milvus-lite.sh)"; { \
 	  go test ./internal/ingest ./internal/tokenize -run '^$$' -bench . -benchtime 5x && \
 	  go test ./internal/knowledge -run '^$$' -bench Search -benchtime 50x && \
-	  go test ./internal/route -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
+	  go test ./internal/route/turn -run '^$$' -bench 'RouteOverhead|CacheHit' -benchtime 500x && \
 	  go test ./internal/route/server -run '^$$' -bench 'ConcurrentStreams' -benchtime 2000x && \
 	  go test ./internal/route/server -run '^$$' -bench 'IdleStreams' -benchtime 1x && \
 	  go test ./internal/route/server -run '^$$' -bench 'SearchMCPBesideHTTP' -benchtime 300x && \

@@ -76,7 +76,6 @@ func mayBuild(dir string) bool {
 // builds whole.
 func TestNothingChangesAnAssembledRoute(t *testing.T) {
 	keep := func(rel string) bool { return !mayBuild(rel) }
-	stillPending := map[string]bool{}
 	eachTypedPackage(t, keep, func(pkg typedFiles) {
 		for _, file := range pkg.files {
 			ast.Inspect(file, func(n ast.Node) bool {
@@ -85,41 +84,13 @@ func TestNothingChangesAnAssembledRoute(t *testing.T) {
 					if owner == "" {
 						continue
 					}
-					where := pkg.fset.Position(w.target.Pos())
-					if rel := pkg.rel + "/" + filepath.Base(where.Filename); pendingWrites[rel] != "" {
-						stillPending[rel] = true
-						continue
-					}
 					t.Errorf("%s: %s %s changes %s of an assembled %s: express the variant as the route's config or an assembly.Parts input and build it with internal/assembly",
-						where, types.ExprString(w.target), w.how, field, owner)
+						pkg.fset.Position(w.target.Pos()), types.ExprString(w.target), w.how, field, owner)
 				}
 				return true
 			})
 		}
 	})
-	for rel := range pendingWrites {
-		if !stillPending[rel] {
-			t.Errorf("%s no longer changes an assembled route: remove it from pendingWrites", rel)
-		}
-	}
-}
-
-// pendingWrites are the files, by path from the module's root, that still
-// change an assembled route, and why they may for now. Remove an entry
-// once its file assembles what it needs.
-var pendingWrites = map[string]string{
-	// The query API's tests (internal/route/server, restructured apart
-	// from the assembly) set a routetest.World's chat model, mode or
-	// question embedder after assembly, or copy its Searcher and Engine
-	// to give a replica a Redis cache. routetest.Assemble with the
-	// config (cfg.Mode) and assembly.Parts (Chat, Embedder, Cache) builds
-	// each of them whole.
-	"internal/route/server/agentic_test.go":    "w.Engine.Mode",
-	"internal/route/server/errors_test.go":     "w.Engine.Chat, w.Searcher.Embedder",
-	"internal/route/server/openai_test.go":     "w.Engine.Chat",
-	"internal/route/server/redisfault_test.go": "a copy's Cache and Searcher",
-	"internal/route/server/replicas_test.go":   "a copy's Cache and Searcher",
-	"internal/route/server/soak_test.go":       "a copy's Cache and Searcher",
 }
 
 // write is an expression a statement changes, and how.

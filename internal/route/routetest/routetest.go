@@ -44,6 +44,30 @@ type World struct {
 	Models   *testenv.ModelServer
 	Searcher *retrieval.Searcher
 	Engine   *turn.Engine
+	// Config is the config the route was assembled from, its endpoints
+	// the world's model server.
+	Config podconfig.RouteConfig
+
+	// parts are the parts it was given (Replica gives them again).
+	parts assembly.Parts
+}
+
+// An Option changes the route a World assembles before the assembly
+// builds it: its config (the embedder's and chat model's endpoints are
+// then set to the world's model server) or the backends the assembly is
+// given (a chat model, an embedder, a cache; Index and Generation stay
+// the world's). A variant of the route is built whole this way, never by
+// writing a field of the assembled Searcher or Engine.
+type Option func(cfg *podconfig.RouteConfig, parts *assembly.Parts)
+
+// WithConfig is an Option that changes the route's config.
+func WithConfig(change func(cfg *podconfig.RouteConfig)) Option {
+	return func(cfg *podconfig.RouteConfig, _ *assembly.Parts) { change(cfg) }
+}
+
+// WithParts is an Option that changes the parts the assembly is given.
+func WithParts(change func(parts *assembly.Parts)) Option {
+	return func(_ *podconfig.RouteConfig, parts *assembly.Parts) { change(parts) }
 }
 
 // Docs are the documents every route test searches.
@@ -62,10 +86,11 @@ func Prompt() turn.Prompt {
 }
 
 // NewWorld ingests Docs into a fresh collection of the shared Milvus Lite
-// and wires a route on it. It skips the test under -short.
-func NewWorld(t testing.TB) *World {
+// and wires a route on it: Config(8192), changed by opts. It skips the
+// test under -short.
+func NewWorld(t testing.TB, opts ...Option) *World {
 	t.Helper()
-	return NewWorldOver(t, Rows(t), Config(8192))
+	return NewWorldOver(t, Rows(t), Config(8192), opts...)
 }
 
 // Config is the test route's config with a window of contextTokens (1,024
@@ -91,9 +116,9 @@ func Config(contextTokens int) podconfig.RouteConfig {
 }
 
 // NewWorldOver ingests rows into a fresh collection of the shared Milvus
-// Lite and assembles the route cfg describes on it, its embedder and chat
-// model the world's scripted model server.
-func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig) *World {
+// Lite and assembles the route cfg, changed by opts, describes on it, its
+// embedder and chat model the world's scripted model server.
+func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig, opts ...Option) *World {
 	t.Helper()
 	ctx := context.Background()
 	client, err := knowledge.Connect(ctx, knowledge.Connection{URI: Milvus.Get(t).URI})
@@ -108,7 +133,25 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig)
 	if _, err := store.Ingest(ctx, knowledge.RowsOf(rows), embedder, cfg.Store.Embedding.Model, knowledge.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return Assemble(t, store, models, cfg, assembly.Parts{})
+	var parts assembly.Parts
+	for _, opt := range opts {
+		opt(&cfg, &parts)
+	}
+	return Assemble(t, store, models, cfg, parts)
+}
+
+// Replica assembles the route of w again over its store and model
+// server, from its config and the parts it was given, changed by opts:
+// another replica of the route, as a second pod runs it, with its own
+// embedder client and search slots, and its own in-memory exact cache
+// unless the parts bring one (a Redis cache the replicas share).
+func (w *World) Replica(t testing.TB, opts ...Option) *World {
+	t.Helper()
+	cfg, parts := w.Config, w.parts
+	for _, opt := range opts {
+		opt(&cfg, &parts)
+	}
+	return Assemble(t, w.Store, w.Models, cfg, parts)
 }
 
 // Assemble builds the route cfg describes over store, as serve would, its
@@ -118,13 +161,14 @@ func NewWorldOver(t testing.TB, rows []knowledge.Row, cfg podconfig.RouteConfig)
 func Assemble(t testing.TB, store *knowledge.Store, models *testenv.ModelServer, cfg podconfig.RouteConfig, parts assembly.Parts) *World {
 	t.Helper()
 	cfg.Store.Embedding.BaseURL, cfg.Model.BaseURL = models.BaseURL(), models.BaseURL()
+	given := parts
 	parts.Index, parts.Generation = store, assembly.FixedGeneration{Number: 1}
 	searcher := assembly.NewSearcher(cfg, parts)
 	runner, err := assembly.NewEngine(cfg, searcher, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &World{Store: store, Models: models, Searcher: searcher, Engine: runner}
+	return &World{Store: store, Models: models, Searcher: searcher, Engine: runner, Config: cfg, parts: given}
 }
 
 // Rows are Docs chunked as ingestion stores them, without vectors.

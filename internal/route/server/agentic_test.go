@@ -20,8 +20,7 @@ import (
 // what was saved; a fragment the user may not read reaches neither the
 // model nor the client.
 func TestAgenticTurnThroughTheFacade(t *testing.T) {
-	w := routetest.NewWorld(t)
-	w.Engine.Mode = podconfig.ModeAgentic
+	w := routetest.NewWorld(t, routetest.WithConfig(func(cfg *podconfig.RouteConfig) { cfg.Mode = podconfig.ModeAgentic }))
 	steps := []testenv.ScriptedToolCall{
 		{Name: "search", Arguments: `{"query":"sync waves"}`},
 		{Name: "search", Arguments: `{"query":"admin password secret"}`},

@@ -13,7 +13,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/route/turn"
 	"github.com/ragroute/ragroute/internal/testenv"
@@ -84,8 +86,9 @@ func completionError(t *testing.T, srv string) (code, streamedCode string, statu
 }
 
 func TestModelRefusingConnectionsIsModelUnavailable(t *testing.T) {
-	w := routetest.NewWorld(t)
-	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: testenv.RefusedURL(t), Model: "scripted"})
+	w := routetest.NewWorld(t, routetest.WithParts(func(p *assembly.Parts) {
+		p.Chat = model.NewChat(model.ChatConfig{BaseURL: testenv.RefusedURL(t), Model: "scripted"})
+	}))
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != turn.CodeModelUnavailable {
@@ -98,14 +101,15 @@ func TestModelRefusingConnectionsIsModelUnavailable(t *testing.T) {
 }
 
 func TestModelRateLimitIsRateLimited(t *testing.T) {
-	w := routetest.NewWorld(t)
 	limiting := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
 		rw.Header().Set("Content-Type", "application/json")
 		rw.WriteHeader(http.StatusTooManyRequests)
 		_, _ = io.WriteString(rw, `{"error":{"message":"rate limit reached for http://10.0.0.1","type":"requests"}}`)
 	}))
 	t.Cleanup(limiting.Close)
-	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: limiting.URL + "/v1", Model: "scripted"})
+	w := routetest.NewWorld(t, routetest.WithParts(func(p *assembly.Parts) {
+		p.Chat = model.NewChat(model.ChatConfig{BaseURL: limiting.URL + "/v1", Model: "scripted"})
+	}))
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != turn.CodeRateLimited {
@@ -117,9 +121,10 @@ func TestModelRateLimitIsRateLimited(t *testing.T) {
 }
 
 func TestEmbedderDownIsKnowledgeUnavailable(t *testing.T) {
-	w := routetest.NewWorld(t)
+	w := routetest.NewWorld(t, routetest.WithParts(func(p *assembly.Parts) {
+		p.Embedder = model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: testenv.RefusedURL(t), Model: "hash", Dimensions: routetest.Dim})
+	}))
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "never")
-	w.Searcher.Embedder = model.NewEmbeddings(model.EmbeddingsConfig{BaseURL: testenv.RefusedURL(t), Model: "hash", Dimensions: routetest.Dim})
 	srv := serve(t, w)
 
 	if got := turnError(t, srv.URL); got.Code != turn.CodeKnowledgeUnavailable {
@@ -137,10 +142,11 @@ func TestEmbedderDownIsKnowledgeUnavailable(t *testing.T) {
 // A model that stalls mid-stream ends the turn at its idle timeout with
 // model_timeout, not at the turn's time limit.
 func TestStalledModelIsModelTimeout(t *testing.T) {
-	w := routetest.NewWorld(t)
+	w := routetest.NewWorld(t, routetest.WithConfig(func(cfg *podconfig.RouteConfig) {
+		cfg.Model.IdleTimeout = podconfig.Duration(100 * time.Millisecond)
+	}))
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", "never")
 	w.Models.ChunkDelay = time.Minute // the first chunk comes, then nothing
-	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", IdleTimeout: 100 * time.Millisecond})
 	srv := serve(t, w)
 
 	start := time.Now()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragroute/ragroute/internal/model"
+	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/routetest"
 	"github.com/ragroute/ragroute/internal/testenv"
 )
@@ -95,9 +95,10 @@ func TestCompletionTakesContentPartsAndDropsDeveloperMessages(t *testing.T) {
 }
 
 func TestCompletionSamplingIsClampedToTheRoute(t *testing.T) {
-	w := routetest.NewWorld(t)
+	w := routetest.NewWorld(t, routetest.WithConfig(func(cfg *podconfig.RouteConfig) {
+		cfg.Model.MaxTokens, cfg.Model.Temperature = 300, 0.5
+	}))
 	w.Models.Chat = func(testenv.ChatRequest) testenv.ChatReply { return testenv.ChatReply{Content: "Hello."} }
-	w.Engine.Chat = model.NewChat(model.ChatConfig{BaseURL: w.Models.BaseURL(), Model: "scripted", MaxTokens: 300, Temperature: 0.5})
 	srv := serve(t, w)
 
 	for _, tc := range []struct {

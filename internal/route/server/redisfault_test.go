@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
@@ -40,17 +41,13 @@ func TestRedisKilledIsTurnLogUnavailableAndRecovers(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: rdb.Addr, DialTimeout: time.Second, ReadTimeout: time.Second})
 	t.Cleanup(func() { _ = client.Close() })
 
-	w := routetest.NewWorld(t)
+	sealer := sealtest.New(t)
+	w := routetest.NewWorld(t, routetest.WithParts(func(p *assembly.Parts) {
+		p.Cache = retrieval.NewRedisCache(client, sealer, "fault:", time.Minute)
+	}))
 	w.Models.Chat = routetest.SearchThenAnswer("sync waves", strings.Repeat("Lower waves go first and higher ones later. ", 40)+"[S1]")
 	w.Models.ChunkDelay = 10 * time.Millisecond
-	searcher := *w.Searcher
-	sealer := sealtest.New(t)
-	searcher.Cache = retrieval.NewRedisCache(client, sealer, "fault:", time.Minute)
-	runner := *w.Engine
-	runner.Searcher = &searcher
-	srv := serveWith(t, w, func(o *Options) {
-		o.Engine, o.Searcher, o.Log = &runner, &searcher, turnlog.NewRedis(client, sealer, "fault:", time.Minute)
-	})
+	srv := serveWith(t, w, func(o *Options) { o.Log = turnlog.NewRedis(client, sealer, "fault:", time.Minute) })
 
 	turnID := submit(t, srv, "ann", "How are sync waves ordered?")
 	resp := do(t, "GET", srv.URL+"/v1/turns/"+turnID+"/events", "ann", "")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
 	"github.com/ragroute/ragroute/internal/route/routetest"
@@ -19,8 +20,9 @@ import (
 	"github.com/ragroute/ragroute/internal/route/turnlog"
 )
 
-// replica is one route replica: its own Redis client and HTTP server over
-// the world's runner, sharing the turn log and cache through Redis.
+// replica is one route replica: its own Redis client, route (assembled
+// again over the world's store and model server, its exact cache in
+// Redis) and HTTP server, sharing the turn log and cache through Redis.
 type replica struct {
 	srv    *httptest.Server
 	client *redis.Client
@@ -34,11 +36,10 @@ func newReplica(t *testing.T, w *routetest.World, addr, prefix string) *replica 
 	sealer := sealtest.Shared(t, prefix)
 	log := turnlog.NewRedis(client, sealer, prefix, time.Minute)
 	log.Heartbeat = 100 * time.Millisecond
-	searcher := *w.Searcher
-	searcher.Cache = retrieval.NewRedisCache(client, sealer, prefix, time.Minute)
-	runner := *w.Engine
-	runner.Searcher = &searcher
-	opts := Options{Engine: &runner, Searcher: &searcher, Log: log, Limits: DefaultLimits(),
+	route := w.Replica(t, routetest.WithParts(func(p *assembly.Parts) {
+		p.Cache = retrieval.NewRedisCache(client, sealer, prefix, time.Minute)
+	}))
+	opts := Options{Engine: route.Engine, Searcher: route.Searcher, Log: log, Limits: DefaultLimits(),
 		Auth: identity.ProxyHeaders{UserHeader: "X-User", GroupsHeader: "X-Groups"}, Ready: func(context.Context) error { return nil }}
 	opts.Limits.KeepAlive = 200 * time.Millisecond
 	srv := httptest.NewServer(New(ctx, opts).Handler())

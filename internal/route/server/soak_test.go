@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ragroute/ragroute/internal/assembly"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/route/identity"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -61,11 +62,10 @@ func BenchmarkSoakTurnsRedis(b *testing.B) {
 	client := redis.NewClient(&redis.Options{Addr: routetest.Redis.Get(b).Addr})
 	defer client.Close()
 	prefix := "soak:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
-	searcher := *w.Searcher
-	searcher.Cache = retrieval.NewRedisCache(client, sealtest.New(b), prefix, time.Minute)
-	runner := *w.Engine
-	runner.Searcher = &searcher
-	opts := Options{Engine: &runner, Searcher: &searcher, Log: turnlog.NewRedis(client, sealtest.New(b), prefix, time.Second)}
+	route := w.Replica(b, routetest.WithParts(func(p *assembly.Parts) {
+		p.Cache = retrieval.NewRedisCache(client, sealtest.New(b), prefix, time.Minute)
+	}))
+	opts := Options{Engine: route.Engine, Searcher: route.Searcher, Log: turnlog.NewRedis(client, sealtest.New(b), prefix, time.Second)}
 	soak(b, w, opts, func() {})
 }
 

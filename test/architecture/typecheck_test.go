@@ -36,8 +36,6 @@ type listedPackage struct {
 // typedFiles are one package's files as the compiler checks them: a
 // package with its in-package tests, or an external test package.
 type typedFiles struct {
-	// rel is the package's folder, relative to the module's root.
-	rel   string
 	fset  *token.FileSet
 	files []*ast.File
 	info  *types.Info
@@ -84,7 +82,6 @@ func eachTypedPackage(t *testing.T, keep func(rel string) bool, visit func(pkg t
 			if err != nil {
 				t.Fatalf("type-check %s: %v", u.variant, err)
 			}
-			pkg.rel = filepath.ToSlash(rel)
 			visit(pkg)
 		}
 	}

@@ -116,13 +116,12 @@ func (d *demo) callAt(ctx context.Context, base string, q question, method, path
 }
 
 // printEvents prints a turn's SSE stream: what was searched and found, the
-// answer as it streams, then the sources it cited; it returns the answer.
+// answer as it streams, then the sources it cited, as the turn's own fold
+// (turn.Outcome) reads them; it returns the answer.
 func printEvents(out io.Writer, body io.Reader) (string, error) {
-	var written strings.Builder
-	var sources []turn.RetrievalSource
-	var grounding []answer.Grounding
-	cited := map[string]bool{}
+	var outcome turn.Outcome
 	err := turnstream.Read(body, func(e turn.Event) error {
+		outcome.Add(e)
 		switch data := e.Data.(type) {
 		case turn.RetrievalReport:
 			if data.Round > 0 { // an agentic round's search
@@ -130,9 +129,6 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 				break
 			}
 			fmt.Fprintf(out, "    searched %q (intent %s): %d fragments may be used\n    answer: ", data.Query, data.Intent, len(data.Sources))
-			sources = append(sources, data.Sources...)
-		case turn.Grounding:
-			grounding = append(grounding, answer.Grounding(data))
 		case turn.AnswerReplaced:
 			fmt.Fprintf(out, "(the model's answer is replaced by quotes from the fragments: %s, grounded ratio %.2f)\n            ", data.Reason, data.GroundedRatio)
 		case turn.MemorySaved:
@@ -154,20 +150,26 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 		case turn.Research:
 			fmt.Fprintf(out, "    nothing found; searched once more as %q: %d fragments\n", data.Rephrase, data.Found)
 		case turn.Delta:
-			written.WriteString(data.Text)
 			fmt.Fprint(out, strings.ReplaceAll(data.Text, "\n", "\n            "))
-		case turn.Citation:
-			cited[data.Marker] = true
 		case turn.Completed:
 			fmt.Fprintln(out)
-			printGrounding(out, grounding, data)
-			printSources(out, sources, cited, data)
+			printGrounding(out, outcome.Groundings, data)
+			printSources(out, outcome.Sources(), citedMarkers(outcome.Citations), data)
 		case turn.Failed:
 			return fmt.Errorf("the turn failed: %s: %s", data.Code, data.Message)
 		}
 		return nil
 	})
-	return written.String(), err
+	return outcome.Answer(), err
+}
+
+// citedMarkers are the markers the answer cited.
+func citedMarkers(citations []turn.Citation) map[string]bool {
+	cited := map[string]bool{}
+	for _, c := range citations {
+		cited[c.Marker] = true
+	}
+	return cited
 }
 
 // printGrounding prints each checked sentence of the model's answer with

@@ -107,3 +107,32 @@ func takesEvents(arg ast.Expr, turnName string) bool {
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && pkg.Name == turnName && sel.Sel.Name == "Event"
 }
+
+// oneWayIn are the calls of the turn's dependencies and the one file of
+// the turn that makes each: the chat model's stream (callModel) and the
+// searches (search). Every step and both modes go through them, so each
+// call is traced, timed and counted the same way.
+var oneWayIn = map[string]string{"Stream": "modelcall.go", "Search": "tools.go"}
+
+// The modes and every step call the model and search only through the
+// turn's one callModel and one search.
+func TestTheTurnCallsTheModelAndSearchesOneWay(t *testing.T) {
+	keep := func(rel string) bool { return !strings.HasSuffix(rel, "_test.go") && !strings.Contains(rel, "/") }
+	eachGoFile(t, filepath.Join("..", "..", "internal/route/turn"), nil, keep, func(fset *token.FileSet, file *ast.File) {
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pos := fset.Position(call.Pos())
+			if home, ok := oneWayIn[sel.Sel.Name]; ok && filepath.Base(pos.Filename) != home {
+				t.Errorf("%s: .%s called outside %s: go through the turn's step there", pos, sel.Sel.Name, home)
+			}
+			return true
+		})
+	})
+}

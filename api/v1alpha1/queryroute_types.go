@@ -175,6 +175,18 @@ type AnswerSettings struct {
 	// call. See docs/route.md, "Honest not found".
 	// +optional
 	Answerability *AnswerabilitySettings `json:"answerability,omitempty"`
+
+	// WhenModelRefuses is what the route does when the answerability check
+	// (any rule set) let the question through and the model still answers
+	// with the not-found wording: accept (default) lets it stand; quote
+	// answers with cited quotes of the packed fragments instead (no model
+	// call; the not-found wording is held until the reply shows it is
+	// not one); askAgain asks the model once more, saying the fragments
+	// hold the answer (one more answer call). See docs/route.md, "Honest
+	// not found".
+	// +optional
+	// +kubebuilder:default=accept
+	WhenModelRefuses ModelRefusal `json:"whenModelRefuses,omitempty"`
 }
 
 // AnswerabilityCheck is how the route decides, before the answer, whether
@@ -226,7 +238,58 @@ type AnswerabilitySettings struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	MinProbability *float64 `json:"minProbability,omitempty"`
+
+	// Names is require or ignore (default): with require, a question that
+	// uses a name (a tool, a resource kind, an identifier: `Velero`,
+	// `AnalysisTemplate`, `argocd-repo-server`; in a Russian question any
+	// word in Latin letters) that no packed fragment holds in any form is
+	// not found, whatever the check says. Nothing to fit: users reword
+	// what they ask, not the name of what they ask about. Free (no call);
+	// applies to extractive answers too.
+	// +optional
+	// +kubebuilder:validation:Enum=require;ignore
+	Names string `json:"names,omitempty"`
+
+	// MinRelevance, with a cross-encoder (rerank.mode crossEncoder), is
+	// not found when the best packed fragment's relevance is below it;
+	// 0 or unset reads none. Free: the search read it.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinRelevance *float64 `json:"minRelevance,omitempty"`
+
+	// CalibratedBy says what set the thresholds (for example the
+	// RouteEvaluation whose status.answerability recommended them, and
+	// when); each answerability event carries it, so a refusal can be
+	// traced to its calibration.
+	// +optional
+	// +kubebuilder:validation:MaxLength=200
+	CalibratedBy string `json:"calibratedBy,omitempty"`
 }
+
+// Answerability names rules.
+const (
+	AnswerabilityNamesRequire = "require"
+	AnswerabilityNamesIgnore  = "ignore"
+)
+
+// ModelRefusal is what the route does when the answerability check let a
+// question through and the model still answers with the not-found
+// wording.
+// +kubebuilder:validation:Enum=accept;quote;askAgain
+type ModelRefusal string
+
+// Model refusal overrides.
+const (
+	// RefusalAccept: the model's not-found stands.
+	RefusalAccept ModelRefusal = "accept"
+	// RefusalQuote: the route answers with the extractive answer (cited
+	// quotes of the packed fragments) in its place.
+	RefusalQuote ModelRefusal = "quote"
+	// RefusalAskAgain: the model is asked once more, told that the
+	// fragments hold the answer; a second refusal stands.
+	RefusalAskAgain ModelRefusal = "askAgain"
+)
 
 // GroundingPolicy is what the route does with answer sentences the packed
 // fragments do not support.

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"time"
@@ -34,7 +35,7 @@ func NewEngine(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 		Search: turn.SearchSettings{Policy: cfg.Model.SearchPolicy, MaxToolCallsPerRound: int(cfg.Model.MaxToolCallsPerRound),
 			Research: cfg.Retrieval.Research, ResearchBelow: cfg.Retrieval.ResearchBelow, FlaggedFragments: cfg.Retrieval.FlaggedFragments},
 		Window: turn.Window{ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens), Tokens: tokens},
-		Answer: turn.AnswerSettings{Mode: cfg.Answer.Mode, MaxTokens: int(cfg.Model.MaxTokens),
+		Answer: turn.AnswerSettings{Mode: cfg.Answer.Mode, MaxTokens: int(cfg.Model.MaxTokens), WhenModelRefuses: cfg.Answer.WhenModelRefuses,
 			Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
 				FallbackBelow: cfg.Answer.Grounding.FallbackBelow}},
 		Agentic: turn.AgenticSettings{ToolProtocol: cfg.ToolProtocol},
@@ -44,8 +45,9 @@ func NewEngine(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 	if runner.Chat == nil && cfg.Model.BaseURL != "" {
 		runner.Chat = Chat(cfg.Model, p.Secrets)
 	}
-	if a := cfg.Answer.Answerability; a.Check != "" && a.Check != podconfig.AnswerabilityOff {
-		runner.Answer.Answerability = &turn.Answerability{Check: a.Check, MinCoverage: a.MinCoverage, MinProbability: a.MinProbability}
+	if a := cfg.Answer.Answerability; a.Applies() {
+		runner.Answer.Answerability = &turn.Answerability{Check: cmp.Or(a.Check, podconfig.AnswerabilityOff), MinCoverage: a.MinCoverage,
+			MinProbability: a.MinProbability, RequireNames: a.RequireNames, MinRelevance: a.MinRelevance, CalibratedBy: a.CalibratedBy}
 	}
 	if runner.Answer.Check, err = sharedCheck(cfg, searcher, p); err != nil {
 		return nil, fmt.Errorf("grounding check: %w", err)

@@ -29,6 +29,9 @@ func fullInputs() routeInputs {
 	route.Spec.Retrieval = &v1alpha1.RetrievalSettings{SimilarityFloorSigmas: ptr.To(3.0), StrictFloor: ptr.To(0.5), MaxFragments: 4}
 	route.Spec.Rerank = &v1alpha1.RerankSettings{Mode: v1alpha1.RerankCrossEncoder, CrossEncoder: &v1alpha1.CrossEncoder{
 		BaseURL: "http://rerank.models.svc/v1", Model: "bge-reranker-v2-m3"}}
+	route.Spec.Answer = &v1alpha1.AnswerSettings{WhenModelRefuses: v1alpha1.RefusalQuote, Answerability: &v1alpha1.AnswerabilitySettings{
+		Check: v1alpha1.AnswerabilityCoverage, MinCoverage: ptr.To(0.45), Names: v1alpha1.AnswerabilityNamesRequire, MinRelevance: ptr.To(0.02),
+		CalibratedBy: "RouteEvaluation support-dev, 6 December 2026"}}
 	route.Spec.Cache = &v1alpha1.CacheSettings{Backend: v1alpha1.BackendRedis, TTL: &metav1.Duration{Duration: 90e9}}
 	route.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
 	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379", Username: "support-route",

@@ -131,6 +131,7 @@ func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
 		return out
 	}
 	out.Mode = cmp.Or(podconfig.AnswerMode(a.Mode), out.Mode)
+	out.WhenModelRefuses = podconfig.ModelRefusal(a.WhenModelRefuses)
 	if g := a.Grounding; g != nil {
 		out.Grounding.Policy = cmp.Or(podconfig.GroundingPolicy(g.Policy), out.Grounding.Policy)
 		out.Grounding.SupportThreshold = orDefault(g.SupportThreshold, out.Grounding.SupportThreshold)
@@ -140,6 +141,9 @@ func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
 		out.Answerability.Check = cmp.Or(podconfig.AnswerabilityCheck(c.Check), out.Answerability.Check)
 		out.Answerability.MinCoverage = orDefault(c.MinCoverage, out.Answerability.MinCoverage)
 		out.Answerability.MinProbability = orDefault(c.MinProbability, out.Answerability.MinProbability)
+		out.Answerability.RequireNames = c.Names == v1alpha1.AnswerabilityNamesRequire
+		out.Answerability.MinRelevance = orDefault(c.MinRelevance, 0)
+		out.Answerability.CalibratedBy = c.CalibratedBy
 	}
 	return out
 }

@@ -41,9 +41,13 @@ type TurnOutcome struct {
 	// Completed is turn.completed's payload; nil when the turn failed.
 	Completed  *turn.Completed
 	Groundings []answer.Grounding
-	// Answerability is the check's verdict before the answer; nil when the
-	// route did not ask.
+	// Answerability is the check's verdict before the answer (after a
+	// re-search, the re-search's); nil when the route did not ask.
 	Answerability *turn.AnswerabilityReport
+	// Refusals are the model's answers with the not-found wording;
+	// Researched: the turn searched once more in other words.
+	Refusals   []turn.ModelRefused
+	Researched bool
 	Err           string
 	// Units are what each packed fragment holds, by marker (filled from
 	// the fragments the searches returned), and Allowed the texts whose
@@ -89,10 +93,29 @@ func Digest(q Question, mode string, events []TimedEvent, total time.Duration) T
 		}
 	}
 	o.Shown, o.Groundings, o.Answerability, o.Completed = folded.Answer(), folded.Groundings, folded.Answerability, folded.Completed
+	o.Refusals, o.Researched = folded.Refusals, len(folded.Research) > 0
 	if f := folded.Failed; f != nil {
 		o.Err = f.Code + ": " + f.Message
 	}
 	return o
+}
+
+// GoldPacked says whether a packed fragment holds the question's gold
+// section, judged as CitedHits judges a cited one.
+func GoldPacked(o TurnOutcome, gold Gold) bool {
+	for m, s := range o.Sources {
+		u, ok := o.Units[m]
+		if !ok {
+			u = Unit{HeadingPath: s.HeadingPath}
+		}
+		if o.Cut[m] {
+			u.Text = ""
+		}
+		if gold.Hit(u, o.Question) {
+			return true
+		}
+	}
+	return false
 }
 
 // CitedHits counts the turn's cited markers and those whose fragment

@@ -62,6 +62,19 @@ const (
 	AnswerabilityModel AnswerabilityCheck = "model"
 )
 
+// ModelRefusal is what a route does when its answerability check let the
+// question through and the model answers with the not-found wording.
+type ModelRefusal string
+
+const (
+	// RefusalAccept lets the model's not-found stand.
+	RefusalAccept ModelRefusal = "accept"
+	// RefusalQuote answers with the extractive answer instead.
+	RefusalQuote ModelRefusal = "quote"
+	// RefusalAskAgain asks the model once more.
+	RefusalAskAgain ModelRefusal = "askAgain"
+)
+
 // AnswerMode says who writes the answer.
 type AnswerMode string
 

@@ -73,6 +73,8 @@ type Answer struct {
 	Mode          AnswerMode    `json:"mode"`
 	Grounding     Grounding     `json:"grounding"`
 	Answerability Answerability `json:"answerability"`
+	// WhenModelRefuses is accept, quote or askAgain (empty: accept).
+	WhenModelRefuses ModelRefusal `json:"whenModelRefuses,omitempty"`
 }
 
 // Answerability is the check before the answer: the question's coverage
@@ -82,6 +84,18 @@ type Answerability struct {
 	Check          AnswerabilityCheck `json:"check"`
 	MinCoverage    float64            `json:"minCoverage"`
 	MinProbability float64            `json:"minProbability"`
+	// RequireNames refuses a question whose names no packed fragment
+	// holds; MinRelevance (0: none) one whose best packed fragment's
+	// cross-encoder relevance is below it.
+	RequireNames bool    `json:"requireNames,omitempty"`
+	MinRelevance float64 `json:"minRelevance,omitempty"`
+	// CalibratedBy names what set the thresholds, for the reports.
+	CalibratedBy string `json:"calibratedBy,omitempty"`
+}
+
+// Applies says whether any rule of the check runs.
+func (a Answerability) Applies() bool {
+	return a.Check != "" && a.Check != AnswerabilityOff || a.RequireNames || a.MinRelevance > 0
 }
 
 // Grounding is the answer's grounding check: its policy (annotate, strip
@@ -100,6 +114,9 @@ func (a Answerability) validate(hasModel bool) []error {
 	}
 	if a.MinCoverage < 0 || a.MinCoverage > 1 {
 		errs = append(errs, fmt.Errorf("answer.answerability.minCoverage %v is outside 0-1", a.MinCoverage))
+	}
+	if a.MinRelevance < 0 || a.MinRelevance > 1 {
+		errs = append(errs, fmt.Errorf("answer.answerability.minRelevance %v is outside 0-1", a.MinRelevance))
 	}
 	if a.Check == AnswerabilityModel && !hasModel {
 		errs = append(errs, errors.New("answer.answerability.check model needs a chat model (model.baseURL)"))
@@ -450,6 +467,7 @@ func (c RouteConfig) validateEnums() []error {
 	add(oneOf("answer.mode", c.Answer.Mode, "", AnswerGenerative, AnswerExtractive))
 	add(oneOf("answer.grounding.policy", c.Answer.Grounding.Policy, "", GroundingAnnotate, GroundingStrip, GroundingFallback))
 	add(oneOf("answer.answerability.check", c.Answer.Answerability.Check, "", AnswerabilityOff, AnswerabilityCoverage, AnswerabilityModel))
+	add(oneOf("answer.whenModelRefuses", c.Answer.WhenModelRefuses, "", RefusalAccept, RefusalQuote, RefusalAskAgain))
 	return errs
 }
 

@@ -28,6 +28,10 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 			"answer.answerability.minCoverage 1.5 is outside 0-1"},
 		"answerability probability below 0": {func(c *RouteConfig) { c.Answer.Answerability.MinProbability = -0.1 },
 			"answer.answerability.minProbability -0.1 is outside 0-1"},
+		"answerability relevance over 1": {func(c *RouteConfig) { c.Answer.Answerability.MinRelevance = 2 },
+			"answer.answerability.minRelevance 2 is outside 0-1"},
+		"model refusal": {func(c *RouteConfig) { c.Answer.WhenModelRefuses = "retry" },
+			`answer.whenModelRefuses "retry": want accept, quote or askAgain`},
 		"model answerability without a model": {func(c *RouteConfig) {
 			c.Answer.Answerability.Check, c.Model.BaseURL = AnswerabilityModel, ""
 		}, "answer.answerability.check model needs a chat model (model.baseURL)"},

@@ -91,6 +91,9 @@ type AnswersReport struct {
 	// Answerability is the answerability check's curve, when its turns
 	// asked.
 	Answerability *AnswerabilityCurve `json:"answerability,omitempty"`
+	// AnswerabilityRules are the check's rules replayed over the same
+	// mode's turns (answers_rules.go).
+	AnswerabilityRules []RuleFigures `json:"answerability_rules,omitempty"`
 	// Turns are the turns one by one, for reading the answers.
 	Turns   []TurnSummary `json:"turns"`
 	Seconds float64       `json:"seconds"`
@@ -111,8 +114,21 @@ type TurnSummary struct {
 	// Sentences are the route's grounding events: each checked sentence,
 	// its score and support.
 	Sentences []answer.Grounding `json:"sentences,omitempty"`
-	// Answerable is the answerability check's score, when it ran.
-	Answerable *float64 `json:"answerability,omitempty"`
+	// Answerable is the answerability check's score, when it ran, and
+	// Check its whole report: every signal it read (coverage and the
+	// words missing, the names missing, the best packed fragment's
+	// relevance) and which rules refused.
+	Answerable *float64                  `json:"answerability,omitempty"`
+	Check      *turn.AnswerabilityReport `json:"answerability_check,omitempty"`
+	// PackedRelevance is each packed fragment's score (the cross-encoder's
+	// relevance when the route reranks with one), in marker order.
+	PackedRelevance []float64 `json:"packed_relevance,omitempty"`
+	// GoldPacked: an answerable question's gold section was packed (nil
+	// for an unanswerable one); ModelNotFound: the model answered with the
+	// not-found wording; Researched: the turn searched once more.
+	GoldPacked    *bool `json:"gold_packed,omitempty"`
+	ModelNotFound bool  `json:"model_not_found"`
+	Researched    bool  `json:"researched,omitempty"`
 	// Fragments are the packed fragments by marker, as the model read
 	// them (labeling the answer's sentences needs them).
 	Fragments   map[string]eval.Unit `json:"fragments,omitempty"`
@@ -176,6 +192,7 @@ func RunAnswers(ctx context.Context, opts AnswersOptions) (AnswersReport, error)
 	}
 	for _, mode := range opts.Modes {
 		if report.Answerability = answerabilityCurve(mode, outcomes[mode], r.questions); report.Answerability != nil {
+			report.AnswerabilityRules = answerabilityRuleFigures(outcomes[mode], r.questions)
 			break
 		}
 	}
@@ -289,8 +306,18 @@ func summarize(o eval.TurnOutcome, gold eval.Gold) TurnSummary {
 		s.GroundedRatio = o.Checked
 	}
 	if a := o.Answerability; a != nil {
-		s.Answerable = &a.Score
+		s.Answerable, s.Check = &a.Score, a
 	}
+	for i := 1; i <= len(o.Sources); i++ {
+		if src, ok := o.Sources[fmt.Sprintf("S%d", i)]; ok {
+			s.PackedRelevance = append(s.PackedRelevance, src.Score)
+		}
+	}
+	if o.Question.Answerable() {
+		packed := eval.GoldPacked(o, gold)
+		s.GoldPacked = &packed
+	}
+	s.ModelNotFound, s.Researched = len(o.Refusals) > 0, o.Researched
 	_, hits := eval.CitedHits(o, gold)
 	s.GoldCited = hits > 0
 	return s

@@ -21,6 +21,7 @@ func AnswersTable(r AnswersReport) string {
 	}
 	if r.Answerability != nil {
 		b.WriteString(answerabilityText(*r.Answerability))
+		b.WriteString(answerabilityRulesText(r.Answerability.Mode, r.AnswerabilityRules))
 	}
 	if r.Curve != nil {
 		b.WriteString(curveText(*r.Curve))

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/ragroute/ragroute/internal/knowledge"
 )
@@ -106,12 +105,7 @@ func confidenceOf(query string, hits []knowledge.Hit) Confidence {
 		c.Agreement = float64(both) / float64(dense)
 	}
 	c.Standout = standout(hits)
-	text := corpus.String()
-	for _, term := range distinctiveTerms(query) {
-		if !strings.Contains(text, stem(term)) {
-			c.Missing = append(c.Missing, term)
-		}
-	}
+	c.Missing = MissingNames(query, corpus.String())
 	return c
 }
 
@@ -132,84 +126,4 @@ func standout(hits []knowledge.Hit) float64 {
 		sum += s
 	}
 	return similarities[0] - sum/float64(len(neighbors))
-}
-
-// distinctiveTerms are the query's words that name something rather than
-// say something: a word capitalised inside a sentence (`Velero`), in
-// mixed case (`AnalysisTemplate`, `restartPolicy`), or holding a digit,
-// `-`, `_`, `.` or `/` (`argocd-repo-server`, `ghcr.io`). Users reword
-// what they ask about in plain words the documents never use; they do not
-// rename the tool or resource kind they ask about. Lower-cased, without
-// common words.
-func distinctiveTerms(query string) []string {
-	var out []string
-	seen := map[string]bool{}
-	sentenceStart := true
-	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune("\"'`()[]{},;:?!*", r)
-	}) {
-		word := strings.Trim(w, "-_./")
-		first := sentenceStart
-		sentenceStart = strings.HasSuffix(w, ".") || strings.HasSuffix(w, "?") || strings.HasSuffix(w, "!")
-		word = strings.TrimSuffix(strings.TrimSuffix(word, "'s"), "’s")
-		lower := strings.ToLower(word)
-		if len(word) < 3 || commonWords[lower] || seen[lower] || !namesSomething(word, first) {
-			continue
-		}
-		seen[lower] = true
-		out = append(out, lower)
-	}
-	return out
-}
-
-// namesSomething reports whether a word looks like a name or identifier.
-// A number ("200 apps", "90 seconds") and a pair of plain words
-// ("health/sync", "enable/disable") are prose: the documents say them in
-// other words or not at all, so they are not missing the way a name is.
-func namesSomething(word string, sentenceStart bool) bool {
-	if isNumber(word) || isWordPair(word) {
-		return false
-	}
-	upper, inner := 0, false
-	for i, r := range word {
-		switch {
-		case unicode.IsUpper(r):
-			upper++
-			if i > 0 {
-				inner = true
-			}
-		case unicode.IsDigit(r), strings.ContainsRune("-_./", r):
-			return true
-		}
-	}
-	return inner || (upper == 1 && !sentenceStart)
-}
-
-func isNumber(word string) bool {
-	return strings.Trim(word, "0123456789.,") == ""
-}
-
-func isWordPair(word string) bool {
-	parts := strings.Split(word, "/")
-	if len(parts) < 2 {
-		return false
-	}
-	for _, part := range parts {
-		if part == "" || strings.TrimFunc(part, func(r rune) bool { return r >= 'a' && r <= 'z' }) != "" {
-			return false
-		}
-	}
-	return true
-}
-
-// stem cuts common English endings, so `backs` finds `backup` and
-// `configured` finds `configure`: a term is missing only when no form of
-// it occurs.
-func stem(term string) string {
-	for _, suffix := range []string{"ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s"} {
-		if len(term)-len(suffix) >= 4 && strings.HasSuffix(term, suffix) {
-			return term[:len(term)-len(suffix)]
-		}
-	}
-	return term
 }

@@ -24,9 +24,13 @@ func TestDistinctiveTermsAreNamesNotWords(t *testing.T) {
 		{"Every commit regenerates all 200 apps within 1.5 minutes.", nil},
 		{"Where is the health/sync badge, and can I enable/disable it?", nil},
 		{"Does apps/v1 work with v2.0 and argoproj/argo-cd?", []string{"apps/v1", "v2.0", "argoproj/argo-cd"}},
+		// In a Cyrillic question a Latin word names a tool or a kind; a
+		// Russian word hyphenated to one inflects, so it is prose.
+		{"Умеет ли kube-proxy балансировать HTTP-запросы по URL?", []string{"kube-proxy", "url"}},
+		{"Под висит в ImagePullBackOff. Что это значит?", []string{"imagepullbackoff"}},
 	}
 	for _, tc := range cases {
-		if got := distinctiveTerms(tc.query); !slices.Equal(got, tc.want) {
+		if got := DistinctiveTerms(tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.query, got, tc.want)
 		}
 	}

@@ -129,3 +129,10 @@ func (c *CrossEncoder) Rerank(ctx context.Context, query string, fragments []Fra
 	}
 	return reranked, nil
 }
+
+// ScoresRelevance says whether the searcher's fragments are scored by a
+// reranker's relevance (Fragment.Score) rather than their similarity.
+func (s *Searcher) ScoresRelevance() bool {
+	_, keep := s.Reranker.(KeepOrder)
+	return s.Reranker != nil && !keep
+}

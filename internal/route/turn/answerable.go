@@ -16,31 +16,51 @@ import (
 )
 
 // The answerability check: after packing and before the answer, does
-// what was packed answer the question? Below the route's threshold the
-// turn says the platform's not-found wording and no answer is written.
-// A small model told "say not found when the fragments do not answer"
-// writes plausible steps from the neighboring section the search found
-// instead; the check decides in code (docs/route.md, "Honest not found").
+// what was packed answer the question? When a rule refuses, the turn
+// first searches once more (research.go), then says the platform's
+// not-found wording and no answer is written. A small model told "say not
+// found when the fragments do not answer" writes plausible steps from the
+// neighbouring section the search found instead; the check decides in
+// code (docs/route.md, "Honest not found").
 //
+//   - names: a name the question uses (a tool, a resource kind, an
+//     identifier: retrieval.DistinctiveTerms) that no packed fragment
+//     holds. Users reword what they ask in plain words the documents never
+//     use; they do not rename what they ask about. Nothing to fit: it
+//     transfers across corpora. Free.
 //   - coverage: the share of the question's content words that one packed
 //     fragment holds (in any inflection), the best one. An on-topic
-//     question about something the documents never describe names it
-//     (Velero, a sparse checkout), and the closest section does not; one
-//     that joins two things the documents describe apart (draft pull
-//     requests, where the docs have pull requests and drafts of
+//     question that joins two things the documents describe apart (draft
+//     pull requests, where the docs have pull requests and drafts of
 //     something else) finds each in another fragment, never both in one,
-//     and an answer lives in one section. Free: no call.
+//     and an answer lives in one section. Free.
+//   - relevance: the cross-encoder's relevance of the best packed
+//     fragment (a route that reranks with one). Free: the search read it.
 //   - model: the chat model is asked, after the answering call's own
 //     messages, whether the fragments hold the answer, one token read as
 //     odds (a server with a prompt cache reads only the question). Only
 //     generative answers; it depends on the model (weak with a 1.5B).
 
-// Answerability is the check a route runs and its threshold.
+// Answerability is the check a route runs and its thresholds.
 type Answerability struct {
 	Check podconfig.AnswerabilityCheck
 	// MinCoverage is coverage's threshold, MinProbability model's.
 	MinCoverage, MinProbability float64
+	// RequireNames refuses a question whose names no packed fragment
+	// holds.
+	RequireNames bool
+	// MinRelevance refuses when the best packed fragment's cross-encoder
+	// relevance is below it; 0 reads none.
+	MinRelevance float64
+	// CalibratedBy names what set the thresholds, for the report.
+	CalibratedBy string
 }
+
+// Rules of the answerability check, as a report names those that refused.
+const (
+	refusedByNames     = "names"
+	refusedByRelevance = "relevance"
+)
 
 // answerabilityQuestion is asked after the fragments. Short: every token
 // of it is read before the first token of the answer.
@@ -50,32 +70,68 @@ const answerabilityQuestion = "Do the documentation fragments above contain the 
 // enough that "yes" and "no" are both among them whichever leads.
 const answerabilityCandidates = 10
 
-// answerable runs the route's check on what was packed, reporting it; a
-// route without one, and the model check on an extractive answer, pass.
-// The model is asked after the answer call's own messages.
-func (t *turn) answerable(ctx context.Context, ev evidence) (bool, error) {
-	a := t.engine.Answer.Answerability
-	if a == nil {
-		return true, nil
+// check runs the route's answerability rules on what ev packed and
+// reports them; nil when no rule applies (none set, nothing packed, or
+// only the model check on an extractive answer). The model is asked after
+// the answer call's own messages.
+func (t *turn) check(ctx context.Context, ev evidence) (*AnswerabilityReport, error) {
+	a, packed := t.engine.Answer.Answerability, ev.packing.Packed
+	if a == nil || len(packed) == 0 {
+		return nil, nil
 	}
-	report := AnswerabilityReport{Check: string(a.Check)}
+	question := t.in.Question()
+	r := AnswerabilityReport{Check: string(a.Check), CalibratedBy: a.CalibratedBy}
+	r.Coverage, r.Missing = QuestionCoverage(question, packed)
+	r.MissingNames = retrieval.MissingNames(question, packedText(packed))
+	if t.engine.Searcher.ScoresRelevance() {
+		best := 0.0
+		for _, f := range packed {
+			best = max(best, f.Score)
+		}
+		r.Relevance = &best
+	}
+	asksModel := a.Check == podconfig.AnswerabilityModel && t.engine.Answer.Mode != podconfig.AnswerExtractive
 	switch {
 	case a.Check == podconfig.AnswerabilityCoverage:
-		report.Score, report.Missing = QuestionCoverage(t.in.Question(), ev.packing.Packed)
-		report.Threshold = a.MinCoverage
-	case a.Check == podconfig.AnswerabilityModel && t.engine.Answer.Mode != podconfig.AnswerExtractive:
+		r.Score, r.Threshold = r.Coverage, a.MinCoverage
+	case asksModel:
 		p, err := t.answerableOdds(ctx, answerMessages(t.in.Messages, ev))
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		report.Score, report.Threshold = p, a.MinProbability
+		r.Score, r.Threshold = p, a.MinProbability
+	case !a.RequireNames && a.MinRelevance == 0:
+		return nil, nil
 	default:
-		return true, nil
+		r.Check = string(podconfig.AnswerabilityOff)
 	}
-	report.Answerable = report.Score >= report.Threshold
-	t.emit(report)
-	trace.SpanFromContext(ctx).SetAttributes(attribute.Float64("ragroute.answerability", report.Score))
-	return report.Answerable, nil
+	if r.Score < r.Threshold {
+		r.Refused = append(r.Refused, r.Check)
+	}
+	if a.RequireNames && len(r.MissingNames) > 0 {
+		r.Refused = append(r.Refused, refusedByNames)
+	}
+	if a.MinRelevance > 0 && r.Relevance != nil && *r.Relevance < a.MinRelevance {
+		r.Refused = append(r.Refused, refusedByRelevance)
+	}
+	r.Answerable = len(r.Refused) == 0
+	t.emit(r)
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Float64("ragroute.answerability", r.Score),
+		attribute.Bool("ragroute.answerable", r.Answerable))
+	return &r, nil
+}
+
+// packedText is what the names rule reads of the packed fragments, lower
+// case: their text, titles, heading paths and sources.
+func packedText(packed []retrieval.Fragment) string {
+	var b strings.Builder
+	for _, f := range packed {
+		for _, s := range append([]string{f.Text, f.Title, f.SourceURI}, f.HeadingPath...) {
+			b.WriteString(strings.ToLower(s))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // answerableOdds asks the model whether the answering call's messages
@@ -92,15 +148,16 @@ func (t *turn) answerableOdds(ctx context.Context, messages []model.Message) (fl
 }
 
 // yesProbability is P(yes) / (P(yes) + P(no)) over the first token's
-// candidates, any case and spacing of either word; 1 when neither is
+// candidates, any case and spacing of either word, in English or in
+// Russian (a model told to answer in Russian may say «да»); 1 when neither is
 // among them (the check cannot tell, so it does not refuse).
 func yesProbability(candidates []model.TokenLogprob) float64 {
 	var yes, no float64
 	for _, c := range candidates {
 		switch strings.ToLower(strings.TrimSpace(c.Token)) {
-		case "yes":
+		case "yes", "да":
 			yes += math.Exp(c.Logprob)
-		case "no":
+		case "no", "нет":
 			no += math.Exp(c.Logprob)
 		}
 	}

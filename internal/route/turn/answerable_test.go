@@ -211,3 +211,57 @@ func TestQuestionCoverageIsOneFragments(t *testing.T) {
 		t.Errorf("no fragment: coverage %v, missing %v; want 0 and every word", score, missing)
 	}
 }
+
+// names: a question that names what no packed fragment holds gets the
+// not-found wording without an answer call, in English and in Russian
+// (a Latin name in a Cyrillic question); one whose names are all packed
+// is answered. The report keeps every signal whichever rule decides.
+func TestAQuestionNamingWhatNothingPackedHoldsIsNotFound(t *testing.T) {
+	cases := []struct {
+		question string
+		missing  []string
+	}{
+		{"How do Velero backups order sync waves?", []string{"velero"}},
+		{"Как Sync Waves работают вместе с Velero?", []string{"velero"}},
+		{"How are Sync Waves ordered?", nil},
+		{"В каком порядке применяются Sync Waves?", nil},
+	}
+	for _, tc := range cases {
+		w := newFastWorld(t, searchesThenAnswers("sync waves", groundedSentence))
+		w.runner.Answer.Answerability = &turn.Answerability{Check: podconfig.AnswerabilityOff, RequireNames: true}
+		events := w.run(staff, routetest.User(tc.question))
+		reports := routetest.OfType(events, turn.EventAnswerability)
+		if len(reports) != 1 {
+			t.Fatalf("%q: answerability events %+v", tc.question, reports)
+		}
+		r := reports[0].Data.(turn.AnswerabilityReport)
+		if !slices.Equal(r.MissingNames, tc.missing) || r.Answerable != (tc.missing == nil) || r.Coverage == 0 {
+			t.Errorf("%q: report %+v", tc.question, r)
+		}
+		if tc.missing != nil && (!slices.Equal(r.Refused, []string{"names"}) || routetest.AnswerOf(events) != routetest.Prompt().NotFound) {
+			t.Errorf("%q: refused by %q, client read %q", tc.question, r.Refused, routetest.AnswerOf(events))
+		}
+		if tc.missing == nil && completed(t, events).NotFound {
+			t.Errorf("%q: not found", tc.question)
+		}
+	}
+}
+
+// The model's yes and no are read in Russian too.
+func TestTheModelCheckReadsRussianYesAndNo(t *testing.T) {
+	w := newFastWorld(t, func(c chatCall) model.Reply {
+		switch {
+		case len(c.Tools) > 0:
+			return searchCall("sync waves")
+		case c.Gen.TopLogprobs > 0:
+			return model.Reply{Content: "Нет", FirstToken: []model.TokenLogprob{{Token: "Нет", Logprob: math.Log(0.8)}, {Token: "Да", Logprob: math.Log(0.2)}}}
+		}
+		return model.Reply{Content: "never"}
+	})
+	withAnswerability(w, 0.5)
+	events := w.run(staff, routetest.User("Как упорядочены Sync Waves?"))
+	r := routetest.OfType(events, turn.EventAnswerability)[0].Data.(turn.AnswerabilityReport)
+	if math.Abs(r.Score-0.2) > 1e-9 || r.Answerable {
+		t.Errorf("report %+v: want P(да) 0.2, refused", r)
+	}
+}

@@ -16,6 +16,9 @@ func (ToolCall) EventType() string { return EventToolCall }
 // EventType is research.
 func (Research) EventType() string { return EventResearch }
 
+// EventType is model.refused.
+func (ModelRefused) EventType() string { return EventModelRefused }
+
 // EventType is answerability.
 func (AnswerabilityReport) EventType() string { return EventAnswerability }
 
@@ -80,6 +83,8 @@ func Decode(typ string, data []byte) (Payload, error) {
 		return decodeAs[Research](data)
 	case EventAnswerability:
 		return decodeAs[AnswerabilityReport](data)
+	case EventModelRefused:
+		return decodeAs[ModelRefused](data)
 	case EventRetrieval:
 		return decodeAs[RetrievalReport](data)
 	case EventDelta:

@@ -32,6 +32,10 @@ const (
 	// once more before the not-found answer.
 	EventResearch = "research"
 
+	// EventModelRefused: the model answered with the not-found wording;
+	// its Override says what the route did about it (whenModelRefuses).
+	EventModelRefused = "model.refused"
+
 	// The agentic harness's events (mode: agentic).
 	EventRoundStarted   = "round.started"
 	EventMemorySaved    = "memory.saved"
@@ -90,19 +94,44 @@ const (
 )
 
 // AnswerabilityReport is the payload of answerability: the check the
-// route ran on what was packed, its score and threshold, and the verdict.
+// route ran on what was packed, the signals it read, and the verdict.
 type AnswerabilityReport struct {
-	// Check is coverage or model.
+	// Check is coverage, model, or off when only the names or relevance
+	// rule decides.
 	Check string `json:"check"`
-	// Score is the share of the question's content words the
-	// best-covering packed fragment holds (coverage), or the model's P(yes), normalised over
-	// yes and no (model).
+	// Score is the check's own: coverage's, or the model's P(yes),
+	// normalised over yes and no (model); Threshold is the route's.
 	Score     float64 `json:"score"`
 	Threshold float64 `json:"threshold"`
-	// Missing are the question's content words the best-covering packed
-	// fragment lacks (coverage).
-	Missing    []string `json:"missing,omitempty"`
+	// Coverage is the share of the question's content words the
+	// best-covering packed fragment holds, read whatever the check;
+	// Missing are the words it lacks.
+	Coverage float64  `json:"coverage"`
+	Missing  []string `json:"missing,omitempty"`
+	// MissingNames are the names the question uses (a tool, a resource
+	// kind, an identifier) that no packed fragment holds in any form.
+	MissingNames []string `json:"missing_names,omitempty"`
+	// Relevance is the cross-encoder's relevance of the best packed
+	// fragment; nil when the route reranks with none.
+	Relevance *float64 `json:"relevance,omitempty"`
+	// Refused names the rules that refused: the check's (coverage or
+	// model), names, relevance. Empty when Answerable.
+	Refused    []string `json:"refused,omitempty"`
 	Answerable bool     `json:"answerable"`
+	// CalibratedBy is what set the threshold, as the route's
+	// answerability.calibratedBy says (a RouteEvaluation's recommendation,
+	// with its date); empty when nothing is named.
+	CalibratedBy string `json:"calibrated_by,omitempty"`
+}
+
+// ModelRefused is the payload of model.refused: the model answered with
+// the not-found wording. Override is accept when that stands (also when
+// the answerability check did not let the question through: there was
+// nothing to override), else quote or askAgain, what the route did
+// instead; Again marks the refusal of the answer asked again.
+type ModelRefused struct {
+	Override string `json:"override"`
+	Again    bool   `json:"again,omitempty"`
 }
 
 // Research is the payload of research: the queries that found nothing,

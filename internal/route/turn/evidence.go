@@ -19,7 +19,14 @@ type evidence struct {
 	calls   []model.ToolCall
 	results []retrieval.Retrieval
 	packing Packing
+	// verdict is the answerability check's on this packing, once it ran
+	// (nil: not yet, or no rule applies); a new packing has none.
+	verdict *AnswerabilityReport
 }
+
+// refused says whether the answerability check ran on this packing and
+// refused it.
+func (ev evidence) refused() bool { return ev.verdict != nil && !ev.verdict.Answerable }
 
 // pack lays the searches' fragments out for the answering call, at most
 // retrieval.maxFragments of them, under the route's flagged-fragment

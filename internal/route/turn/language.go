@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ragroute/ragroute/internal/language"
@@ -27,16 +28,15 @@ func (p Prompt) notFound() string {
 // wordings, in any language: a model may answer with another language's.
 func (p Prompt) isNotFound(reply string) bool {
 	reply = strings.TrimSpace(reply)
-	if reply == "" {
-		return false
-	}
-	if reply == strings.TrimSpace(p.NotFound) {
-		return true
-	}
+	return reply != "" && slices.Contains(p.wordings(), reply)
+}
+
+// wordings are the platform's not-found wordings, every language's,
+// trimmed.
+func (p Prompt) wordings() []string {
+	out := []string{strings.TrimSpace(p.NotFound)}
 	for _, w := range p.NotFoundByLanguage {
-		if reply == strings.TrimSpace(w) {
-			return true
-		}
+		out = append(out, strings.TrimSpace(w))
 	}
-	return false
+	return out
 }

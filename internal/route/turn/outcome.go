@@ -28,8 +28,11 @@ type Outcome struct {
 	// Rounds counts round.started events; Forced: the harness finalized.
 	Rounds int
 	Forced bool
-	// Answerability is the answerability check's report, if it ran.
+	// Answerability is the answerability check's last report, if it ran
+	// (after a re-search, the re-search's).
 	Answerability *AnswerabilityReport
+	// Refusals are the model's answers with the not-found wording.
+	Refusals []ModelRefused
 	// Groundings are the grounding check's verdicts, one per sentence.
 	Groundings []answer.Grounding
 	// Replaced: the model's answer was replaced by the extractive one.
@@ -68,6 +71,8 @@ func (o *Outcome) Add(ev Event) {
 		o.Harness = append(o.Harness, ev)
 	case AnswerabilityReport:
 		o.Answerability = &d
+	case ModelRefused:
+		o.Refusals = append(o.Refusals, d)
 	case Delta:
 		o.answer.WriteString(d.Text)
 	case Grounding:

@@ -9,8 +9,9 @@ import (
 	"github.com/ragroute/ragroute/internal/model"
 )
 
-// Bounded re-search: before a single-round turn answers "not found", the
-// model rephrases the question once (one short call, no tools) and the
+// Bounded re-search: before a single-round turn answers "not found" (it
+// found too little, or the answerability check refused what it packed),
+// the model rephrases the question once (one short call, no tools) and the
 // route searches that once more. A second miss is not found; there is
 // never a third search. A route without a model has nothing to rephrase
 // with, and a rephrase that repeats a query the round searched would
@@ -22,16 +23,19 @@ const researchTool = "research"
 const rephrasePrompt = "The documentation search for the user's question found nothing. Write one different search query for it: " +
 	"other words, synonyms, the likely name of the feature or setting. Reply with the query only."
 
+// mayReSearch says whether the round may search once more: the route
+// allows it, has a model to rephrase with, and the round searched the
+// documentation (only those searches are re-run).
+func (t *turn) mayReSearch(ev evidence) bool {
+	return t.engine.Search.Research && t.engine.Chat != nil && containsSearch(ev.calls)
+}
+
 // weak says whether what the round found calls for the one re-search:
 // nothing packed, or a best fragment whose cosine similarity to the
 // question is below ResearchBelow (a cosine in every rerank mode, as
-// documented: a cross-encoder's relevance is another scale). Only
-// searches of the documentation are re-run.
+// documented: a cross-encoder's relevance is another scale).
 func (t *turn) weak(ev evidence) bool {
 	s := t.engine.Search
-	if !s.Research || t.engine.Chat == nil || !containsSearch(ev.calls) {
-		return false
-	}
 	if len(ev.packing.Packed) == 0 {
 		return true
 	}
@@ -80,7 +84,7 @@ func (t *turn) reSearch(ctx context.Context, ev evidence) (evidence, error) {
 	ev.calls = append(ev.calls[:n:n], model.ToolCall{ID: "call_research", Name: searchToolName, Arguments: string(arguments)})
 	ev.results = append(ev.results[:n:n], res)
 
-	ev.packing = t.pack(ctx, ev, nil)
+	ev.packing, ev.verdict = t.pack(ctx, ev, nil), nil
 	t.emitRetrievals(ev.results[n:], ev.packing)
 	return ev, nil
 }

@@ -217,3 +217,32 @@ func TestResearchServedFromTheCacheIsTheTurnsCacheHit(t *testing.T) {
 		t.Error("turn.completed.cache_hit is false, though the re-search came from the cache")
 	}
 }
+
+// The seed's rule holds for the answerability check too: a packing the
+// check refuses is searched once more in other words before the turn
+// says not found, and what the re-search packs is checked again.
+func TestARefusedCheckSearchesOnceMoreBeforeNotFound(t *testing.T) {
+	coverage := &turn.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0.75}
+	w := newFastWorld(t, researchScript("waves healthy", "prune deletes resources git", "Pruning deletes them [S2]."))
+	w.runner.Search.Research, w.runner.Answer.Answerability = true, coverage
+	events := w.run(staff, routetest.User("Does pruning delete resources no longer in Git?"))
+
+	if got := w.index.searches(); len(got) != 2 || got[1] != "prune deletes resources git" {
+		t.Fatalf("searches %q: want the question's and the one rephrase", got)
+	}
+	reports := routetest.OfType(events, turn.EventAnswerability)
+	if len(reports) != 2 || reports[0].Data.(turn.AnswerabilityReport).Answerable || !reports[1].Data.(turn.AnswerabilityReport).Answerable {
+		t.Fatalf("answerability %+v: want the first packing refused, the re-search's let through", reports)
+	}
+	if completed(t, events).NotFound || routetest.AnswerOf(events) != "Pruning deletes them [S2]." {
+		t.Errorf("answer %q", routetest.AnswerOf(events))
+	}
+
+	// Refused again after the re-search: not found, and no third search.
+	w = newFastWorld(t, researchScript("waves healthy", "waves order", "never"))
+	w.runner.Search.Research, w.runner.Answer.Answerability = true, coverage
+	events = w.run(staff, routetest.User("Does pruning delete resources no longer in Git?"))
+	if n := len(w.index.searches()); n != 2 || !completed(t, events).NotFound || routetest.AnswerOf(events) != routetest.Prompt().NotFound {
+		t.Errorf("%d searches, answer %q: want two searches, then the not-found wording", n, routetest.AnswerOf(events))
+	}
+}

@@ -7,31 +7,36 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/answer"
 )
 
 // respond answers from what was packed, the one answer both modes end
-// in: not found when nothing was packed or the answerability check says
-// it does not answer; else the chat model writes it, or, in extractive
-// mode or when the grounding policy replaces the model's answer, the
-// route quotes the fragments.
+// in: not found when nothing was packed or the answerability check
+// refuses it (run here unless the mode ran it on this packing); else the
+// chat model writes it, or, in extractive mode or when the grounding
+// policy replaces the model's answer, the route quotes the fragments.
 func (t *turn) respond(ctx context.Context, ev evidence) (notFound bool, err error) {
 	if len(ev.packing.Packed) == 0 {
 		// Nothing to ground an answer on: say so honestly, never invent one.
 		return t.notFound()
 	}
-	answerable, err := t.answerable(ctx, ev)
-	if err != nil {
-		return false, err
+	if ev.verdict == nil {
+		if ev.verdict, err = t.check(ctx, ev); err != nil {
+			return false, err
+		}
 	}
-	if !answerable {
+	if ev.refused() {
 		return t.notFound()
 	}
 	if t.engine.Answer.Mode == podconfig.AnswerExtractive {
 		return t.extract(ctx, ev, nil)
 	}
-	out, err := t.generate(ctx, ev)
+	out, err := t.generate(ctx, ev, nil)
+	if err == nil && out.refused {
+		out, err = t.overrideRefusal(ctx, ev)
+	}
 	if err != nil || !out.replaced {
 		return out.notFound, err
 	}
@@ -41,6 +46,9 @@ func (t *turn) respond(ctx context.Context, ev evidence) (notFound bool, err err
 // generated is how the answering call ended.
 type generated struct {
 	notFound bool
+	// refused: the model answered with the not-found wording, held back
+	// from the client because the route overrides it (refusal.go).
+	refused bool
 	// replaced: the grounding policy did not let the answer stand; the
 	// extractive answer replaces it, reusing the check's unitVectors.
 	replaced    bool
@@ -52,16 +60,23 @@ type generated struct {
 // through the answer's stages: the fence markers it echoes scrubbed, the
 // links it was not given removed, each sentence checked against the
 // fragments as the grounding policy says. Then the citations it used.
-func (t *turn) generate(ctx context.Context, ev evidence) (generated, error) {
+// again, when the model is asked once more, follows the answer's messages.
+func (t *turn) generate(ctx context.Context, ev evidence, again []model.Message) (generated, error) {
 	var shown strings.Builder // the answer as the client reads it
 	packing, grounding := ev.packing, t.engine.Answer.Grounding
 	guard := answer.NewLinkGuard(packing.Links)
 	checkCtx, checkSpan := startSpan(ctx, "ragroute.grounding", attribute.String("ragroute.policy", string(grounding.Policy)))
 	gate := answer.NewGate(checkCtx, grounding, t.engine.checker(), packing.Packed, t.prompt.notFound(),
 		func(g answer.Grounding) { t.emit(Grounding(g)) })
-	pipe := answer.NewPipe(func(text string) error { shown.WriteString(text); return t.delta(text) },
-		answer.NewFenceScrubber(packing.Fence), guard, gate)
-	reply, err := t.callModel(ctx, modelCall{span: "answer", stage: "model_answer", messages: answerMessages(t.in.Messages, ev),
+	stages := []answer.Stage{answer.NewFenceScrubber(packing.Fence), guard, gate}
+	var hold *answer.RefusalHold
+	if t.overridesRefusal(ev) {
+		hold = answer.NewRefusalHold(t.prompt.wordings()...)
+		stages = append([]answer.Stage{hold}, stages...)
+	}
+	pipe := answer.NewPipe(func(text string) error { shown.WriteString(text); return t.delta(text) }, stages...)
+	messages := append(answerMessages(t.in.Messages, ev), again...)
+	reply, err := t.callModel(ctx, modelCall{span: "answer", stage: "model_answer", messages: messages,
 		gen: t.in.Generation, onDelta: pipe.Write, attrs: []attribute.KeyValue{attribute.Int("ragroute.fragments", len(packing.Packed))}})
 	if err == nil {
 		// What the turn waits for the check once the answer has ended.
@@ -84,7 +99,12 @@ func (t *turn) generate(ctx context.Context, ev evidence) (generated, error) {
 		notFound, err := t.notFound()
 		return generated{notFound: notFound}, err
 	case t.prompt.isNotFound(reply.Content):
-		return generated{notFound: true}, gate.Release()
+		override := podconfig.RefusalAccept
+		if hold != nil && hold.Held() {
+			override = t.engine.Answer.WhenModelRefuses
+		}
+		t.emit(ModelRefused{Override: string(override), Again: again != nil})
+		return generated{notFound: override == podconfig.RefusalAccept, refused: override != podconfig.RefusalAccept}, gate.Release()
 	}
 	replace, err := t.settle(gate, packing, &shown)
 	if replace {

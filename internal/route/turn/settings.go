@@ -68,6 +68,10 @@ type AnswerSettings struct {
 	// coverage, or by asking the model (generative answers only); nil:
 	// the answer is written from whatever was packed.
 	Answerability *Answerability
+	// WhenModelRefuses is what is done when the answerability check let
+	// the question through and the model answers with the not-found
+	// wording (refusal.go): accept (also when empty), quote or askAgain.
+	WhenModelRefuses podconfig.ModelRefusal
 }
 
 // AgenticSettings are the agentic mode's (agentic.go).

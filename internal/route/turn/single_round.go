@@ -10,7 +10,8 @@ import (
 // singleRound is the default mode: decide → retrieve → respond. The chat
 // model is offered the tools for ONE round (decide.go), or with the always
 // policy the condensed question is searched; a round that finds too
-// little is rephrased and searched once more (research.go).
+// little, or whose packing the answerability check refuses, is rephrased
+// and searched once more (research.go).
 type singleRound struct{}
 
 // Play is decide → retrieve → respond.
@@ -27,7 +28,12 @@ func (singleRound) Play(ctx context.Context, t *turn) (notFound bool, err error)
 	if err != nil {
 		return false, err
 	}
-	if t.weak(ev) {
+	// The answerability check decides after the one re-search: a
+	// question it refuses is searched once more in other words first.
+	if ev.verdict, err = t.check(ctx, ev); err != nil {
+		return false, err
+	}
+	if t.mayReSearch(ev) && (t.weak(ev) || ev.refused()) {
 		if ev, err = t.reSearch(ctx, ev); err != nil {
 			return false, err
 		}

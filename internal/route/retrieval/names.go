@@ -1,0 +1,139 @@
+package retrieval
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/ragroute/ragroute/internal/language"
+	"github.com/ragroute/ragroute/internal/lexical"
+)
+
+// The names a question uses, and whether a text holds them: a question
+// about something the documents never describe names it (Velero, an
+// AnalysisTemplate), and a user does not rename the tool or resource kind
+// they ask about. The confidence score reads them over a search's
+// candidates; the answerability check over what a turn packed.
+
+// MissingNames are the names the query uses (DistinctiveTerms) that text
+// does not hold in any form; text must be lower-cased.
+func MissingNames(query, text string) []string {
+	var missing []string
+	for _, name := range DistinctiveTerms(query) {
+		if !strings.Contains(text, nameStem(name)) {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// DistinctiveTerms are the query's words that name something rather than
+// say something: a word capitalised inside a sentence (`Velero`), in
+// mixed case (`AnalysisTemplate`, `restartPolicy`), or holding a digit,
+// `-`, `_`, `.` or `/` (`argocd-repo-server`, `ghcr.io`). Users reword
+// what they ask about in plain words the documents never use; they do not
+// rename the tool or resource kind they ask about. In a question written
+// in Cyrillic, a word in Latin letters is a name too (`kubelet`, `Job`,
+// `containerd`): Russian prose names tools and kinds as they are spelt.
+// Lower-cased, without common words.
+func DistinctiveTerms(query string) []string {
+	var out []string
+	seen := map[string]bool{}
+	sentenceStart, cyrillic := true, language.HasCyrillic(query)
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("\"'`()[]{},;:?!*", r)
+	}) {
+		word := strings.Trim(w, "-_./")
+		first := sentenceStart
+		sentenceStart = strings.HasSuffix(w, ".") || strings.HasSuffix(w, "?") || strings.HasSuffix(w, "!")
+		word = strings.TrimSuffix(strings.TrimSuffix(word, "'s"), "’s")
+		lower := strings.ToLower(word)
+		if len(word) < 3 || commonWords[lower] || russianQuestionWords[lower] || seen[lower] || !nameInQuestion(word, first, cyrillic) {
+			continue
+		}
+		seen[lower] = true
+		out = append(out, lower)
+	}
+	return out
+}
+
+// nameInQuestion: namesSomething, or a word in Latin letters in a
+// Cyrillic question. A Russian word joined to a name by a hyphen
+// ("HTTP-запросы", "foreground-удалении") inflects, so no text holds it as
+// written: it is prose.
+func nameInQuestion(word string, sentenceStart, cyrillic bool) bool {
+	if cyrillic && language.HasCyrillic(word) && strings.ContainsAny(word, "-_./") {
+		return false
+	}
+	return namesSomething(word, sentenceStart) || cyrillic && isLatinWord(word)
+}
+
+// namesSomething reports whether a word looks like a name or identifier.
+// A number ("200 apps", "90 seconds") and a pair of plain words
+// ("health/sync", "enable/disable") are prose: the documents say them in
+// other words or not at all, so they are not missing the way a name is.
+func namesSomething(word string, sentenceStart bool) bool {
+	if isNumber(word) || isWordPair(word) {
+		return false
+	}
+	upper, inner := 0, false
+	for i, r := range word {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			if i > 0 {
+				inner = true
+			}
+		case unicode.IsDigit(r), strings.ContainsRune("-_./", r):
+			return true
+		}
+	}
+	return inner || (upper == 1 && !sentenceStart)
+}
+
+// isLatinWord: a word of Latin letters alone.
+func isLatinWord(word string) bool {
+	for _, r := range word {
+		if !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNumber(word string) bool {
+	return strings.Trim(word, "0123456789.,") == ""
+}
+
+func isWordPair(word string) bool {
+	parts := strings.Split(word, "/")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" || strings.TrimFunc(part, func(r rune) bool { return r >= 'a' && r <= 'z' }) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// nameStem is what of a name a text must hold: a Russian word's Snowball
+// stem, an English word without its common endings (stem).
+func nameStem(name string) string {
+	if language.HasCyrillic(name) {
+		return lexical.RussianTerm(name)
+	}
+	return stem(name)
+}
+
+// stem cuts common English endings, so `backs` finds `backup` and
+// `configured` finds `configure`: a term is missing only when no form of
+// it occurs.
+func stem(term string) string {
+	for _, suffix := range []string{"ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s"} {
+		if len(term)-len(suffix) >= 4 && strings.HasSuffix(term, suffix) {
+			return term[:len(term)-len(suffix)]
+		}
+	}
+	return term
+}

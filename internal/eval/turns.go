@@ -48,7 +48,7 @@ type TurnOutcome struct {
 	// Researched: the turn searched once more in other words.
 	Refusals   []turn.ModelRefused
 	Researched bool
-	Err           string
+	Err        string
 	// Units are what each packed fragment holds, by marker (filled from
 	// the fragments the searches returned), and Allowed the texts whose
 	// URLs the answer may render: the packed fragments' and the platform

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,6 +38,11 @@ type LabelledTurn struct {
 	Fragments  []eval.Unit `json:"fragments"`
 	// Markers are the fragments' markers, in Fragments' order.
 	Markers []string `json:"-"`
+	// FragmentsContainAnswer and AnswerAddressesQuestion are a person's
+	// verdicts on the whole turn (turns.jsonl): a sentence can be true of
+	// its fragments while the turn fails the question either way.
+	FragmentsContainAnswer  bool `json:"-"`
+	AnswerAddressesQuestion bool `json:"-"`
 }
 
 // LabelledSentence is one checked sentence of a turn and its label.
@@ -45,7 +51,12 @@ type LabelledSentence struct {
 	Index    int    `json:"index"`
 	Sentence string `json:"sentence"`
 	Label    string `json:"label"`
-	Note     string `json:"note,omitempty"`
+	// Misapplied: a fragment states the sentence's content, but about
+	// another feature, setting or situation than the question asks, and
+	// the sentence offers it as the answer; always unsupported. It is the
+	// failure a sentence-to-fragment score cannot see.
+	Misapplied bool   `json:"misapplied"`
+	Note       string `json:"note,omitempty"`
 }
 
 // SupportLabels are the labelled sentences and their turns.
@@ -54,12 +65,27 @@ type SupportLabels struct {
 	Sentences []LabelledSentence
 }
 
-// LoadSupportLabels reads dir's answers.jsonl and labels.jsonl; a label
-// outside the three, or a sentence of a turn answers.jsonl lacks, is an
-// error naming the line.
+// LoadSupportLabels reads dir's answers.jsonl, turns.jsonl and
+// labels.jsonl. A bad line is an error naming the file and line: a label
+// outside the three, a misapplied sentence not labelled unsupported, a
+// line without its verdicts, a sentence or turn verdict of a turn
+// answers.jsonl lacks; so is a turn without its verdicts.
 func LoadSupportLabels(dir string) (SupportLabels, error) {
 	out := SupportLabels{Turns: map[string]LabelledTurn{}}
-	err := eval.ReadJSONLines(filepath.Join(dir, "answers.jsonl"), func(line int, raw []byte) error {
+	if err := loadLabelledTurns(filepath.Join(dir, "answers.jsonl"), out.Turns); err != nil {
+		return out, err
+	}
+	if err := loadTurnVerdicts(filepath.Join(dir, "turns.jsonl"), out.Turns); err != nil {
+		return out, err
+	}
+	sentences, err := loadLabelledSentences(filepath.Join(dir, "labels.jsonl"), out.Turns)
+	out.Sentences = sentences
+	return out, err
+}
+
+// loadLabelledTurns reads answers.jsonl into turns, by turn.
+func loadLabelledTurns(path string, turns map[string]LabelledTurn) error {
+	return eval.ReadJSONLines(path, func(line int, raw []byte) error {
 		var t struct {
 			LabelledTurn
 			Fragments []struct {
@@ -75,24 +101,83 @@ func LoadSupportLabels(dir string) (SupportLabels, error) {
 			turn.Fragments = append(turn.Fragments, f.Unit)
 			turn.Markers = append(turn.Markers, f.Marker)
 		}
-		out.Turns[turn.Turn] = turn
+		turns[turn.Turn] = turn
+		return nil
+	})
+}
+
+// turnVerdicts is a turns.jsonl line; both verdicts must be written out,
+// so that a line missing one is refused rather than read as false.
+type turnVerdicts struct {
+	Turn                    string `json:"turn"`
+	FragmentsContainAnswer  *bool  `json:"fragments_contain_answer"`
+	AnswerAddressesQuestion *bool  `json:"answer_addresses_question"`
+}
+
+// loadTurnVerdicts reads turns.jsonl onto turns: one line for every
+// turn, none for a turn answers.jsonl lacks.
+func loadTurnVerdicts(path string, turns map[string]LabelledTurn) error {
+	seen := map[string]bool{}
+	err := eval.ReadJSONLines(path, func(line int, raw []byte) error {
+		var v turnVerdicts
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		turn, ok := turns[v.Turn]
+		switch {
+		case !ok:
+			return fmt.Errorf("turn %q is not in answers.jsonl", v.Turn)
+		case seen[v.Turn]:
+			return fmt.Errorf("turn %q again", v.Turn)
+		case v.FragmentsContainAnswer == nil || v.AnswerAddressesQuestion == nil:
+			return fmt.Errorf("turn %q: want both fragments_contain_answer and answer_addresses_question", v.Turn)
+		}
+		seen[v.Turn] = true
+		turn.FragmentsContainAnswer, turn.AnswerAddressesQuestion = *v.FragmentsContainAnswer, *v.AnswerAddressesQuestion
+		turns[v.Turn] = turn
 		return nil
 	})
 	if err != nil {
-		return out, err
+		return err
 	}
-	err = eval.ReadJSONLines(filepath.Join(dir, "labels.jsonl"), func(line int, raw []byte) error {
-		var s LabelledSentence
-		if err := json.Unmarshal(raw, &s); err != nil {
+	for _, id := range slices.Sorted(maps.Keys(turns)) {
+		if !seen[id] {
+			return fmt.Errorf("%s: turn %q of answers.jsonl has no line", path, id)
+		}
+	}
+	return nil
+}
+
+// sentenceLine is a labels.jsonl line; misapplied must be written out,
+// true or false.
+type sentenceLine struct {
+	LabelledSentence
+	Misapplied *bool `json:"misapplied"`
+}
+
+// loadLabelledSentences reads labels.jsonl, each sentence of a turn of
+// turns.
+func loadLabelledSentences(path string, turns map[string]LabelledTurn) ([]LabelledSentence, error) {
+	var out []LabelledSentence
+	err := eval.ReadJSONLines(path, func(line int, raw []byte) error {
+		var l sentenceLine
+		if err := json.Unmarshal(raw, &l); err != nil {
 			return err
 		}
-		if _, ok := out.Turns[s.Turn]; !ok {
+		s := l.LabelledSentence
+		if _, ok := turns[s.Turn]; !ok {
 			return fmt.Errorf("turn %q is not in answers.jsonl", s.Turn)
 		}
 		if !slices.Contains([]string{LabelSupported, LabelUnsupported, LabelNoClaim}, s.Label) {
 			return fmt.Errorf("label %q: want %s, %s or %s", s.Label, LabelSupported, LabelUnsupported, LabelNoClaim)
 		}
-		out.Sentences = append(out.Sentences, s)
+		if l.Misapplied == nil {
+			return fmt.Errorf("sentence %d of %s: want misapplied, true or false", s.Index, s.Turn)
+		}
+		if s.Misapplied = *l.Misapplied; s.Misapplied && s.Label != LabelUnsupported {
+			return fmt.Errorf("sentence %d of %s: misapplied but labelled %s; a misapplied sentence is %s", s.Index, s.Turn, s.Label, LabelUnsupported)
+		}
+		out = append(out, s)
 		return nil
 	})
 	return out, err
@@ -123,6 +208,11 @@ type Agreement struct {
 	// NoClaimSupported: no_claim sentences the judge called supported.
 	NoClaim          int `json:"no_claim"`
 	NoClaimSupported int `json:"no_claim_supported"`
+	// Misapplied counts the misapplied sentences (all unsupported);
+	// MisappliedSupported those the judge called supported: false
+	// positives only a judge that reads the question can avoid.
+	Misapplied          int `json:"misapplied"`
+	MisappliedSupported int `json:"misapplied_supported"`
 	// ByModel splits the figures by the model that wrote the sentence.
 	ByModel map[string]*Agreement `json:"by_model,omitempty"`
 }
@@ -158,8 +248,8 @@ func JudgeAgreement(ctx context.Context, name string, judge Judge, labels Suppor
 		}
 		for i, s := range sentences {
 			supported := verdicts[i].Status == answer.Supported
-			total.count(s.Label, supported)
-			m.count(s.Label, supported)
+			total.count(s, supported)
+			m.count(s, supported)
 		}
 	}
 	total.finish()
@@ -169,8 +259,14 @@ func JudgeAgreement(ctx context.Context, name string, judge Judge, labels Suppor
 	return total, nil
 }
 
-func (a *Agreement) count(label string, supported bool) {
-	switch {
+func (a *Agreement) count(s LabelledSentence, supported bool) {
+	if s.Misapplied {
+		a.Misapplied++
+		if supported {
+			a.MisappliedSupported++
+		}
+	}
+	switch label := s.Label; {
 	case label == LabelNoClaim:
 		a.NoClaim++
 		if supported {
@@ -202,11 +298,12 @@ func (a *Agreement) finish() {
 func AgreementText(judges []Agreement) string {
 	var b strings.Builder
 	b.WriteString("\nsupport judge against the labelled sentences (test/eval/support): \"supported\" vs the labels\n")
-	b.WriteString("judge                              model                          sentences  precision  recall   TP  FP  FN  TN  no-claim passed\n")
+	b.WriteString("judge                              model                          sentences  precision  recall   TP  FP  FN  TN  no-claim passed  misapplied passed\n")
 	for _, a := range judges {
 		line := func(model string, x *Agreement) {
-			fmt.Fprintf(&b, "%-34s %-30s %9d  %9.3f  %6.3f  %3d %3d %3d %3d  %d/%d\n", a.Judge, model, x.Sentences, x.Precision, x.Recall,
-				x.TruePositives, x.FalsePositives, x.FalseNegatives, x.TrueNegatives, x.NoClaimSupported, x.NoClaim)
+			fmt.Fprintf(&b, "%-34s %-30s %9d  %9.3f  %6.3f  %3d %3d %3d %3d  %-15s  %s\n", a.Judge, model, x.Sentences, x.Precision, x.Recall,
+				x.TruePositives, x.FalsePositives, x.FalseNegatives, x.TrueNegatives,
+				fmt.Sprintf("%d/%d", x.NoClaimSupported, x.NoClaim), fmt.Sprintf("%d/%d", x.MisappliedSupported, x.Misapplied))
 		}
 		line("all", &a)
 		models := make([]string, 0, len(a.ByModel))

@@ -121,4 +121,5 @@ const (
 	DefaultEvaluationTimeout             = 15 * time.Minute
 	DefaultEvaluationMaxConcurrent       = 2
 	DefaultEvaluationRegressionTolerance = 0.02
+	DefaultEvaluationCalibrationAlpha    = 0.05
 )

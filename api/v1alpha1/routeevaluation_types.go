@@ -17,6 +17,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.schedule) || (has(self.onChange) && self.onChange)",message="set schedule, onChange: true or both: an evaluation that never runs measures nothing",reason=FieldValueRequired
 // +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || !has(self.thresholds.minGroundedRatio) || !has(self.scope) || self.scope != 'retrieval'",message="thresholds.minGroundedRatio needs scope answers or both: scope retrieval runs no turns",fieldPath=".thresholds.minGroundedRatio",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || (!has(self.thresholds.minRecallAt5) && !has(self.thresholds.minNDCG10)) || !has(self.scope) || self.scope != 'answers'",message="thresholds.minRecallAt5 and minNDCG10 need scope retrieval or both: scope answers runs no searches",fieldPath=".thresholds",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.calibration) || !has(self.scope) || self.scope != 'retrieval'",message="calibration needs scope answers or both: scope retrieval runs no turns, so no answerability check is scored",fieldPath=".calibration",reason=FieldValueForbidden
 type RouteEvaluationSpec struct {
 	// RouteRef names the QueryRoute (same namespace) the evaluation asks,
 	// at its Service, http://<route>.<namespace>.svc:8080.
@@ -96,6 +97,31 @@ type RouteEvaluationSpec struct {
 	// +kubebuilder:default="15m"
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('6h')",message="timeout must be between 1m and 6h",reason=FieldValueInvalid
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// Calibration sets how the route's answerability threshold is
+	// calibrated from the answerable questions' scores
+	// (status.lastRun.figures.answerability; scope answers or both).
+	// +optional
+	Calibration *EvaluationCalibration `json:"calibration,omitempty"`
+}
+
+// EvaluationCalibration is the refusal rate the answerability threshold
+// is calibrated for. A new corpus has answerable questions but rarely
+// unanswerable ones, so the threshold is read off the answerable ones'
+// scores: the highest that refuses at most alpha of them
+// (split-conformal; docs/routeevaluation-status.md).
+type EvaluationCalibration struct {
+	// Alpha is the share of answerable questions the recommended
+	// threshold may refuse: more than 0, less than 0.5 (default 0.05).
+	// The fewer questions, the lower a threshold it can promise: at
+	// least ⌈1/alpha⌉ − 1 answerable questions are needed (19 at 0.05).
+	// +optional
+	// +kubebuilder:default=0.05
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:ExclusiveMinimum=true
+	// +kubebuilder:validation:Maximum=0.5
+	// +kubebuilder:validation:ExclusiveMaximum=true
+	Alpha *float64 `json:"alpha,omitempty"`
 }
 
 // EvaluationIdentity is one of: trusted-proxy headers with the proxy's
@@ -201,6 +227,63 @@ type EvaluationFigures struct {
 	LatencyP50Ms float64 `json:"latencyP50Ms,omitempty"`
 	// +optional
 	LatencyP95Ms float64 `json:"latencyP95Ms,omitempty"`
+
+	// Answerability is the route's answerability threshold calibrated on
+	// the run's answerable questions (scope answers or both, a route
+	// whose spec.answer.answerability runs a check).
+	// +optional
+	Answerability *EvaluationAnswerability `json:"answerability,omitempty"`
+}
+
+// EvaluationAnswerability is the answerability check's threshold as the
+// run found it and as calibrated from its scores: the highest threshold
+// under which at most alpha of answerable questions score (the
+// ⌊alpha(n+1)⌋-th smallest of the n answerable scores), which refuses a
+// new answerable question with probability at most alpha.
+type EvaluationAnswerability struct {
+	// Check is the route's check: coverage or model.
+	Check string `json:"check"`
+
+	// Threshold is the route's threshold now (minCoverage or
+	// minProbability), as its turns reported it.
+	Threshold float64 `json:"threshold"`
+
+	// Alpha is the share of answerable questions the recommended value
+	// may refuse (spec.calibration.alpha).
+	Alpha float64 `json:"alpha"`
+
+	// AnswerableScored counts the answerable questions whose turn ran
+	// the check: the calibration's scores.
+	AnswerableScored int32 `json:"answerableScored"`
+
+	// UnanswerableScored counts the unanswerable questions (null gold)
+	// whose turn ran the check.
+	// +optional
+	UnanswerableScored int32 `json:"unanswerableScored,omitempty"`
+
+	// Unchecked counts the questions whose turn did not run the check
+	// (nothing packed, a failed turn), left out.
+	// +optional
+	Unchecked int32 `json:"unchecked,omitempty"`
+
+	// Recommended is the calibrated threshold; absent when too few
+	// answerable questions were scored to promise alpha (Message).
+	// +optional
+	Recommended *float64 `json:"recommended,omitempty"`
+
+	// ExpectedAnswerableRefused is the share of the scored answerable
+	// questions below Recommended (at most alpha).
+	// +optional
+	ExpectedAnswerableRefused *float64 `json:"expectedAnswerableRefused,omitempty"`
+
+	// UnanswerableRefused is the share of the scored unanswerable
+	// questions below Recommended: those it would turn away.
+	// +optional
+	UnanswerableRefused *float64 `json:"unanswerableRefused,omitempty"`
+
+	// Message says why nothing is recommended.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // EvaluationRun records one run: what it measured and what it found.

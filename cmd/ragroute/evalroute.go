@@ -55,6 +55,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	retries := fs.Int("retries", 5, "retries of a request the route answers 429, each after its Retry-After")
 	configHash := fs.String("config-hash", "", "the route config this run measures (the QueryRoute's status.configHash): answers from replicas of another config are asked again")
 	configWait := fs.Duration("config-wait", 2*time.Minute, "how long answers of another config than --config-hash are asked again before the run fails")
+	alpha := fs.Float64("calibration-alpha", eval.DefaultCalibrationAlpha, "the share of answerable questions the recommended answerability threshold may refuse (scope answers or both; 0 < alpha < 0.5)")
 	jsonOut := fs.String("json", "", "write the summary as JSON to this file")
 	resultsOut := fs.String("results", "", "write the per-question results, misses first, as JSON to this file")
 	resultsMax := fs.Int("results-max-bytes", 900000, "cut --results to this many bytes (a ConfigMap holds 1 MiB)")
@@ -87,6 +88,10 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ragroute eval-route:", msg)
 		return 2
 	}
+	if !(*alpha > 0 && *alpha < eval.MaxCalibrationAlpha) {
+		fmt.Fprintf(stderr, "ragroute eval-route: --calibration-alpha %g: want more than 0 and less than %g\n", *alpha, eval.MaxCalibrationAlpha)
+		return 2
+	}
 	header, err := identityHeaders(headers, headerFiles, *tokenFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)
@@ -104,7 +109,7 @@ func runEvalRoute(args []string, stdout, stderr io.Writer) int {
 	report, err := live.Run(ctx, live.Options{
 		BaseURL: *routeURL, Header: header, Questions: qs, Source: *source, Corpus: *corpus, Scope: *scope,
 		MaxConcurrent: *maxConcurrent, Timeout: *timeout, Retries: *retries, Progress: stderr,
-		ConfigHash: *configHash, ConfigWait: *configWait,
+		ConfigHash: *configHash, ConfigWait: *configWait, CalibrationAlpha: *alpha,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "ragroute eval-route:", err)

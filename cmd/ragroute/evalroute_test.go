@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"net/http"
@@ -88,6 +89,9 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 	// docs find their sections; limits that no test meets by accident.
 	cfg.Retrieval.SimilarityFloor, cfg.Retrieval.StrictFloor = 0.3, 0.3
 	cfg.Limits = podconfig.Limits{ConcurrentTurnsPerUser: 16, TurnsPerMinutePerUser: 6000}
+	// A check that refuses nothing: every turn that packs reports its
+	// score, which the calibration reads, and answers as without it.
+	cfg.Answer.Answerability = podconfig.Answerability{Check: podconfig.AnswerabilityCoverage, MinCoverage: 0}
 	base, _, stop := serveOnLoopback(ctx, t, cfg)
 	defer stop()
 	waitOK(t, base+"/readyz")
@@ -231,9 +235,24 @@ func TestEvalRouteScoresALiveRoute(t *testing.T) {
 		if !strings.Contains(stdout, "cite P") {
 			t.Errorf("table:\n%s", stdout)
 		}
-		code, stdout, stderr = evalRoute(t, as(base, "--corpus", corpus, "--scope", "answers", "--min-grounded-ratio", "0.99", "--json", summary)...)
+		// Five answerable questions: too few for the default alpha.
+		if c, ok := s["answerability"].(map[string]any); !ok || c["check"] != "coverage" || c["threshold"] != 0.0 || c["alpha"] != 0.05 ||
+			c["recommended"] != nil || !strings.Contains(fmt.Sprint(c["message"]), "at least 19 are needed") {
+			t.Errorf("answerability calibration at the default alpha: %v", s["answerability"])
+		}
+		code, stdout, stderr = evalRoute(t, as(base, "--corpus", corpus, "--scope", "answers", "--min-grounded-ratio", "0.99", "--json", summary,
+			"--calibration-alpha", "0.3")...)
 		if code != 0 || readSummary(t, summary)["recallAt1"] != nil {
 			t.Errorf("scope answers: exit %d, summary %v\n%s%s", code, readSummary(t, summary), stdout, stderr)
+		}
+		// k = ⌊0.3 × 6⌋ = 1 of the answerable scores: the least, none below it.
+		c, _ := readSummary(t, summary)["answerability"].(map[string]any)
+		scored, _ := c["answerableScored"].(float64)
+		unanswerable, _ := c["unanswerableScored"].(float64)
+		unchecked, _ := c["unchecked"].(float64)
+		if scored != 5 || scored+unanswerable+unchecked != 7 || c["recommended"] == nil || c["expectedAnswerableRefused"] != 0.0 ||
+			!strings.Contains(stdout, "answerability check coverage at threshold 0: recommended") {
+			t.Errorf("answerability calibration at 0.3: %v\n%s", c, stdout)
 		}
 	})
 
@@ -392,6 +411,8 @@ func TestEvalRouteRefusesBadInput(t *testing.T) {
 		{"a line that is not JSON", []string{"--route", down, "--questions", bad, "--source", "docs"}, 1, "bad.jsonl:2:"},
 		{"route down", []string{"--route", down, "--questions", good, "--source", "docs", "--timeout", "5s"}, 1, "every question failed"},
 		{"negative config wait", []string{"--route", down, "--questions", good, "--source", "docs", "--config-wait", "-1s"}, 2, "--config-wait must not be negative"},
+		{"calibration alpha of a half", []string{"--route", down, "--questions", good, "--source", "docs", "--calibration-alpha", "0.5"}, 2, "--calibration-alpha 0.5: want more than 0 and less than 0.5"},
+		{"calibration alpha of none", []string{"--route", down, "--questions", good, "--source", "docs", "--calibration-alpha", "0"}, 2, "--calibration-alpha 0: want more than 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := evalRoute(t, c.args...)

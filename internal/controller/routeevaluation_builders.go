@@ -101,6 +101,11 @@ func evaluationArgs(run evaluationRun) []string {
 		"--deadline=" + evaluationTimeout(run.evaluation).String(),
 		"--termination-log=" + evalTerminationLog,
 	}
+	if scope != v1alpha1.EvaluationScopeRetrieval {
+		// Turns report their answerability scores: the run calibrates
+		// the route's threshold at the evaluation's alpha.
+		args = append(args, "--calibration-alpha="+strconv.FormatFloat(calibrationAlpha(spec), 'g', -1, 64))
+	}
 	if hash := run.route.Status.ConfigHash; hash != "" {
 		// Only the measured config's answers count: a stopping pod of
 		// the old one still answers for a few seconds after a roll.
@@ -118,6 +123,14 @@ func evaluationArgs(run evaluationRun) []string {
 		args = append(args, "--token-file="+path.Join(evalIdentityPath, evalIdentityFile))
 	}
 	return args
+}
+
+// calibrationAlpha is the evaluation's alpha, defaulted.
+func calibrationAlpha(spec v1alpha1.RouteEvaluationSpec) float64 {
+	if spec.Calibration == nil || spec.Calibration.Alpha == nil {
+		return v1alpha1.DefaultEvaluationCalibrationAlpha
+	}
+	return *spec.Calibration.Alpha
 }
 
 // proxyHeaderNames are the route's trusted-proxy header names, defaulted.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
 )
@@ -24,6 +25,7 @@ func goldenEvaluation() *v1alpha1.RouteEvaluation {
 			Scope:         v1alpha1.EvaluationScopeBoth,
 			MaxConcurrent: 3,
 			Timeout:       &metav1.Duration{Duration: 20 * 60e9},
+			Calibration:   &v1alpha1.EvaluationCalibration{Alpha: ptr.To(0.1)},
 		},
 	}
 }
@@ -101,11 +103,15 @@ func TestEvaluationArgs(t *testing.T) {
 		"--source=handbook", "--scope=both", "--max-concurrent=3", "--deadline=20m0s",
 		"--header=X-User: eval-bot", "--header=X-Forwarded-Groups: staff,engineering",
 		"--header-file=X-Proxy-Secret=/var/run/secrets/ragroute/identity/value", "--termination-log=/dev/termination-log",
-		"--config-hash=5f0e1d2c3b4a",
+		"--config-hash=5f0e1d2c3b4a", "--calibration-alpha=0.1",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %q: %v", want, args)
 		}
+	}
+	evaluation.Spec.Calibration = nil
+	if args := evaluationArgs(evaluationRun{evaluation: evaluation, route: goldenEvaluationRoute()}); !slices.Contains(args, "--calibration-alpha=0.05") {
+		t.Errorf("no calibration: args lack the default alpha: %v", args)
 	}
 	evaluation.Spec.Identity.TrustedProxy.Groups = nil
 	evaluation.Spec.Scope, evaluation.Spec.MaxConcurrent, evaluation.Spec.Timeout = "", 0, nil
@@ -122,5 +128,8 @@ func TestEvaluationArgs(t *testing.T) {
 	}
 	if strings.Contains(joined, "--config-hash") {
 		t.Errorf("a route without a config hash, yet --config-hash: %v", args)
+	}
+	if strings.Contains(joined, "--calibration-alpha") {
+		t.Errorf("scope retrieval runs no turns, yet --calibration-alpha: %v", args)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/eval/live"
 )
 
 const evalQuestions = `{"id":"a1","question":"How do I prune?","gold":[{"file":"a.md","heading_path":["A"]}]}
@@ -36,12 +39,14 @@ func (s *suite) evaluationWorld(t *testing.T, ns string, labelled bool) *v1alpha
 	evaluation := &v1alpha1.RouteEvaluation{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-eval"},
 		Spec: v1alpha1.RouteEvaluationSpec{
-			RouteRef:   v1alpha1.LocalObjectRef{Name: "support"},
-			Questions:  v1alpha1.ConfigMapKeyRef{Name: "questions", Key: "questions.jsonl"},
-			Source:     "handbook",
-			Identity:   v1alpha1.EvaluationIdentity{TokenSecretRef: &v1alpha1.SecretKeyRef{Name: "eval-jwt", Key: "token"}},
-			OnChange:   true,
-			Thresholds: &v1alpha1.EvaluationThresholds{MinRecallAt5: ptr.To(0.8)},
+			RouteRef:    v1alpha1.LocalObjectRef{Name: "support"},
+			Questions:   v1alpha1.ConfigMapKeyRef{Name: "questions", Key: "questions.jsonl"},
+			Source:      "handbook",
+			Identity:    v1alpha1.EvaluationIdentity{TokenSecretRef: &v1alpha1.SecretKeyRef{Name: "eval-jwt", Key: "token"}},
+			Scope:       v1alpha1.EvaluationScopeBoth,
+			OnChange:    true,
+			Thresholds:  &v1alpha1.EvaluationThresholds{MinRecallAt5: ptr.To(0.8)},
+			Calibration: &v1alpha1.EvaluationCalibration{Alpha: ptr.To(0.1)},
 		},
 	}
 	s.create(t, token,
@@ -119,6 +124,24 @@ func (s *suite) endPod(t *testing.T, job *batchv1.Job, name string, controller *
 func report(recall5, ndcg float64) string {
 	return fmt.Sprintf(`{"summary":{"questions":1,"answerable":1,"recallAt5":%g,"ndcgAt10":%g,"latencyP50Ms":3,"scope":"retrieval"},`+
 		`"misses":{"questions":1,"cut":0,"results":[{"id":"a1","question":"How do I prune?","answerable":true,"miss":true,"hitRank":0,"topSources":[],"notFound":false}]}}`, recall5, ndcg)
+}
+
+// calibratedReport is a passing run's termination message as eval-route
+// writes it (live.EncodeTermination), with the answerability check's
+// calibration: recall@5 0.9, nDCG@10 0.8, miss a1.
+func calibratedReport(t *testing.T) string {
+	t.Helper()
+	report := live.Report{
+		Summary: live.Summary{Questions: 1, Answerable: 1, RecallAt5: ptr.To(0.9), NDCGAt10: ptr.To(0.8), LatencyP50Ms: 3, Scope: live.ScopeBoth,
+			Answerability: &eval.Calibration{Check: "coverage", Threshold: 0.5, Alpha: 0.1, AnswerableScored: 40, UnanswerableScored: 12, Unchecked: 1,
+				Recommended: ptr.To(0.4), ExpectedAnswerableRefused: ptr.To(0.075), UnanswerableRefused: ptr.To(0.5)}},
+		Results: []live.Result{{ID: "a1", Question: "How do I prune?", Answerable: true, Miss: true, TopSources: []string{}}},
+	}
+	data, err := live.EncodeTermination(report, live.TerminationMessageMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func (s *suite) waitPassing(t *testing.T, ns, name string, status metav1.ConditionStatus, reason, job string) *v1alpha1.RouteEvaluation {
@@ -203,14 +226,21 @@ func TestRouteEvaluationRuns(t *testing.T) {
 	}
 	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
 	if !strings.Contains(args, "--route=http://support."+ns+".svc:8080") || !strings.Contains(args, "--token-file=") ||
+		!strings.Contains(args, "--scope=both") || !strings.Contains(args, "--calibration-alpha=0.1") ||
 		job.Spec.Template.Spec.Containers[0].Image != testRouteImage || len(job.Spec.Template.Spec.ImagePullSecrets) != 1 {
 		t.Errorf("job: %s %+v", args, job.Spec.Template.Spec)
 	}
 
-	s.finishPod(t, job, 0, report(0.9, 0.8))
+	s.finishPod(t, job, 0, calibratedReport(t))
 	e := s.waitPassing(t, ns, "support-eval", metav1.ConditionTrue, v1alpha1.ReasonThresholdsMet, job.Name)
 	if e.Status.LastRun.Result != runSucceeded || *e.Status.LastRun.Figures.RecallAt5 != 0.9 || e.Status.ResultsConfigMap != "support-eval-results" {
 		t.Errorf("status after the first run: %+v", e.Status)
+	}
+	// The calibration lands in status as eval-route wrote it.
+	wantCalibration := v1alpha1.EvaluationAnswerability{Check: "coverage", Threshold: 0.5, Alpha: 0.1, AnswerableScored: 40, UnanswerableScored: 12,
+		Unchecked: 1, Recommended: ptr.To(0.4), ExpectedAnswerableRefused: ptr.To(0.075), UnanswerableRefused: ptr.To(0.5)}
+	if got := e.Status.LastRun.Figures.Answerability; got == nil || !equality.Semantic.DeepEqual(*got, wantCalibration) {
+		t.Errorf("status.lastRun.figures.answerability = %+v, want %+v", got, wantCalibration)
 	}
 	s.checkHealth(t, e, status.CurrentStatus, "Healthy")
 	stale := e.DeepCopy()

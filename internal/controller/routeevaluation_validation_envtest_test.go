@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ragroute/ragroute/api/v1alpha1"
 )
 
 // TestAPIServerRefusesBadRouteEvaluations: the CRD's schema and CEL rules
@@ -38,6 +40,12 @@ spec:
 		{"threshold above 1", evaluation(proxy, "  onChange: true\n  thresholds: {minRecallAt5: 1.5}\n"), "spec.thresholds.minRecallAt5"},
 		{"timeout too long", evaluation(proxy, "  onChange: true\n  timeout: 12h\n"), "timeout must be between 1m and 6h"},
 		{"unknown scope", evaluation(proxy, "  onChange: true\n  scope: everything\n"), `supported values: "retrieval", "answers", "both"`},
+		{"calibration in scope retrieval", evaluation(proxy, "  onChange: true\n  calibration: {alpha: 0.1}\n"),
+			"calibration needs scope answers or both"},
+		{"calibration alpha of a half", evaluation(proxy, "  onChange: true\n  scope: answers\n  calibration: {alpha: 0.5}\n"),
+			"spec.calibration.alpha: Invalid value: 0.5: spec.calibration.alpha in body should be less than 0.5"},
+		{"calibration alpha of none", evaluation(proxy, "  onChange: true\n  scope: answers\n  calibration: {alpha: 0}\n"),
+			"spec.calibration.alpha in body should be greater than 0"},
 		{"long name", strings.Replace(evaluation(proxy, "  onChange: true\n"), "support-nightly", strings.Repeat("e", 49), 1),
 			"metadata.name must be at most 48 characters"},
 	}
@@ -58,11 +66,14 @@ spec:
 		})
 	}
 	ok := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(evaluation(proxy, "  schedule: \"0 6 * * *\"\n  scope: both\n  thresholds: {minRecallAt5: 0.8, minGroundedRatio: 0.7}\n")), &ok.Object); err != nil {
+	if err := yaml.Unmarshal([]byte(evaluation(proxy, "  schedule: \"0 6 * * *\"\n  scope: both\n  thresholds: {minRecallAt5: 0.8, minGroundedRatio: 0.7}\n  calibration: {}\n")), &ok.Object); err != nil {
 		t.Fatal(err)
 	}
 	ok.SetNamespace(ns)
 	if err := s.client.Create(context.Background(), ok); err != nil {
 		t.Fatalf("a valid evaluation was refused: %v", err)
+	}
+	if alpha, _, _ := unstructured.NestedFloat64(ok.Object, "spec", "calibration", "alpha"); alpha != v1alpha1.DefaultEvaluationCalibrationAlpha {
+		t.Errorf("spec.calibration.alpha defaults to %g, want %g", alpha, v1alpha1.DefaultEvaluationCalibrationAlpha)
 	}
 }

@@ -2,9 +2,14 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ragroute/ragroute/internal/eval"
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 func TestThresholdsNameWhatIsBelowOrUnmeasured(t *testing.T) {
@@ -45,6 +50,52 @@ func TestRetryAfter(t *testing.T) {
 	for value, want := range map[string]time.Duration{"3": 3 * time.Second, "": time.Second, "soon": time.Second, "0": time.Second, "3600": maxRetryWait} {
 		if got := retryAfter(value); got != want {
 			t.Errorf("Retry-After %q: %s, want %s", value, got, want)
+		}
+	}
+}
+
+// TestAnswersCalibrateTheAnswerabilityThreshold: the turns' answerability
+// scores reach the summary, at the run's alpha, and its table says what
+// to set; a failed question counts as unchecked; retrieval runs no turns,
+// so it calibrates nothing; an alpha out of bounds is refused.
+func TestAnswersCalibrateTheAnswerabilityThreshold(t *testing.T) {
+	file := "a.md"
+	var questions []eval.Question
+	var got []liveQuestion
+	for i := range 10 {
+		q := eval.Question{ID: fmt.Sprintf("q%d", i), Question: "why?", GoldFile: &file, GoldHeading: []string{"A"}}
+		if i == 9 {
+			q.GoldFile, q.GoldHeading = nil, nil
+		}
+		questions = append(questions, q)
+		score := float64(i) / 10 // the unanswerable one scores 0.9
+		got = append(got, liveQuestion{turn: eval.TurnOutcome{Question: q, Completed: &turn.Completed{NotFound: score < 0.5},
+			Answerability: &turn.AnswerabilityReport{Check: "coverage", Score: score, Threshold: 0.5, Answerable: score >= 0.5}}})
+	}
+	got[0] = liveQuestion{err: errors.New("turn: 502")}
+	opts := Options{Questions: questions, Source: "docs", Scope: ScopeAnswers, CalibrationAlpha: 0.3}
+	report := scoreLive(opts, eval.GoldByPath("docs", questions), got)
+	c := report.Summary.Answerability
+	// Eight answerable scores 0.1…0.8: k = ⌊0.3 × 9⌋ = 2, the second, 0.2.
+	if c == nil || c.AnswerableScored != 8 || c.UnanswerableScored != 1 || c.Unchecked != 1 || c.Alpha != 0.3 ||
+		c.Recommended == nil || *c.Recommended != 0.2 || *c.ExpectedAnswerableRefused != 1.0/8 || *c.UnanswerableRefused != 0 {
+		t.Fatalf("calibration %+v", c)
+	}
+	if table := Table(report); !strings.Contains(table, "answerability check coverage at threshold 0.5: recommended 0.2 for alpha 0.3: refuses 0.12 of the 8 answerable questions scored, 0.00 of the 1 unanswerable; not checked: 1") {
+		t.Errorf("table:\n%s", table)
+	}
+	opts.CalibrationAlpha = 0
+	if c := scoreLive(opts, eval.GoldByPath("docs", questions), got).Summary.Answerability; c == nil || c.Alpha != eval.DefaultCalibrationAlpha || c.Recommended != nil {
+		t.Errorf("default alpha with 8 answerable scores: %+v", c)
+	}
+	opts.Scope = ScopeRetrieval
+	if c := scoreLive(opts, eval.GoldByPath("docs", questions), got).Summary.Answerability; c != nil {
+		t.Errorf("retrieval calibrated: %+v", c)
+	}
+	for _, alpha := range []float64{-0.1, 0.5} {
+		opts := Options{Questions: questions, Scope: ScopeAnswers, MaxConcurrent: 1, Timeout: time.Second, CalibrationAlpha: alpha}
+		if err := checkOptions(opts); err == nil || !strings.Contains(err.Error(), "calibration alpha") {
+			t.Errorf("alpha %g: %v", alpha, err)
 		}
 	}
 }

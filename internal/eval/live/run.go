@@ -53,6 +53,10 @@ type Options struct {
 	// by hand, or an older image) is taken as it answers.
 	ConfigHash string
 	ConfigWait time.Duration
+	// CalibrationAlpha is the share of answerable questions the
+	// answerability threshold recommended from the turns may refuse
+	// (eval.CalibrateAnswerability); 0: eval.DefaultCalibrationAlpha.
+	CalibrationAlpha float64
 	// HTTP sends the requests; nil: a client of its own.
 	HTTP *http.Client
 	// Progress, if set, hears each question as it ends.
@@ -136,6 +140,8 @@ func checkOptions(opts Options) error {
 		return errors.New("no questions")
 	case opts.MaxConcurrent < 1 || opts.Timeout <= 0 || opts.Retries < 0 || opts.ConfigWait < 0:
 		return errors.New("max concurrent must be at least 1, the timeout positive, and the retries and the config wait not negative")
+	case opts.CalibrationAlpha < 0 || opts.CalibrationAlpha >= eval.MaxCalibrationAlpha:
+		return fmt.Errorf("calibration alpha %g: want more than 0 and less than %g", opts.CalibrationAlpha, eval.MaxCalibrationAlpha)
 	}
 	return nil
 }
@@ -224,6 +230,11 @@ func scoreLive(opts Options, gold eval.Gold, got []liveQuestion) Report {
 		f := eval.Figures(liveMode, turns, gold)
 		report.answers = &f
 		s.answerFigures(f)
+		alpha := opts.CalibrationAlpha
+		if alpha == 0 {
+			alpha = eval.DefaultCalibrationAlpha
+		}
+		s.Answerability = eval.CalibrateAnswerability(turns, alpha)
 	}
 	report.Summary = s
 	report.Results = liveResults(opts, gold, got)

@@ -32,6 +32,12 @@ type Summary struct {
 	CitationPrecision *float64 `json:"citationPrecision,omitempty"`
 	CitationRecall    *float64 `json:"citationRecall,omitempty"`
 
+	// Answerability is the route's answerability threshold calibrated on
+	// the turns' scores (scope answers or both, a route that runs the
+	// check): the value to set for a chosen refusal rate of answerable
+	// questions.
+	Answerability *eval.Calibration `json:"answerability,omitempty"`
+
 	// Latency of the searches, or of whole turns in scope answers.
 	LatencyP50Ms float64   `json:"latencyP50Ms"`
 	LatencyP95Ms float64   `json:"latencyP95Ms"`

@@ -25,10 +25,28 @@ func Table(r Report) string {
 		b.WriteString(eval.ModesTable([]eval.ModeFigures{*r.answers}))
 		b.WriteString("URL! here counts the platform prompt's URLs too: the evaluation cannot read the route's prompt.\n")
 	}
+	if c := s.Answerability; c != nil {
+		b.WriteString(calibrationLine(*c))
+	}
 	what := "search"
 	if s.Scope == ScopeAnswers {
 		what = "turn"
 	}
 	fmt.Fprintf(&b, "latency of one %s: p50 %.1f ms, p95 %.1f ms\n", what, s.LatencyP50Ms, s.LatencyP95Ms)
 	return b.String()
+}
+
+// calibrationLine says what the answerability calibration recommends.
+func calibrationLine(c eval.Calibration) string {
+	line := fmt.Sprintf("answerability check %s at threshold %g: ", c.Check, c.Threshold)
+	if c.Recommended == nil {
+		line += c.Message
+	} else {
+		line += fmt.Sprintf("recommended %g for alpha %g: refuses %.2f of the %d answerable questions scored",
+			*c.Recommended, c.Alpha, *c.ExpectedAnswerableRefused, c.AnswerableScored)
+		if c.UnanswerableRefused != nil {
+			line += fmt.Sprintf(", %.2f of the %d unanswerable", *c.UnanswerableRefused, c.UnanswerableScored)
+		}
+	}
+	return line + fmt.Sprintf("; not checked: %d\n", c.Unchecked)
 }

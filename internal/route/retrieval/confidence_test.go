@@ -117,3 +117,23 @@ func TestMinConfidenceAnswersNotFound(t *testing.T) {
 		t.Errorf("without a background the rule must not apply: %d fragments", len(r.Fragments))
 	}
 }
+
+// A compound of plain words is held when the text holds one of its
+// words; one of words the text never uses, and any other name, only as
+// written.
+func TestMissingNamesReadCompoundsByTheirWords(t *testing.T) {
+	text := "argocd notifications ship built-in triggers; a sync that fails fires on-sync-failed. the kube-proxy runs on each node."
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"Which ready-made trigger fires on a sync-failure?", []string{"ready-made"}},
+		{"Does kube-proxy read the built-in helm-secrets-plugin?", []string{"helm-secrets-plugin"}},
+		{"Is there a filter, e.g. on Velero backups?", []string{"velero"}},
+	}
+	for _, tc := range cases {
+		if got := MissingNames(tc.query, text); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: missing %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}

@@ -15,15 +15,41 @@ import (
 // candidates; the answerability check over what a turn packed.
 
 // MissingNames are the names the query uses (DistinctiveTerms) that text
-// does not hold in any form; text must be lower-cased.
+// does not hold in any form; text must be lower-cased. A compound of
+// lower-case words ("ready-made", "auto-sync", "sync-failure") is missing
+// only when text holds none of its words: users coin such compounds for
+// what the documents say in other words ("autosync", "a built-in
+// trigger"), while a compound none of whose words the documents use
+// ("helm-secrets-plugin" in documents that never say helm, secrets or
+// plugin) still names what they lack.
 func MissingNames(query, text string) []string {
 	var missing []string
 	for _, name := range DistinctiveTerms(query) {
-		if !strings.Contains(text, nameStem(name)) {
+		if !holdsName(text, name) {
 			missing = append(missing, name)
 		}
 	}
 	return missing
+}
+
+func holdsName(text, name string) bool {
+	if strings.Contains(text, nameStem(name)) {
+		return true
+	}
+	if !isCompound(name) {
+		return false
+	}
+	for _, word := range strings.Split(name, "-") {
+		if len(word) >= 3 && !commonWords[word] && strings.Contains(text, nameStem(word)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCompound: lower-case letters joined by hyphens.
+func isCompound(name string) bool {
+	return strings.Contains(name, "-") && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz-") == ""
 }
 
 // DistinctiveTerms are the query's words that name something rather than
@@ -68,11 +94,11 @@ func nameInQuestion(word string, sentenceStart, cyrillic bool) bool {
 }
 
 // namesSomething reports whether a word looks like a name or identifier.
-// A number ("200 apps", "90 seconds") and a pair of plain words
-// ("health/sync", "enable/disable") are prose: the documents say them in
+// A number ("200 apps", "90 seconds"), a pair of plain words
+// ("health/sync", "enable/disable") and an abbreviation ("e.g.") are prose: the documents say them in
 // other words or not at all, so they are not missing the way a name is.
 func namesSomething(word string, sentenceStart bool) bool {
-	if isNumber(word) || isWordPair(word) {
+	if isNumber(word) || isWordPair(word) || isAbbreviation(word) {
 		return false
 	}
 	upper, inner := 0, false
@@ -94,6 +120,20 @@ func namesSomething(word string, sentenceStart bool) bool {
 func isLatinWord(word string) bool {
 	for _, r := range word {
 		if !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isAbbreviation: single letters joined by dots ("e.g", "i.e").
+func isAbbreviation(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts {
+		if len([]rune(part)) > 1 {
 			return false
 		}
 	}

@@ -154,6 +154,8 @@ const (
 )
 
 // AnswerSettings say who writes the answer.
+// +kubebuilder:validation:XValidation:rule="!has(self.grounding) || !has(self.grounding.scorer) || self.grounding.scorer != 'judge' || has(self.judge)",message="grounding.scorer judge needs judge: the model that judges each sentence",fieldPath=".judge",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.grounding) || !has(self.grounding.scorer) || self.grounding.scorer != 'judge' || !has(self.grounding.policy) || self.grounding.policy == 'annotate' || !has(self.judge) || (has(self.judge.calibratedBy) && size(self.judge.calibratedBy) > 0)",message="grounding.scorer judge with policy strip or fallback needs judge.calibratedBy: a judge whose precision nobody measured must not decide what users see (docs/route.md, The grounding judge)",fieldPath=".judge.calibratedBy",reason=FieldValueRequired
 type AnswerSettings struct {
 	// Mode is generative (default) or extractive. With extractive and no
 	// model a turn makes no chat model call; with extractive and
@@ -187,6 +189,49 @@ type AnswerSettings struct {
 	// +optional
 	// +kubebuilder:default=accept
 	WhenModelRefuses ModelRefusal `json:"whenModelRefuses,omitempty"`
+
+	// Judge is a chat model the route asks to check, not to answer: the
+	// answerability check's model rule asks it in place of spec.model,
+	// and grounding.scorer judge asks it about each answer sentence. Any
+	// OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama, OpenAI): a
+	// route that answers with a small model can check with a capable one.
+	// Its calls share no prompt cache with the answer's (another server),
+	// so each one reads its whole prompt. See docs/route.md, "The
+	// grounding judge".
+	// +optional
+	Judge *JudgeModel `json:"judge,omitempty"`
+}
+
+// JudgeModel is an OpenAI-compatible chat completions endpoint the route's
+// checks ask. It is asked greedily, and its replies are short (one token
+// for answerability, a JSON verdict per sentence for grounding).
+type JudgeModel struct {
+	// BaseURL of the OpenAI-compatible API, e.g. http://vllm.models.svc/v1.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	BaseURL string `json:"baseURL"`
+
+	// Name of the model as the endpoint knows it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// APIKeySecretRef selects the endpoint's API key, if it needs one; the
+	// Secret must list the judge's host in its ragroute.io/allowed-hosts
+	// annotation, as spec.model's must.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+
+	// CalibratedBy says what measured the judge's precision against a
+	// person's labels (for example "eval-answers --support-only on
+	// test/eval/support, 2026-12-09: precision 0.91"); required when
+	// grounding.scorer is judge with policy strip or fallback, so that no
+	// unmeasured judge decides what users see. Free text, for the reports.
+	// +optional
+	// +kubebuilder:validation:MaxLength=200
+	CalibratedBy string `json:"calibratedBy,omitempty"`
 }
 
 // AnswerabilityCheck is how the route decides, before the answer, whether
@@ -205,13 +250,15 @@ const (
 	// questions about something the documents never name; also applies
 	// to extractive answers.
 	AnswerabilityCoverage AnswerabilityCheck = "coverage"
-	// AnswerabilityModel: the chat model is asked, after the answer's own
-	// prompt, whether the fragments hold the answer; its P(yes) is read
-	// from the first token's log-probabilities (the server must return
-	// logprobs: llama.cpp, vLLM and OpenAI do). Costs one one-token call
-	// whose prompt a server's prompt cache shares with the answer's; only
-	// as good as the model's judgement (weak with a 1.5B model,
-	// docs/eval.md); generative answers only.
+	// AnswerabilityModel: the chat model (answer.judge instead, when set)
+	// is asked, after the answer's own prompt, whether the fragments hold
+	// the answer; its P(yes) is read from the first token's
+	// log-probabilities (the server must return logprobs: llama.cpp, vLLM
+	// and OpenAI do). Costs one one-token call whose prompt a server's
+	// prompt cache shares with the answer's (not the judge's: another
+	// server reads the whole prompt); only as good as the model's
+	// judgement (weak with a 1.5B model, docs/eval.md); generative answers
+	// only.
 	AnswerabilityModel AnswerabilityCheck = "model"
 )
 
@@ -310,6 +357,21 @@ const (
 	GroundingFallback GroundingPolicy = "fallback"
 )
 
+// GroundingScorer is what judges each answer sentence's support.
+// +kubebuilder:validation:Enum=similarity;judge
+type GroundingScorer string
+
+// Grounding scorers.
+const (
+	// GroundingSimilarity: the sentence's embedding similarity and word
+	// overlap with the fragments' sentences, against supportThreshold.
+	GroundingSimilarity GroundingScorer = "similarity"
+	// GroundingJudge: the answer's sentences go to answer.judge, a batch
+	// per call, with the question and the packed fragments; it names the
+	// fragment that states each one, or none.
+	GroundingJudge GroundingScorer = "judge"
+)
+
 // GroundingSettings tune the grounding check.
 type GroundingSettings struct {
 	// Policy is annotate (default), strip or fallback.
@@ -334,6 +396,18 @@ type GroundingSettings struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	FallbackBelow *float64 `json:"fallbackBelow,omitempty"`
+
+	// Scorer is similarity (default: supportThreshold over embedding
+	// similarity and word overlap, no call) or judge: answer.judge reads
+	// the question, the packed fragments and the answer's sentences, a
+	// batch per call, and says which fragment states each (a verdict it
+	// cannot give in JSON fails the check). It sees what similarity
+	// cannot, a sentence true of a fragment but offered for another
+	// situation than the question asks, at one judge call per batch of
+	// sentences. With policy strip or fallback it needs
+	// judge.calibratedBy. See docs/route.md, "The grounding judge".
+	// +optional
+	Scorer GroundingScorer `json:"scorer,omitempty"`
 }
 
 // RouteUI switches the route's web page.

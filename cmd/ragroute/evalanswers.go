@@ -30,11 +30,17 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	curveOnly := fs.Bool("curve-only", false, "only the calibration curve: no chat model")
 	supportLabels := fs.String("support-labels", "", "also score the support judge against the labelled sentences in this folder (test/eval/support)")
 	supportOnly := fs.Bool("support-only", false, "only the support judge against --support-labels: no chat model")
+	judgeURL := fs.String("judge-base-url", "", "answer.judge.baseURL in place of the route's (a deviation): the checks ask it, and --support-labels also scores the grounding judge; its key in "+podconfig.EnvJudgeAPIKey)
+	judgeModel := fs.String("judge-model", "", "answer.judge.name, with --judge-base-url")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *supportOnly && *supportLabels == "" {
 		fmt.Fprintln(stderr, "ragroute eval-answers: --support-only needs --support-labels")
+		return 2
+	}
+	if (*judgeURL == "") != (*judgeModel == "") {
+		fmt.Fprintln(stderr, "ragroute eval-answers: --judge-base-url and --judge-model go together")
 		return 2
 	}
 	modeList := turn.modeList()
@@ -50,6 +56,13 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 		}
 		if in.set("fallback-below") {
 			cfg.Answer.Grounding.FallbackBelow = *fallbackBelow
+		}
+		if *judgeURL != "" {
+			judge := podconfig.Judge{BaseURL: *judgeURL, Name: *judgeModel, APIKeyEnv: podconfig.EnvJudgeAPIKey}
+			if cfg.Answer.Judge != nil {
+				judge.CalibratedBy = cfg.Answer.Judge.CalibratedBy
+			}
+			cfg.Answer.Judge = &judge
 		}
 	})
 	if err != nil {
@@ -72,6 +85,9 @@ func runEvalAnswers(args []string, stdout, stderr io.Writer) int {
 	opts.Route, opts.Deviations = route, deviations
 	if route.Model.BaseURL != "" {
 		opts.Chat = assembly.Chat(route.Model, os.Getenv)
+	}
+	if j := route.Answer.Judge; j != nil {
+		opts.Judge, opts.JudgeModel = assembly.Judge(*j, os.Getenv), j.Name
 	}
 	opts.Progress = stderr
 	report, err := lab.RunAnswers(ctx, opts)

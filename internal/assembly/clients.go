@@ -96,6 +96,15 @@ func newPrefixedEmbedder(e podconfig.Embedding, prefix string, secrets Secrets, 
 	return model.WithPrefix(newEmbedder(e, secrets, timeout), prefix, int(limit), tokens)
 }
 
+// Judge is the route's judge model (answer.judge), its key read from the
+// variable the config names as spec.model's is. Every judge call asks for
+// greedy sampling, which only lowers the configured temperature: 1 here
+// so that the call's 0 is sent (a 0 configured would be left out of the
+// request, and the server's default would apply).
+func Judge(j podconfig.Judge, secrets Secrets) *model.Chat {
+	return model.NewChat(model.ChatConfig{BaseURL: j.BaseURL, Model: j.Name, APIKey: secrets.Get(j.APIKeyEnv), Temperature: 1})
+}
+
 // Chat is the route's chat model.
 func Chat(m podconfig.ChatModel, secrets Secrets) *model.Chat {
 	return model.NewChat(model.ChatConfig{

@@ -37,13 +37,17 @@ func NewEngine(cfg podconfig.RouteConfig, searcher *retrieval.Searcher, p Parts)
 		Window: turn.Window{ContextTokens: int(cfg.Window.ContextTokens), AnswerReserve: int(cfg.Window.AnswerReserveTokens), Tokens: tokens},
 		Answer: turn.AnswerSettings{Mode: cfg.Answer.Mode, MaxTokens: int(cfg.Model.MaxTokens), WhenModelRefuses: cfg.Answer.WhenModelRefuses,
 			Grounding: answer.GroundingSettings{Policy: cfg.Answer.Grounding.Policy, Threshold: cfg.Answer.Grounding.SupportThreshold,
-				FallbackBelow: cfg.Answer.Grounding.FallbackBelow}},
+				FallbackBelow: cfg.Answer.Grounding.FallbackBelow, Scorer: cfg.Answer.Grounding.Scorer}},
 		Agentic: turn.AgenticSettings{ToolProtocol: cfg.ToolProtocol},
 		Logger:  p.Logger,
 	}
 	// Never a typed nil in the interface: the Engine checks for no model.
 	if runner.Chat == nil && cfg.Model.BaseURL != "" {
 		runner.Chat = Chat(cfg.Model, p.Secrets)
+	}
+	runner.Answer.Judge = p.Judge
+	if runner.Answer.Judge == nil && cfg.Answer.Judge != nil {
+		runner.Answer.Judge = Judge(*cfg.Answer.Judge, p.Secrets)
 	}
 	if a := cfg.Answer.Answerability; a.Applies() {
 		runner.Answer.Answerability = &turn.Answerability{Check: cmp.Or(a.Check, podconfig.AnswerabilityOff), MinCoverage: a.MinCoverage,

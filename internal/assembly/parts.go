@@ -34,6 +34,9 @@ type Parts struct {
 	Cache retrieval.Cache
 	// Chat is the chat model; nil: the config's, when it names one.
 	Chat turn.ChatModel
+	// Judge is the judge model (answer.judge); nil: the config's, when it
+	// names one.
+	Judge turn.ChatModel
 	// Reranker reorders the candidates in place of the config's rerank
 	// step; nil: the config's (rerank.mode). The evaluations' own orders
 	// come in here, never as a change to an assembled Searcher.

@@ -31,7 +31,11 @@ func fullInputs() routeInputs {
 		BaseURL: "http://rerank.models.svc/v1", Model: "bge-reranker-v2-m3"}}
 	route.Spec.Answer = &v1alpha1.AnswerSettings{WhenModelRefuses: v1alpha1.RefusalQuote, Answerability: &v1alpha1.AnswerabilitySettings{
 		Check: v1alpha1.AnswerabilityCoverage, MinCoverage: ptr.To(0.45), Names: v1alpha1.AnswerabilityNamesRequire, MinRelevance: ptr.To(0.02),
-		CalibratedBy: "RouteEvaluation support-dev, 6 December 2026"}}
+		CalibratedBy: "RouteEvaluation support-dev, 6 December 2026"},
+		Grounding: &v1alpha1.GroundingSettings{Policy: v1alpha1.GroundingStrip, Scorer: v1alpha1.GroundingJudge},
+		Judge: &v1alpha1.JudgeModel{BaseURL: "https://judge.models.svc/v1", Name: "qwen2.5-32b-instruct",
+			APIKeySecretRef: &v1alpha1.SecretKeyRef{Name: "judge", Key: "apiKey"},
+			CalibratedBy:    "eval-answers --support-only, test/eval/support, 9 December 2026: precision 0.90"}}
 	route.Spec.Cache = &v1alpha1.CacheSettings{Backend: v1alpha1.BackendRedis, TTL: &metav1.Duration{Duration: 90e9}}
 	route.Spec.Turns = &v1alpha1.TurnSettings{Backend: v1alpha1.BackendRedis}
 	route.Spec.Redis = &v1alpha1.RedisConnection{Address: "redis.acme-rag.svc:6379", Username: "support-route",

@@ -136,6 +136,15 @@ func renderAnswer(a *v1alpha1.AnswerSettings) podconfig.Answer {
 		out.Grounding.Policy = cmp.Or(podconfig.GroundingPolicy(g.Policy), out.Grounding.Policy)
 		out.Grounding.SupportThreshold = orDefault(g.SupportThreshold, out.Grounding.SupportThreshold)
 		out.Grounding.FallbackBelow = orDefault(g.FallbackBelow, out.Grounding.FallbackBelow)
+		// Only the judge is rendered: similarity is what an empty scorer
+		// reads, so a route that names it keeps its config (and its pods).
+		if g.Scorer == v1alpha1.GroundingJudge {
+			out.Grounding.Scorer = podconfig.GroundingJudge
+		}
+	}
+	if j := a.Judge; j != nil {
+		out.Judge = &podconfig.Judge{BaseURL: j.BaseURL, Name: j.Name, APIKeyEnv: envFor(j.APIKeySecretRef, podconfig.EnvJudgeAPIKey),
+			CalibratedBy: j.CalibratedBy}
 	}
 	if c := a.Answerability; c != nil {
 		out.Answerability.Check = cmp.Or(podconfig.AnswerabilityCheck(c.Check), out.Answerability.Check)

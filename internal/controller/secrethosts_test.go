@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ragroute/ragroute/api/v1alpha1"
+	"github.com/ragroute/ragroute/internal/podconfig"
 )
 
 // The allowed-hosts format: comma-separated host (any port) or host:port
@@ -92,5 +93,28 @@ func TestMilvusTokenIsCheckedAgainstThePortTheClientDials(t *testing.T) {
 		if refusal != nil && !strings.Contains(refusal.Message, tc.problem) {
 			t.Errorf("%q to %q: %q does not say %q", tc.list, tc.uri, refusal.Message, tc.problem)
 		}
+	}
+}
+
+// The judge's key is checked as spec.model's is: against the judge's own
+// host, carried in its own variable, so a Secret listed for the chat
+// model cannot be sent to another host by naming it as the judge's.
+func TestTheJudgesKeyGoesOnlyToTheJudgesHost(t *testing.T) {
+	route := newRoute("ns", "support", "docs", "default")
+	route.Spec.Answer = &v1alpha1.AnswerSettings{Judge: &v1alpha1.JudgeModel{BaseURL: "https://judge.example/v1", Name: "big",
+		APIKeySecretRef: &v1alpha1.SecretKeyRef{Name: "llm", Key: "apiKey"}}}
+	var judge *secretUse
+	for _, use := range routeSecretKeys(&route.Spec) {
+		if use.field == "spec.answer.judge.apiKeySecretRef" {
+			judge = &use
+		}
+	}
+	if judge == nil || judge.env != podconfig.EnvJudgeAPIKey || judge.to.field != "spec.answer.judge.baseURL" {
+		t.Fatalf("the judge's key use %+v", judge)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "llm", Annotations: map[string]string{allowedHostsAnnotation: "llm.models.svc"}}}
+	refusal := secretHostRefusal(secret, judge.field, judge.to)
+	if refusal == nil || !strings.Contains(refusal.Message, "spec.answer.judge.baseURL") || !strings.Contains(refusal.Message, "judge.example:443") {
+		t.Errorf("refusal %v, want the judge's host named", refusal)
 	}
 }

@@ -56,6 +56,10 @@ func routeSecretKeys(spec *v1alpha1.QueryRouteSpec) []secretUse {
 		uses = append(uses, secretUse{"spec.model.apiKeySecretRef", *spec.Model.APIKeySecretRef, podconfig.EnvModelAPIKey,
 			destination{"spec.model.baseURL", spec.Model.BaseURL, hostPort}})
 	}
+	if a := spec.Answer; a != nil && a.Judge != nil && a.Judge.APIKeySecretRef != nil {
+		uses = append(uses, secretUse{"spec.answer.judge.apiKeySecretRef", *a.Judge.APIKeySecretRef, podconfig.EnvJudgeAPIKey,
+			destination{"spec.answer.judge.baseURL", a.Judge.BaseURL, hostPort}})
+	}
 	if spec.WebSearch != nil && spec.WebSearch.APIKeySecretRef != nil {
 		uses = append(uses, secretUse{"spec.webSearch.apiKeySecretRef", *spec.WebSearch.APIKeySecretRef, podconfig.EnvWebSearchAPIKey,
 			destination{"spec.webSearch.baseURL", spec.WebSearch.BaseURL, hostPort}})

@@ -50,6 +50,11 @@ spec:
 			[]string{"spec.rerank", "crossEncoder must be set when mode is crossEncoder"}},
 		{"two replicas on in-memory turns (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  replicas: 2\n"),
 			[]string{"more than one replica needs turns.backend redis"}},
+		{"judge scorer without a judge (CEL)", route(window + "  answer: {grounding: {scorer: judge}}\n"),
+			[]string{"spec.answer.judge", "grounding.scorer judge needs judge"}},
+		{"uncalibrated judge deciding what users see (CEL)", route(window +
+			"  answer: {grounding: {scorer: judge, policy: strip}, judge: {baseURL: \"http://judge/v1\", name: big}}\n"),
+			[]string{"spec.answer.judge.calibratedBy", "needs judge.calibratedBy"}},
 		{"raw and relative similarity floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {similarityFloor: 0.3, similarityFloorSigmas: 3}\n"),
 			[]string{"spec.retrieval", "set similarityFloor or similarityFloorSigmas, not both"}},
 		{"raw and relative strict floor (CEL)", route("  window: {contextTokens: 4096, answerReserveTokens: 512}\n  retrieval: {strictFloor: 0.5, strictFloorSigmas: 4}\n"),

@@ -60,6 +60,7 @@ func (e Embedding) Fingerprint() string {
 // their values never appear in a config.
 const (
 	EnvModelAPIKey     = "RAGROUTE_MODEL_API_KEY"
+	EnvJudgeAPIKey     = "RAGROUTE_JUDGE_API_KEY"
 	EnvEmbeddingAPIKey = "RAGROUTE_EMBEDDING_API_KEY"
 	EnvMilvusToken     = "RAGROUTE_MILVUS_TOKEN"
 	EnvWebSearchAPIKey = "RAGROUTE_WEBSEARCH_API_KEY"

@@ -100,6 +100,19 @@ const (
 	GroundingFallback GroundingPolicy = "fallback"
 )
 
+// GroundingScorer says what judges each answer sentence's support.
+type GroundingScorer string
+
+const (
+	// GroundingSimilarity scores each sentence by its embedding similarity
+	// and word overlap with the fragments' sentences (the default, also
+	// when empty).
+	GroundingSimilarity GroundingScorer = "similarity"
+	// GroundingJudge asks the route's judge model (answer.judge) which
+	// fragment, if any, states each sentence.
+	GroundingJudge GroundingScorer = "judge"
+)
+
 // FlaggedPolicy is what packing does with fragments ingestion flagged as
 // reading like instructions to a model. Every fragment is fenced as data
 // whatever the policy; a flagged one is in addition announced (keep),

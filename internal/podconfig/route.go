@@ -75,6 +75,9 @@ type Answer struct {
 	Answerability Answerability `json:"answerability"`
 	// WhenModelRefuses is accept, quote or askAgain (empty: accept).
 	WhenModelRefuses ModelRefusal `json:"whenModelRefuses,omitempty"`
+	// Judge, when set, is the model the checks ask in place of the chat
+	// model (judge.go).
+	Judge *Judge `json:"judge,omitempty"`
 }
 
 // Answerability is the check before the answer: the question's coverage
@@ -105,6 +108,8 @@ type Grounding struct {
 	Policy           GroundingPolicy `json:"policy"`
 	SupportThreshold float64         `json:"supportThreshold"`
 	FallbackBelow    float64         `json:"fallbackBelow"`
+	// Scorer is similarity (also when empty) or judge.
+	Scorer GroundingScorer `json:"scorer,omitempty"`
 }
 
 func (a Answerability) validate(hasModel bool) []error {
@@ -409,6 +414,7 @@ func (c RouteConfig) Validate() error {
 	errs = append(errs, c.Store.Search.Lexical.Validate("store.search.lexical")...)
 	errs = append(errs, c.validateEnums()...)
 	errs = append(errs, c.Answer.Answerability.validate(c.Model.BaseURL != "")...)
+	errs = append(errs, c.Answer.validateJudge()...)
 	if (c.Cache.Backend == BackendRedis || c.Turns.Backend == BackendRedis) && c.Redis == nil {
 		errs = append(errs, errors.New("a redis backend needs redis.address"))
 	}
@@ -466,6 +472,7 @@ func (c RouteConfig) validateEnums() []error {
 	add(oneOf("retrieval.flaggedFragments", c.Retrieval.FlaggedFragments, "", FlaggedKeep, FlaggedDrop, FlaggedQuarantine))
 	add(oneOf("answer.mode", c.Answer.Mode, "", AnswerGenerative, AnswerExtractive))
 	add(oneOf("answer.grounding.policy", c.Answer.Grounding.Policy, "", GroundingAnnotate, GroundingStrip, GroundingFallback))
+	add(oneOf("answer.grounding.scorer", c.Answer.Grounding.Scorer, "", GroundingSimilarity, GroundingJudge))
 	add(oneOf("answer.answerability.check", c.Answer.Answerability.Check, "", AnswerabilityOff, AnswerabilityCoverage, AnswerabilityModel))
 	add(oneOf("answer.whenModelRefuses", c.Answer.WhenModelRefuses, "", RefusalAccept, RefusalQuote, RefusalAskAgain))
 	return errs

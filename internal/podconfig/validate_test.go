@@ -35,6 +35,22 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 		"model answerability without a model": {func(c *RouteConfig) {
 			c.Answer.Answerability.Check, c.Model.BaseURL = AnswerabilityModel, ""
 		}, "answer.answerability.check model needs a chat model (model.baseURL)"},
+		"grounding scorer": {func(c *RouteConfig) { c.Answer.Grounding.Scorer = "llm" },
+			`answer.grounding.scorer "llm": want similarity or judge`},
+		"judge scorer without a judge": {func(c *RouteConfig) { c.Answer.Grounding.Scorer = GroundingJudge },
+			"answer.grounding.scorer judge needs answer.judge"},
+		"judge without a base URL": {func(c *RouteConfig) { c.Answer.Judge = &Judge{Name: "big"} },
+			"answer.judge.baseURL and answer.judge.name are required"},
+		"judge without a name": {func(c *RouteConfig) { c.Answer.Judge = &Judge{BaseURL: "http://judge/v1"} },
+			"answer.judge.baseURL and answer.judge.name are required"},
+		"strip by an uncalibrated judge": {func(c *RouteConfig) {
+			c.Answer.Grounding = Grounding{Policy: GroundingStrip, Scorer: GroundingJudge}
+			c.Answer.Judge = &Judge{BaseURL: "http://judge/v1", Name: "big"}
+		}, "answer.grounding.scorer judge with policy strip needs answer.judge.calibratedBy"},
+		"fallback by an uncalibrated judge": {func(c *RouteConfig) {
+			c.Answer.Grounding = Grounding{Policy: GroundingFallback, Scorer: GroundingJudge}
+			c.Answer.Judge = &Judge{BaseURL: "http://judge/v1", Name: "big", CalibratedBy: " "}
+		}, "answer.grounding.scorer judge with policy fallback needs answer.judge.calibratedBy"},
 		"metrics on the API's port": {func(c *RouteConfig) { c.Server.MetricsPort = c.Server.Port },
 			"server.metricsPort 8080 is server.port"},
 		"metrics port out of range":   {func(c *RouteConfig) { c.Server.MetricsPort = 70000 }, "server.metricsPort 70000 is outside 1-65535"},
@@ -77,5 +93,23 @@ func TestValidateRefusesUnknownEnumValuesNamingTheField(t *testing.T) {
 	c.Retrieval.FlaggedFragments, c.Answer.Mode, c.Answer.Grounding.Policy = "", "", ""
 	if err := c.Validate(); err != nil {
 		t.Errorf("empty enums take their defaults, yet: %v", err)
+	}
+}
+
+// A judge annotates unmeasured; it decides what users see (strip,
+// fallback) once calibratedBy says what measured it.
+func TestValidateAcceptsAJudge(t *testing.T) {
+	for _, g := range []Grounding{{Scorer: GroundingJudge}, {Policy: GroundingAnnotate, Scorer: GroundingJudge}, {Policy: GroundingStrip}} {
+		c := validConfig()
+		c.Answer.Grounding, c.Answer.Judge = g, &Judge{BaseURL: "http://judge/v1", Name: "big"}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", g, err)
+		}
+	}
+	c := validConfig()
+	c.Answer.Grounding = Grounding{Policy: GroundingFallback, Scorer: GroundingJudge}
+	c.Answer.Judge = &Judge{BaseURL: "http://judge/v1", Name: "big", CalibratedBy: "eval-answers --support-only, precision 0.9"}
+	if err := c.Validate(); err != nil {
+		t.Errorf("a calibrated judge under fallback: %v", err)
 	}
 }

@@ -46,6 +46,11 @@ type AnswersOptions struct {
 	// Chat is the chat model; ChatModel names it in the report.
 	Chat      turn.ChatModel
 	ChatModel string
+	// Judge, when set, is the judge model (the route's answer.judge):
+	// the turns' checks ask it, and the support labels are also scored
+	// with the grounding judge; JudgeModel names it in the report.
+	Judge      turn.ChatModel
+	JudgeModel string
 	// Modes to run (AnswerModes when empty; none with CurveOnly).
 	Modes []string
 	// Limit keeps the first Limit questions (0: all).
@@ -270,6 +275,9 @@ func newAnswersRun(r *run, opts AnswersOptions) (*answersRun, error) {
 	parts := r.parts(r.tree, r.query, a.fragments)
 	if opts.Chat != nil {
 		parts.Chat = opts.Chat
+	}
+	if opts.Judge != nil {
+		parts.Judge = opts.Judge
 	}
 	searcher := assembly.NewSearcher(cfg, parts)
 	for _, mode := range append(AnswerModes(), curveMode) {

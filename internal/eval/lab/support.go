@@ -217,8 +217,9 @@ type Agreement struct {
 	ByModel map[string]*Agreement `json:"by_model,omitempty"`
 }
 
-// Judge judges a turn's sentences against its fragments.
-type Judge func(ctx context.Context, sentences []string, fragments []retrieval.Fragment) ([]answer.Grounding, error)
+// Judge judges a turn's sentences against its fragments, as answers to
+// its question.
+type Judge func(ctx context.Context, question string, sentences []string, fragments []retrieval.Fragment) ([]answer.Grounding, error)
 
 // JudgeAgreement judges every labelled sentence, turn by turn.
 func JudgeAgreement(ctx context.Context, name string, judge Judge, labels SupportLabels) (Agreement, error) {
@@ -237,7 +238,7 @@ func JudgeAgreement(ctx context.Context, name string, judge Judge, labels Suppor
 		for i, s := range sentences {
 			texts[i] = s.Sentence
 		}
-		verdicts, err := judge(ctx, texts, turn.fragments())
+		verdicts, err := judge(ctx, turn.Question, texts, turn.fragments())
 		if err != nil {
 			return total, fmt.Errorf("judge turn %s: %w", id, err)
 		}
@@ -319,7 +320,8 @@ func AgreementText(judges []Agreement) string {
 }
 
 // supportAgreement scores the labelled sentences with the route's
-// similarity check at the route's threshold.
+// similarity check at the route's threshold and, when the evaluation has
+// a judge model, with the judge scorer (support_judge.go).
 func (a *answersRun) supportAgreement(ctx context.Context) ([]Agreement, error) {
 	labels, err := LoadSupportLabels(a.opts.SupportLabels)
 	if err != nil {
@@ -327,7 +329,7 @@ func (a *answersRun) supportAgreement(ctx context.Context) ([]Agreement, error) 
 	}
 	// The route's own threshold decides, as its check would.
 	threshold := a.opts.Route.Answer.Grounding.SupportThreshold
-	similarity := func(ctx context.Context, sentences []string, fragments []retrieval.Fragment) ([]answer.Grounding, error) {
+	similarity := func(ctx context.Context, _ string, sentences []string, fragments []retrieval.Fragment) ([]answer.Grounding, error) {
 		scores, err := answer.ScoreSupport(ctx, a.query, sentences, fragments)
 		for i := range scores {
 			scores[i].Status = answer.Unsupported
@@ -341,5 +343,12 @@ func (a *answersRun) supportAgreement(ctx context.Context) ([]Agreement, error) 
 	if err != nil {
 		return nil, err
 	}
-	return []Agreement{today}, nil
+	if a.opts.Judge == nil {
+		return []Agreement{today}, nil
+	}
+	judged, err := JudgeAgreement(ctx, "judge "+a.opts.JudgeModel, a.judgeScorer(), labels)
+	if err != nil {
+		return nil, err
+	}
+	return []Agreement{today, judged}, nil
 }

@@ -98,7 +98,7 @@ func TestJudgeAgreementCounts(t *testing.T) {
 		{Turn: "b", Sentence: "yes five", Label: LabelNoClaim},
 		{Turn: "b", Sentence: "yes six", Label: LabelUnsupported, Misapplied: true},
 	}}
-	judge := func(_ context.Context, sentences []string, _ []retrieval.Fragment) ([]answer.Grounding, error) {
+	judge := func(_ context.Context, _ string, sentences []string, _ []retrieval.Fragment) ([]answer.Grounding, error) {
 		out := make([]answer.Grounding, len(sentences))
 		for i, s := range sentences {
 			if strings.HasPrefix(s, "yes") {

@@ -10,7 +10,8 @@
 //   - Gate cuts the answer into sentences as it streams and checks each
 //     against the packed fragments in the background, showing, holding or
 //     withholding them as the grounding policy says (gate.go, with the
-//     Scorer of support.go).
+//     similarity Scorer of support.go or the judge model of judge.go,
+//     whose call the caller makes: JudgeCall).
 //
 // Quoter writes the extractive answer: cited quotes of the fragments
 // (quotes.go). What a sentence, a list item and a citation marker are is

@@ -22,13 +22,13 @@ import (
 //
 // Under annotate the answer has streamed already, so the turn waits for
 // the verdicts only up to the check's wait; past it, or when the embedder
-// fails, the turn ends without them (Unchecked says why).
+// (or the judge) fails, the turn ends without them (Unchecked says why).
 type Gate struct {
 	outlet
 	settings GroundingSettings
 	wait     time.Duration
 	exempt   string
-	scorer   *Scorer
+	scorer   sentenceScorer
 	// report hears each sentence's verdict.
 	report func(Grounding)
 
@@ -54,14 +54,21 @@ type Gate struct {
 // answer has streamed, for the grounding check's last verdicts.
 const DefaultCheckWait = 2 * time.Second
 
-// Checker is the grounding check's embedders and how long an annotated
-// answer's turn waits for it (0: DefaultCheckWait).
+// DefaultJudgeCheckWait is that wait with the judge scorer: the last
+// batch's verdicts take a judge call, not an embedding.
+const DefaultJudgeCheckWait = 15 * time.Second
+
+// Checker is the grounding check's embedders, how long an annotated
+// answer's turn waits for it (0: DefaultCheckWait, or
+// DefaultJudgeCheckWait with the judge scorer), and, for the judge
+// scorer, the turn's judge (set per turn: it carries the question).
 type Checker struct {
 	Embedders
-	Wait time.Duration
+	Wait  time.Duration
+	Judge *Judge
 }
 
-// gateBatch bounds the sentences of one embeddings call.
+// gateBatch bounds the sentences of one embeddings call (or judge call).
 const gateBatch = 8
 
 // NewGate checks an answer against the packed fragments, reporting each
@@ -75,10 +82,13 @@ func NewGate(ctx context.Context, settings GroundingSettings, checker Checker, p
 	}
 	if checker.Wait <= 0 {
 		checker.Wait = DefaultCheckWait
+		if settings.Scorer == podconfig.GroundingJudge {
+			checker.Wait = DefaultJudgeCheckWait
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g := &Gate{settings: settings, wait: checker.Wait, exempt: strings.TrimSpace(exempt),
-		scorer: NewScorer(checker.Embedders, packed, settings.threshold()), report: report, split: newAnswerSplitter(),
+		scorer: newSentenceScorer(settings, checker, packed), report: report, split: newAnswerSplitter(),
 		queue: make(chan segment, 1024), done: make(chan struct{}), cancel: cancel}
 	go g.check(ctx)
 	return g
@@ -257,7 +267,8 @@ const (
 )
 
 // Unchecked says why the check did not judge the whole answer: it failed
-// (the embedder), or annotate stopped waiting for it; "" when it did.
+// (the embedder or the judge), or annotate stopped waiting for it; ""
+// when it did.
 func (g *Gate) Unchecked() string {
 	switch {
 	case g.late:
@@ -275,7 +286,7 @@ func (g *Gate) Checked() []Grounding { return g.checked }
 func (g *Gate) Withheld() int { return g.withheld }
 
 // UnitVectors are the fragments' unit vectors the check embedded (see
-// Scorer.UnitVectors).
+// Scorer.UnitVectors); nil with the judge scorer.
 func (g *Gate) UnitVectors() [][]float32 { return g.scorer.UnitVectors() }
 
 // GroundedRatio is the share of checked sentences supported; nil when

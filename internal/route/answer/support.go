@@ -63,6 +63,9 @@ type GroundingSettings struct {
 	// FallbackBelow is the grounded ratio under which fallback replaces
 	// the answer. 0: DefaultFallbackBelow.
 	FallbackBelow float64
+	// Scorer is similarity (also when empty: Scorer) or judge (the
+	// Checker's Judge decides; judge.go).
+	Scorer podconfig.GroundingScorer
 }
 
 func (g GroundingSettings) threshold() float64 {

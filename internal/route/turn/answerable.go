@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // first searches once more (research.go), then says the platform's
 // not-found wording and no answer is written. A small model told "say not
 // found when the fragments do not answer" writes plausible steps from the
-// neighbouring section the search found instead; the check decides in
+// nearby section the search found instead; the check decides in
 // code (docs/route.md, "Honest not found").
 //
 //   - names: a name the question uses (a tool, a resource kind, an
@@ -36,10 +37,12 @@ import (
 //     and an answer lives in one section. Free.
 //   - relevance: the cross-encoder's relevance of the best packed
 //     fragment (a route that reranks with one). Free: the search read it.
-//   - model: the chat model is asked, after the answering call's own
-//     messages, whether the fragments hold the answer, one token read as
-//     odds (a server with a prompt cache reads only the question). Only
-//     generative answers; it depends on the model (weak with a 1.5B).
+//   - model: the chat model (or the route's judge, when it has one:
+//     judge.go) is asked, after the answering call's own messages,
+//     whether the fragments hold the answer, one token read as odds (the
+//     chat model's server with a prompt cache reads only the question;
+//     the judge's, another server, reads it all). Only generative
+//     answers; it depends on the model (weak with a 1.5B).
 
 // Answerability is the check a route runs and its thresholds.
 type Answerability struct {
@@ -134,14 +137,22 @@ func packedText(packed []retrieval.Fragment) string {
 	return b.String()
 }
 
-// answerableOdds asks the model whether the answering call's messages
-// hold the answer: P(yes) of one greedy token.
+// answerableOdds asks the model (the judge, when the route has one)
+// whether the answering call's messages hold the answer: P(yes) of one
+// greedy token.
 func (t *turn) answerableOdds(ctx context.Context, messages []model.Message) (float64, error) {
 	ask := append(append([]model.Message{}, messages...), model.Message{Role: model.RoleUser, Content: answerabilityQuestion})
 	greedy := 0.0
-	reply, err := t.callModel(ctx, modelCall{span: "answerable", stage: "model_answerable", messages: ask,
-		gen: model.Generation{MaxTokens: 1, Temperature: &greedy, TopLogprobs: answerabilityCandidates}})
-	if err != nil {
+	call := modelCall{span: "answerable", stage: "model_answerable", messages: ask,
+		gen: model.Generation{MaxTokens: 1, Temperature: &greedy, TopLogprobs: answerabilityCandidates}}
+	if t.engine.Answer.Judge != nil {
+		call.span, call.stage, call.judge = "judge_answerable", "judge_answerable", true
+	}
+	reply, err := t.callModel(ctx, call)
+	switch {
+	case err != nil && call.judge:
+		return 0, judgeFailed(fmt.Errorf("answerability: %w", err))
+	case err != nil:
 		return 0, err
 	}
 	return yesProbability(reply.FirstToken), nil

@@ -28,7 +28,7 @@ const (
 	CodeModelError = "model_error"
 	// CodeKnowledgeUnavailable: a dependency besides the chat model failed
 	// (DependencyError): the knowledge search, the web search, the
-	// grounding check's embedder.
+	// grounding check's embedder, the judge.
 	CodeKnowledgeUnavailable = "knowledge_unavailable"
 	// CodeEmbedderMismatch: the knowledge index serving was built by
 	// another embedder than the route's (retrieval.EmbedderMismatchError):
@@ -88,6 +88,9 @@ const (
 	// DependencyGroundingCheck: the embedder behind the grounding check
 	// and the extractive answer's quotes.
 	DependencyGroundingCheck Dependency = "grounding check"
+	// DependencyJudge: the route's judge model (answer.judge), asked by
+	// the answerability check or the grounding check's judge scorer.
+	DependencyJudge Dependency = "judge"
 )
 
 // DependencyError is a failure of a dependency other than the chat model
@@ -120,6 +123,10 @@ func ErrorCode(ctx context.Context, err error) string {
 		return CodeEmbedderMismatch
 	case errors.As(err, &analyzerMismatch):
 		return CodeAnalyzerMismatch
+	case errors.As(err, &dependencyErr):
+		// Before the model's kinds: the judge is a chat model too, and a
+		// client must not read its failure as the chat model's.
+		return CodeKnowledgeUnavailable
 	case errors.As(err, &modelErr):
 		switch modelErr.Kind {
 		case model.ErrTimeout:
@@ -131,8 +138,6 @@ func ErrorCode(ctx context.Context, err error) string {
 		default:
 			return CodeModelUnavailable
 		}
-	case errors.As(err, &dependencyErr):
-		return CodeKnowledgeUnavailable
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeTimeout
 	case errors.Is(err, context.Canceled):

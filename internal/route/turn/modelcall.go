@@ -21,11 +21,15 @@ type modelCall struct {
 	// only read whole.
 	onDelta func(string) error
 	attrs   []attribute.KeyValue
+	// judge: the call goes to the route's judge (AnswerSettings.Judge),
+	// not the chat model; its tokens are counted apart.
+	judge bool
 }
 
 // callModel makes one chat call of the turn, the one way every step
-// calls the model: under its span, with the model's first token marked on
-// it, its time added to its stage and its tokens to the turn's usage.
+// calls a model, the chat model or the judge: under its span, with the
+// model's first token marked on it, its time added to its stage and its
+// tokens to the turn's usage (the judge's to its own).
 func (t *turn) callModel(ctx context.Context, c modelCall) (model.Reply, error) {
 	start := time.Now()
 	ctx, span := startSpan(ctx, "ragroute.model."+c.span, c.attrs...)
@@ -41,9 +45,13 @@ func (t *turn) callModel(ctx context.Context, c modelCall) (model.Reply, error) 
 			return c.onDelta(text)
 		}
 	}
-	reply, err := t.engine.Chat.Stream(ctx, c.messages, c.tools, c.gen, onDelta)
+	client := t.engine.Chat
+	if c.judge {
+		client = t.engine.Answer.Judge
+	}
+	reply, err := client.Stream(ctx, c.messages, c.tools, c.gen, onDelta)
 	endSpan(span, err)
 	t.state.took(c.stage, time.Since(start))
-	t.state.add(reply.Usage)
+	t.state.add(reply.Usage, c.judge)
 	return reply, err
 }

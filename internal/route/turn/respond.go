@@ -66,7 +66,9 @@ func (t *turn) generate(ctx context.Context, ev evidence, again []model.Message)
 	packing, grounding := ev.packing, t.engine.Answer.Grounding
 	guard := answer.NewLinkGuard(packing.Links)
 	checkCtx, checkSpan := startSpan(ctx, "ragroute.grounding", attribute.String("ragroute.policy", string(grounding.Policy)))
-	gate := answer.NewGate(checkCtx, grounding, t.engine.checker(), packing.Packed, t.prompt.notFound(),
+	checker := t.engine.checker()
+	checker.Judge = t.groundingJudge()
+	gate := answer.NewGate(checkCtx, grounding, checker, packing.Packed, t.prompt.notFound(),
 		func(g answer.Grounding) { t.emit(Grounding(g)) })
 	stages := []answer.Stage{answer.NewFenceScrubber(packing.Fence), guard, gate}
 	var hold *answer.RefusalHold
@@ -123,7 +125,11 @@ func (t *turn) generate(ctx context.Context, ev evidence, again []model.Message)
 func (t *turn) settle(gate *answer.Gate, packing Packing, shown *strings.Builder) (replace bool, err error) {
 	if err := gate.CheckErr(); err != nil {
 		if gate.Policy() != podconfig.GroundingAnnotate {
-			return false, &DependencyError{Dependency: DependencyGroundingCheck, Err: err} // nothing unchecked may be shown
+			checkedBy := DependencyGroundingCheck
+			if t.engine.Answer.Grounding.Scorer == podconfig.GroundingJudge {
+				checkedBy = DependencyJudge
+			}
+			return false, &DependencyError{Dependency: checkedBy, Err: err} // nothing unchecked may be shown
 		}
 		// The answer has streamed: a failed check costs its report.
 		if t.engine.Logger != nil {

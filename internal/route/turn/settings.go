@@ -72,6 +72,12 @@ type AnswerSettings struct {
 	// the question through and the model answers with the not-found
 	// wording (refusal.go): accept (also when empty), quote or askAgain.
 	WhenModelRefuses podconfig.ModelRefusal
+	// Judge, when set, is the model the checks ask in place of Chat
+	// (judge.go): the answerability check's model rule, and the grounding
+	// check when Grounding.Scorer is judge (which, without one, fails the
+	// check). Its failures are the judge's (DependencyJudge), not the
+	// chat model's.
+	Judge ChatModel
 }
 
 // AgenticSettings are the agentic mode's (agentic.go).

@@ -11,11 +11,14 @@ import (
 // turnState is the per-turn bookkeeping that turn.completed reports; it
 // lives only as long as Run.
 type turnState struct {
-	// mu guards the counts a round's parallel searches book.
-	mu       sync.Mutex
-	usage    Usage
-	timings  map[string]time.Duration
-	cacheHit bool
+	// mu guards the counts a round's parallel searches, and the grounding
+	// check's judge calls beside the answer, book.
+	mu    sync.Mutex
+	usage Usage
+	// judgeUsage counts the judge's tokens (AnswerSettings.Judge).
+	judgeUsage Usage
+	timings    map[string]time.Duration
+	cacheHit   bool
 
 	// rounds is how many agentic rounds ran.
 	rounds int
@@ -28,12 +31,16 @@ func newTurnState() *turnState {
 	return &turnState{timings: map[string]time.Duration{}}
 }
 
-// add counts a model call's tokens.
-func (st *turnState) add(u model.Usage) {
+// add counts a model call's tokens: the chat model's, or the judge's.
+func (st *turnState) add(u model.Usage, judge bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.usage.PromptTokens += u.PromptTokens
-	st.usage.CompletionTokens += u.CompletionTokens
+	to := &st.usage
+	if judge {
+		to = &st.judgeUsage
+	}
+	to.PromptTokens += u.PromptTokens
+	to.CompletionTokens += u.CompletionTokens
 }
 
 // took adds d to a stage's time.
@@ -58,6 +65,11 @@ func (st *turnState) booked(res retrieval.Retrieval) {
 func (st *turnState) completed(notFound bool) Completed {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return Completed{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
+	done := Completed{Usage: st.usage, Timings: millis(st.timings), CacheHit: st.cacheHit, NotFound: notFound, Rounds: st.rounds,
 		AnswerChecks: st.checks}
+	if st.judgeUsage != (Usage{}) {
+		judge := st.judgeUsage
+		done.JudgeUsage = &judge
+	}
+	return done
 }

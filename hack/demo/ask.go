@@ -21,6 +21,31 @@ import (
 // authenticating proxy in front of the route would send them.
 type question struct {
 	user, groups, text string
+	// expect is what the user must read: an answer, the not-found
+	// wording, or either (empty).
+	expect expectation
+}
+
+// expectation is what a demo question must get.
+type expectation string
+
+const (
+	expectAnswer   expectation = "an answer"
+	expectNotFound expectation = "the not-found wording"
+)
+
+// check says how outcome fails q's expectation; nil when it meets it.
+// The scripted models hash words and cannot tell a question the
+// documents do not answer, so only an answer is expected of them.
+func (q question) check(outcome *turn.Outcome, scripted bool) error {
+	c := outcome.Completed
+	if c == nil || q.expect == "" || q.expect == expectNotFound && scripted {
+		return nil
+	}
+	if got := map[bool]expectation{true: expectNotFound, false: expectAnswer}[c.NotFound]; got != q.expect {
+		return fmt.Errorf("%s's question %q got %s, want %s: %q", q.user, q.text, got, q.expect, shorten(outcome.Answer(), 200))
+	}
+	return nil
 }
 
 // questions: one concept question, one the handbook does not answer
@@ -29,16 +54,16 @@ type question struct {
 // is in a document only the ops group may read, so it is asked by a user
 // outside that group and by one inside it.
 var questions = []question{
-	{"alice", "staff", "How does the approval of an expense claim work?"},
-	{"alice", "staff", "What mileage rate is paid when I use my own car for a business trip?"},
-	{"alice", "staff", "Where do I click to roll back a release in the deploy console?"},
-	{"bob", "staff,ops", "Where do I click to roll back a release in the deploy console?"},
+	{"alice", "staff", "How does the approval of an expense claim work?", expectAnswer},
+	{"alice", "staff", "What mileage rate is paid when I use my own car for a business trip?", expectNotFound},
+	{"alice", "staff", "Where do I click to roll back a release in the deploy console?", ""},
+	{"bob", "staff,ops", "Where do I click to roll back a release in the deploy console?", expectAnswer},
 }
 
 // researchQuestion asks two things from two documents, one of which only
 // ops may read: in agentic mode the research searches each part.
 var researchQuestion = question{"bob", "staff,ops",
-	"How does the approval of an expense claim work, and where do I click to roll back a release in the deploy console?"}
+	"How does the approval of an expense claim work, and where do I click to roll back a release in the deploy console?", expectAnswer}
 
 func (d *demo) askQuestions(ctx context.Context) error {
 	asked := questions
@@ -47,9 +72,12 @@ func (d *demo) askQuestions(ctx context.Context) error {
 	}
 	for i, q := range asked {
 		fmt.Printf("\n  %s (groups: %s) asks: %s\n", q.user, q.groups, q.text)
-		turn, _, err := d.ask(ctx, q)
+		turn, outcome, err := d.ask(ctx, q)
 		if err != nil {
 			return fmt.Errorf("%s's question: %w", q.user, err)
+		}
+		if err := q.check(outcome, d.cfg.scripted); err != nil {
+			return err
 		}
 		if i == 0 {
 			d.rated.q, d.rated.turn = q, turn // rated in the next step
@@ -59,13 +87,13 @@ func (d *demo) askQuestions(ctx context.Context) error {
 }
 
 // ask submits a turn to the sample route and prints its event stream as
-// it arrives; it returns the turn's id and the answer the user read.
-func (d *demo) ask(ctx context.Context, q question) (turn, answer string, err error) {
+// it arrives; it returns the turn's id and the turn as the user read it.
+func (d *demo) ask(ctx context.Context, q question) (turnID string, outcome *turn.Outcome, err error) {
 	return d.askAt(ctx, d.routeURL, q)
 }
 
 // askAt is ask at the route at base.
-func (d *demo) askAt(ctx context.Context, base string, q question) (turn, answer string, err error) {
+func (d *demo) askAt(ctx context.Context, base string, q question) (turnID string, outcome *turn.Outcome, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": q.text}}})
@@ -76,13 +104,13 @@ func (d *demo) askAt(ctx context.Context, base string, q question) (turn, answer
 	if err := d.callAt(ctx, base, q, http.MethodPost, "/v1/turns", body, func(resp *http.Response) error {
 		return json.NewDecoder(resp.Body).Decode(&submitted)
 	}); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	err = d.callAt(ctx, base, q, http.MethodGet, submitted.StreamURL, nil, func(resp *http.Response) error {
-		answer, err = printEvents(os.Stdout, resp.Body)
+		outcome, err = printEvents(os.Stdout, resp.Body)
 		return err
 	})
-	return submitted.TurnID, answer, err
+	return submitted.TurnID, outcome, err
 }
 
 func (d *demo) call(ctx context.Context, q question, method, path string, body []byte, read func(*http.Response) error) error {
@@ -118,7 +146,7 @@ func (d *demo) callAt(ctx context.Context, base string, q question, method, path
 // printEvents prints a turn's SSE stream: what was searched and found, the
 // answer as it streams, then the sources it cited, as the turn's own fold
 // (turn.Outcome) reads them; it returns the answer.
-func printEvents(out io.Writer, body io.Reader) (string, error) {
+func printEvents(out io.Writer, body io.Reader) (*turn.Outcome, error) {
 	var outcome turn.Outcome
 	err := turnstream.Read(body, func(e turn.Event) error {
 		outcome.Add(e)
@@ -160,7 +188,7 @@ func printEvents(out io.Writer, body io.Reader) (string, error) {
 		}
 		return nil
 	})
-	return outcome.Answer(), err
+	return &outcome, err
 }
 
 // citedMarkers are the markers the answer cited.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ragroute/ragroute/internal/route/turn"
 )
 
 // stream is a turn's SSE stream as the route writes it.
@@ -126,5 +128,30 @@ func TestPrintKnowledgeShowsEachFragmentOrNotFound(t *testing.T) {
 	}
 	if err := printKnowledge(&out, &mcp.CallToolResult{IsError: true}); err == nil {
 		t.Error("a tool error printed as a result")
+	}
+}
+
+// The demo fails when a question gets what it must not: an answer to the
+// question no page answers, or the not-found wording for one they do.
+func TestAQuestionMustGetWhatItExpects(t *testing.T) {
+	outcome := func(notFound bool) *turn.Outcome {
+		var o turn.Outcome
+		o.Add(turn.NewEvent(turn.Delta{Text: "I could not find this."}))
+		o.Add(turn.NewEvent(turn.Completed{NotFound: notFound}))
+		return &o
+	}
+	unanswerable := question{"alice", "staff", "What mileage rate is paid?", expectNotFound}
+	answerable := question{"alice", "staff", "How are claims approved?", expectAnswer}
+	if err := unanswerable.check(outcome(false), false); err == nil || !strings.Contains(err.Error(), "got an answer, want the not-found wording") {
+		t.Errorf("an answered unanswerable question: %v", err)
+	}
+	if err := answerable.check(outcome(true), false); err == nil {
+		t.Error("a refused answerable question passed")
+	}
+	if unanswerable.check(outcome(true), false) != nil || answerable.check(outcome(false), true) != nil {
+		t.Error("a question that got what it expects failed")
+	}
+	if unanswerable.check(outcome(false), true) != nil {
+		t.Error("the scripted models are held to telling unanswerable questions")
 	}
 }

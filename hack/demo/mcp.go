@@ -24,7 +24,7 @@ const mcpQuestion = "Where do I click to roll back a release in the deploy conso
 func (d *demo) mcpTools(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	for i, who := range []question{{"alice", "staff", mcpQuestion}, {"bob", "staff,ops", mcpQuestion}} {
+	for i, who := range []question{{"alice", "staff", mcpQuestion, ""}, {"bob", "staff,ops", mcpQuestion, ""}} {
 		session, err := d.connectMCP(ctx, who)
 		if err != nil {
 			return fmt.Errorf("%s: %w", who.user, err)

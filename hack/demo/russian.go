@@ -19,8 +19,8 @@ import (
 // russianQuestions: the approval of a claim is on the Russian expenses
 // page; a mileage rate is on no page.
 var russianQuestions = []question{
-	{"alice", "staff", "Как проходит согласование заявки на возмещение расходов?"},
-	{"alice", "staff", "Какая ставка компенсации за километр, если я езжу в командировку на своей машине?"},
+	{"alice", "staff", "Как проходит согласование заявки на возмещение расходов?", expectAnswer},
+	{"alice", "staff", "Какая ставка компенсации за километр, если я езжу в командировку на своей машине?", expectNotFound},
 }
 
 // quoteRussian makes the Russian route quote the fragments: the demo's
@@ -86,11 +86,14 @@ func (d *demo) russianSamples(ctx context.Context) error {
 	var answers []string
 	for _, q := range russianQuestions {
 		fmt.Printf("\n  %s (groups: %s) asks route %s: %s\n", q.user, q.groups, route, q.text)
-		_, answer, err := d.askAt(ctx, url, q)
+		_, outcome, err := d.askAt(ctx, url, q)
 		if err != nil {
 			return fmt.Errorf("route %s: %s's question: %w", route, q.user, err)
 		}
-		answers = append(answers, answer)
+		if err := q.check(outcome, d.cfg.scripted); err != nil {
+			return fmt.Errorf("route %s: %w", route, err)
+		}
+		answers = append(answers, outcome.Answer())
 	}
 	if strings.TrimSpace(answers[1]) != notFound {
 		return fmt.Errorf("route %s answered the question no page answers with %q, not the prompt's Russian not-found wording %q",

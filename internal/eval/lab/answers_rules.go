@@ -20,8 +20,12 @@ import (
 // RuleFigures are one rule's not-found rates: fitted on the whole set
 // and, held out, each half's fit scored on the other half.
 type RuleFigures struct {
-	Rule  string     `json:"rule"`
-	Whole string     `json:"whole_fit"`
+	Rule string `json:"rule"`
+	// Whole is the setting fitted on the whole set; WithinBound false:
+	// none refuses at most maxAnswerableDropped of the answerable
+	// questions, and Whole is the one that refuses the fewest.
+	Whole       string `json:"whole_fit"`
+	WithinBound bool   `json:"within_bound"`
 	Fits  [2]string  `json:"half_fits"`
 	Rates CurvePoint `json:"whole_rates"`
 	Held  CurvePoint `json:"held_out_rates"`
@@ -109,21 +113,30 @@ func answerabilityRuleFigures(outcomes []eval.TurnOutcome, questions []eval.Ques
 	f := folds(questions)
 	var out []RuleFigures
 	for _, rule := range answerabilityRules() {
-		pick := func(idx []int) ruleCandidate {
-			best, bestNotFound := rule.candidates[0], -1.0
+		// pick: the most unanswerable turned away within the bound; when
+		// none is within it, the fewest answerable refused.
+		pick := func(idx []int) (ruleCandidate, bool) {
+			best, bestNotFound, fewest, fewestDropped := rule.candidates[0], -1.0, rule.candidates[0], 2.0
 			for _, c := range rule.candidates {
 				p := ruleRates(questions, idx, func(i int) bool { return refused(i, c) })
 				if p.AnswerableDropped <= maxAnswerableDropped+1e-9 && p.NotFound > bestNotFound+1e-9 {
 					best, bestNotFound = c, p.NotFound
 				}
+				if p.AnswerableDropped < fewestDropped-1e-9 {
+					fewest, fewestDropped = c, p.AnswerableDropped
+				}
 			}
-			return best
+			if bestNotFound < 0 {
+				return fewest, false
+			}
+			return best, true
 		}
-		whole := pick(all)
-		fig := RuleFigures{Rule: rule.name, Whole: whole.label, Rates: ruleRates(questions, all, func(i int) bool { return refused(i, whole) })}
+		whole, within := pick(all)
+		fig := RuleFigures{Rule: rule.name, Whole: whole.label, WithinBound: within,
+			Rates: ruleRates(questions, all, func(i int) bool { return refused(i, whole) })}
 		byQuestion := make([]ruleCandidate, len(outcomes))
 		for k := range f {
-			fit := pick(f[k])
+			fit, _ := pick(f[k])
 			fig.Fits[k] = fit.label
 			for _, i := range f[1-k] {
 				byQuestion[i] = fit
@@ -194,6 +207,9 @@ func answerabilityRulesText(mode string, figures []RuleFigures) string {
 	fmt.Fprintf(&b, "\nanswerability rules replayed (%s; answerable refused ≤ %.2f; thresholds coverage/relevance):\n", mode, maxAnswerableDropped)
 	b.WriteString("  rule                           whole fit     NF un [95%]              NF ans [95%]             held out (fits)  NF un  NF ans\n")
 	for _, f := range figures {
+		if !f.WithinBound {
+			f.Whole += " (none ≤)"
+		}
 		fmt.Fprintf(&b, "  %-30s %-12s  %.2f [%.2f–%.2f]   %.2f [%.2f–%.2f]   (%s / %s)  %.2f  %.2f\n", f.Rule, f.Whole,
 			f.Rates.NotFound, f.NotFoundInterval[0], f.NotFoundInterval[1], f.Rates.AnswerableDropped, f.AnswerableInterval[0], f.AnswerableInterval[1],
 			f.Fits[0], f.Fits[1], f.Held.NotFound, f.Held.AnswerableDropped)

@@ -35,10 +35,14 @@ func TestAnswerabilityRulesReplayTheReportedSignals(t *testing.T) {
 	if f := figures["names or coverage"]; f.Rates.NotFound != 1 || f.Rates.AnswerableDropped != 0 {
 		t.Errorf("names or coverage: %+v (fit %s)", f.Rates, f.Whole)
 	}
-	// A turn a rule lets through keeps the model's own not-found.
+	if f := figures["coverage"]; !f.WithinBound {
+		t.Errorf("coverage: no threshold within the bound: %+v", f)
+	}
+	// A turn a rule lets through keeps the model's own not-found; then no
+	// rule is within the bound, and the fit says so.
 	outcomes[1].Completed.NotFound = true
-	if f := answerabilityRuleFigures(outcomes, questions)[0]; f.Rates.AnswerableDropped != 0.5 {
-		t.Errorf("the model's not-found is not counted: %+v", f.Rates)
+	if f := answerabilityRuleFigures(outcomes, questions)[0]; f.Rates.AnswerableDropped != 0.5 || f.WithinBound {
+		t.Errorf("the model's not-found is not counted: %+v", f)
 	}
 	if answerabilityRuleFigures([]eval.TurnOutcome{{Completed: &turn.Completed{}}}, questions[:1]) != nil {
 		t.Error("rules replayed without a report")

@@ -2,7 +2,10 @@ package turn_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -218,4 +221,29 @@ func BenchmarkCacheHit(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(percentile(latencies, 0.5), "hit_p50_µs")
 	b.ReportMetric(percentile(latencies, 0.99), "hit_p99_µs")
+}
+
+// BenchmarkAnswerabilityCheck is what the check's free rules cost a turn
+// before its answer: the question's coverage by each of three packed
+// fragments of the Argo CD docs (3,000 characters each) and the names
+// none of them holds. docs/route.md: "It costs nothing".
+func BenchmarkAnswerabilityCheck(b *testing.B) {
+	var packed []retrieval.Fragment
+	for _, page := range []string{"user-guide/sync-waves.md", "user-guide/auto_sync.md", "operator-manual/notifications/triggers.md"} {
+		text, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "eval", "corpus", "argocd", page))
+		if err != nil {
+			b.Fatal(err)
+		}
+		packed = append(packed, retrieval.Fragment{Text: string(text[:min(len(text), 3000)]), Title: page, HeadingPath: []string{page}})
+	}
+	question := "How do I stop the Pull Request generator from creating preview environments for draft pull requests on GitHub with Velero?"
+	b.ReportAllocs()
+	for b.Loop() {
+		turn.QuestionCoverage(question, packed)
+		var all strings.Builder
+		for _, f := range packed {
+			all.WriteString(strings.ToLower(f.Text + " " + f.Title))
+		}
+		retrieval.MissingNames(question, all.String())
+	}
 }

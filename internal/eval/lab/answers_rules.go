@@ -24,11 +24,11 @@ type RuleFigures struct {
 	// Whole is the setting fitted on the whole set; WithinBound false:
 	// none refuses at most maxAnswerableDropped of the answerable
 	// questions, and Whole is the one that refuses the fewest.
-	Whole       string `json:"whole_fit"`
-	WithinBound bool   `json:"within_bound"`
-	Fits  [2]string  `json:"half_fits"`
-	Rates CurvePoint `json:"whole_rates"`
-	Held  CurvePoint `json:"held_out_rates"`
+	Whole       string     `json:"whole_fit"`
+	WithinBound bool       `json:"within_bound"`
+	Fits        [2]string  `json:"half_fits"`
+	Rates       CurvePoint `json:"whole_rates"`
+	Held        CurvePoint `json:"held_out_rates"`
 	// Intervals are the 95 % Wilson intervals of the whole fit's rates:
 	// not found of the unanswerable, refused of the answerable.
 	NotFoundInterval   [2]float64 `json:"notfound_95"`

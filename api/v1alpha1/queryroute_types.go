@@ -187,7 +187,6 @@ type AnswerSettings struct {
 	// hold the answer (one more answer call). See docs/route.md, "Honest
 	// not found".
 	// +optional
-	// +kubebuilder:default=accept
 	WhenModelRefuses ModelRefusal `json:"whenModelRefuses,omitempty"`
 
 	// Judge is a chat model the route asks to check, not to answer: the

@@ -103,15 +103,8 @@ func Digest(q Question, mode string, events []TimedEvent, total time.Duration) T
 // GoldPacked says whether a packed fragment holds the question's gold
 // section, judged as CitedHits judges a cited one.
 func GoldPacked(o TurnOutcome, gold Gold) bool {
-	for m, s := range o.Sources {
-		u, ok := o.Units[m]
-		if !ok {
-			u = Unit{HeadingPath: s.HeadingPath}
-		}
-		if o.Cut[m] {
-			u.Text = ""
-		}
-		if gold.Hit(u, o.Question) {
+	for m := range o.Sources {
+		if gold.Hit(readAs(o, m), o.Question) {
 			return true
 		}
 	}
@@ -119,25 +112,32 @@ func GoldPacked(o TurnOutcome, gold Gold) bool {
 }
 
 // CitedHits counts the turn's cited markers and those whose fragment
-// holds the question's gold section. A fragment the budget cut is judged
-// by its heading path only: the model saw part of its text.
+// holds the question's gold section.
 func CitedHits(o TurnOutcome, gold Gold) (cited, hits int) {
 	for _, m := range o.Cited {
-		u, ok := o.Units[m]
-		if !ok {
-			if s, found := o.Sources[m]; found {
-				u = Unit{HeadingPath: s.HeadingPath}
-			}
-		}
 		cited++
-		if o.Cut[m] {
-			u.Text = ""
-		}
-		if gold.Hit(u, o.Question) {
+		if gold.Hit(readAs(o, m), o.Question) {
 			hits++
 		}
 	}
 	return cited, hits
+}
+
+// readAs is the fragment marker m stood for, as the model read it: its
+// unit, or its heading path when the searches' fragments lack it; a
+// fragment the budget cut is judged by its heading path only (the model
+// saw part of its text).
+func readAs(o TurnOutcome, m string) Unit {
+	u, ok := o.Units[m]
+	if !ok {
+		if s, found := o.Sources[m]; found {
+			u = Unit{HeadingPath: s.HeadingPath}
+		}
+	}
+	if o.Cut[m] {
+		u.Text = ""
+	}
+	return u
 }
 
 // UnsupportedURLs are the links of shown that none of allowed holds, each

@@ -57,29 +57,7 @@ func answerabilityCurve(mode string, outcomes []eval.TurnOutcome, questions []ev
 		return o.Completed != nil && o.Completed.NotFound
 	}
 	rates := func(idx []int, threshold func(int) float64) CurvePoint {
-		var p CurvePoint
-		var answerable, unanswerable float64
-		for _, i := range idx {
-			refused := notFoundAt(i, threshold(i))
-			if questions[i].Answerable() {
-				answerable++
-				if refused {
-					p.AnswerableDropped++
-				}
-				continue
-			}
-			unanswerable++
-			if refused {
-				p.NotFound++
-			}
-		}
-		if unanswerable > 0 {
-			p.NotFound /= unanswerable
-		}
-		if answerable > 0 {
-			p.AnswerableDropped /= answerable
-		}
-		return p
+		return ruleRates(questions, idx, func(i int) bool { return notFoundAt(i, threshold(i)) })
 	}
 	pick := func(idx []int) float64 {
 		best, bestNotFound := 0.0, -1.0

@@ -29,7 +29,7 @@ func TestTheSampleRouteRendersAsShipped(t *testing.T) {
 	if cfg.Route.Name != "support" || cfg.Route.Namespace != "default" {
 		t.Errorf("route %s/%s, want default/support", cfg.Route.Namespace, cfg.Route.Name)
 	}
-	if cfg.Retrieval.MaxFragments != 3 || cfg.Rerank.Mode != podconfig.RerankCrossEncoder || cfg.Rerank.CrossEncoder.TopN != 20 {
+	if cfg.Retrieval.MaxFragments != 4 || cfg.Rerank.Mode != podconfig.RerankCrossEncoder || cfg.Rerank.CrossEncoder.TopN != 20 {
 		t.Errorf("the sample's own settings were not kept: maxFragments %d, rerank %+v", cfg.Retrieval.MaxFragments, cfg.Rerank)
 	}
 	if !cfg.Retrieval.Research || cfg.Retrieval.Diversity.MaxPerDocument != v1alpha1.DefaultMaxPerDocument {

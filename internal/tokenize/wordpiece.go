@@ -70,6 +70,14 @@ func buildBERTUncased() *WordPiece {
 // NewBERTUncased returns the tokenizer of bert-base-uncased's vocabulary.
 func NewBERTUncased() *WordPiece { return bertUncased() }
 
+// IsWord reports whether word is one whole piece of the vocabulary, a
+// word BERT's tokenizer does not split: the vocabulary's ~20,000 whole
+// words are the common words of English prose, so a word it splits
+// ("argocd", "kube", "repo") is coined or borrowed.
+func (w *WordPiece) IsWord(word string) bool {
+	return word != "" && longestPiece(w.vocab, startRoot, word) == len(word)
+}
+
 // AddsUpAcrossSpace marks WordPiece as SpaceAdditive: basic tokenization
 // ends a word at every whitespace, and nothing it does looks across one
 // (lower-casing maps characters one by one; NFD reorders only accents,

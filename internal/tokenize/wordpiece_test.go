@@ -81,3 +81,13 @@ func TestCL100KCounts(t *testing.T) {
 		t.Errorf("cl100k counts %d, %d", b.Count("hello world"), b.Count(""))
 	}
 }
+
+// A word of English prose is one piece; a coined word is split.
+func TestIsWordTellsVocabularyWordsFromCoinedOnes(t *testing.T) {
+	w := NewBERTUncased()
+	for word, want := range map[string]bool{"ready": true, "made": true, "in": true, "qualified": true, "argocd": false, "kube": false, "repo": false, "": false} {
+		if got := w.IsWord(word); got != want {
+			t.Errorf("IsWord(%q) = %v, want %v", word, got, want)
+		}
+	}
+}

@@ -76,3 +76,29 @@ func ContentWords(text string) []string {
 	}
 	return out
 }
+
+// WordStem folds a word's inflections onto one form: a Russian word's by
+// Snowball, as keyword search does («согласование», «согласования»); an
+// English word's coarsely, enough that "clusters" and "cluster",
+// "policies" and "policy", "configured", "configuring" and "configure"
+// meet. The answerability check reads a question's word as held when a
+// packed fragment holds a word of the same stem (coverage, names).
+func WordStem(w string) string {
+	if language.HasCyrillic(w) {
+		return lexical.RussianTerm(w)
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		w = w[:len(w)-1]
+	}
+	if len(w) > 3 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ragroute/ragroute/internal/language"
 	"github.com/ragroute/ragroute/internal/lexical"
+	"github.com/ragroute/ragroute/internal/tokenize"
 )
 
 // The names a question uses, and whether a text holds them: a question
@@ -15,32 +16,43 @@ import (
 // candidates; the answerability check over what a turn packed.
 
 // MissingNames are the names the query uses (DistinctiveTerms) that text
-// does not hold in any form; text must be lower-cased. A compound of
-// lower-case words ("ready-made", "auto-sync", "sync-failure") is missing
-// only when text holds none of its words: users coin such compounds for
-// what the documents say in other words ("autosync", "a built-in
-// trigger"), while a compound none of whose words the documents use
-// ("helm-secrets-plugin" in documents that never say helm, secrets or
-// plugin) still names what they lack.
+// does not hold in any form; text must be lower-cased. A name is held
+// where text holds a word of its stem (WordStem, as coverage reads a
+// word: "Pods" where the fragments say "pod") or its written form less a
+// common ending ("backs" in "backup"). A compound of English words
+// ("ready-made", "built-in", "domain-qualified": each a whole word of
+// BERT's vocabulary) is not a name: users coin such compounds for what
+// the documents say in other words. A compound with a coined part
+// ("kube-proxy", "argocd-cm", "helm-secrets-plugin") is one.
 func MissingNames(query, text string) []string {
 	var missing []string
+	var stems map[string]bool
 	for _, name := range DistinctiveTerms(query) {
-		if !holdsName(text, name) {
+		if isProseCompound(name) || holdsAsWritten(text, name) {
+			continue
+		}
+		if stems == nil {
+			stems = wordStems(text)
+		}
+		if !stems[WordStem(name)] {
 			missing = append(missing, name)
 		}
 	}
 	return missing
 }
 
-func holdsName(text, name string) bool {
-	if strings.Contains(text, nameStem(name)) {
+// holdsAsWritten: text holds the name less a common ending, or, for a
+// compound, one of its words ("argocd-vault-plugin" where the fragments
+// name the plugin's parts).
+func holdsAsWritten(text, name string) bool {
+	if strings.Contains(text, trimEnding(name)) {
 		return true
 	}
 	if !isCompound(name) {
 		return false
 	}
 	for _, word := range strings.Split(name, "-") {
-		if len(word) >= 3 && !commonWords[word] && strings.Contains(text, nameStem(word)) {
+		if len(word) >= 3 && !commonWords[word] && strings.Contains(text, trimEnding(word)) {
 			return true
 		}
 	}
@@ -50,6 +62,30 @@ func holdsName(text, name string) bool {
 // isCompound: lower-case letters joined by hyphens.
 func isCompound(name string) bool {
 	return strings.Contains(name, "-") && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz-") == ""
+}
+
+// wordStems are the stems of text's content words.
+func wordStems(text string) map[string]bool {
+	stems := map[string]bool{}
+	for _, w := range ContentWords(text) {
+		stems[WordStem(w)] = true
+	}
+	return stems
+}
+
+// isProseCompound: lower-case English words joined by hyphens, each a
+// whole word of BERT's uncased vocabulary.
+func isProseCompound(name string) bool {
+	if !isCompound(name) {
+		return false
+	}
+	vocabulary := tokenize.NewBERTUncased()
+	for _, word := range strings.Split(name, "-") {
+		if word != "" && !vocabulary.IsWord(word) {
+			return false
+		}
+	}
+	return true
 }
 
 // DistinctiveTerms are the query's words that name something rather than
@@ -157,19 +193,13 @@ func isWordPair(word string) bool {
 	return true
 }
 
-// nameStem is what of a name a text must hold: a Russian word's Snowball
-// stem, an English word without its common endings (stem).
-func nameStem(name string) string {
-	if language.HasCyrillic(name) {
-		return lexical.RussianTerm(name)
+// trimEnding is what of a name a text must hold as written: a Russian
+// word's Snowball stem, an English word without its common endings, so
+// `backs` finds `backup` and `configured` finds `configuration`.
+func trimEnding(term string) string {
+	if language.HasCyrillic(term) {
+		return lexical.RussianTerm(term)
 	}
-	return stem(name)
-}
-
-// stem cuts common English endings, so `backs` finds `backup` and
-// `configured` finds `configure`: a term is missing only when no form of
-// it occurs.
-func stem(term string) string {
 	for _, suffix := range []string{"ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s"} {
 		if len(term)-len(suffix) >= 4 && strings.HasSuffix(term, suffix) {
 			return term[:len(term)-len(suffix)]

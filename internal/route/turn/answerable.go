@@ -9,8 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ragroute/ragroute/internal/language"
-	"github.com/ragroute/ragroute/internal/lexical"
 	"github.com/ragroute/ragroute/internal/model"
 	"github.com/ragroute/ragroute/internal/podconfig"
 	"github.com/ragroute/ragroute/internal/route/retrieval"
@@ -193,12 +191,12 @@ func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64,
 		held := map[string]bool{}
 		for _, text := range append([]string{f.Text, f.Title, f.SourceURI}, f.HeadingPath...) {
 			for _, w := range retrieval.ContentWords(text) {
-				held[stem(w)] = true
+				held[retrieval.WordStem(w)] = true
 			}
 		}
 		var missing []string
 		for _, w := range words {
-			if !held[stem(w)] {
+			if !held[retrieval.WordStem(w)] {
 				missing = append(missing, w)
 			}
 		}
@@ -207,29 +205,4 @@ func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64,
 		}
 	}
 	return 1 - float64(len(fewest))/float64(len(words)), fewest
-}
-
-// stem folds a word's inflections onto one form: a Russian word's by
-// Snowball, as keyword search does («согласование», «согласования»); an
-// English word's coarsely, enough that "clusters" and "cluster",
-// "policies" and "policy", "configured", "configuring" and "configure"
-// meet.
-func stem(w string) string {
-	if language.HasCyrillic(w) {
-		return lexical.RussianTerm(w)
-	}
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		w = w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		w = w[:len(w)-1]
-	}
-	if len(w) > 3 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
 }

@@ -179,8 +179,8 @@ func yesProbability(candidates []model.TokenLogprob) float64 {
 // QuestionCoverage is the share of the question's content words that the
 // best-covering fragment (its text, title, heading path and source)
 // holds, and the words it lacks. A word counts when the fragment holds it
-// in any inflection (stem); a question without content words is covered,
-// one with no fragment is not.
+// in any inflection (retrieval.WordStem); a question without content
+// words is covered, one with no fragment is not.
 func QuestionCoverage(question string, fragments []retrieval.Fragment) (float64, []string) {
 	words := retrieval.ContentWords(question)
 	if len(words) == 0 {

@@ -24,7 +24,8 @@ const testRoute = "../../config/samples/v1alpha1_queryroute.yaml,../../config/sa
 	"../../test/eval/platformprompt.yaml"
 
 // evalAnswersCorpus writes a corpus of two documents and four questions
-// (two unanswerable: one names what the documents never do, one does not) and returns the corpus folder and the questions file.
+// (two unanswerable: one names what the documents never do, one does
+// not) and returns the corpus folder and the questions file.
 func evalAnswersCorpus(t *testing.T) (corpus, questions string) {
 	t.Helper()
 	dir := t.TempDir()

@@ -121,7 +121,7 @@ func TestDeviationsListEachChangedSetting(t *testing.T) {
 	used.Model.BaseURL = "http://127.0.0.1:18081/v1"
 	used.Rerank.CrossEncoder = nil
 	got := strings.Join(Deviations(shipped, used), "\n")
-	for _, want := range []string{"retrieval.maxFragments: 3 → 10", `model.baseURL: "http://llm.models.svc/v1" → "http://127.0.0.1:18081/v1"`,
+	for _, want := range []string{"retrieval.maxFragments: 4 → 10", `model.baseURL: "http://llm.models.svc/v1" → "http://127.0.0.1:18081/v1"`,
 		"rerank.crossEncoder.topN: 20 → unset"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("deviations\n%s\nlack %q", got, want)

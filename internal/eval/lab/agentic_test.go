@@ -184,8 +184,8 @@ func TestAgenticTurnsRunTheRoutesBody(t *testing.T) {
 		}
 		for mode, runner := range a.runners {
 			s := runner.Searcher
-			if s.Settings.MaxFragments != 3 {
-				t.Errorf("%s %s: maxFragments %d, want the sample route's 3", tc.name, mode, s.Settings.MaxFragments)
+			if s.Settings.MaxFragments != 4 {
+				t.Errorf("%s %s: maxFragments %d, want the sample route's 4", tc.name, mode, s.Settings.MaxFragments)
 			}
 			if string(runner.Mode) != mode {
 				t.Errorf("%s: the runner plays mode %q", mode, runner.Mode)
